@@ -394,7 +394,7 @@ export class MemoryStore implements Store {
     return Object.freeze({ key, value: last, modRevision: rev, createRevision: prev.createRevision });
   }
 
-  /** Appends the version and the event at the next revision, then compacts if due and notifies watchers. */
+  /** Appends the version and the event at the next revision, notifies watchers, then compacts if due. */
   private commit(key: string, h: KeyVersions | undefined, v: Version, ev: StoreEvent): void {
     this.revision = ev.revision;
     Object.freeze(ev);
@@ -402,8 +402,8 @@ export class MemoryStore implements Store {
     if (h === undefined) this.index.set(key, v);
     else if (Array.isArray(h)) h.push(v);
     else this.index.set(key, [h, v]);
-    this.maybeCompact();
     this.dispatch();
+    this.maybeCompact();
   }
 
   private checkExpected(key: string, prev: StoredObject, opts?: WriteOptions): void {
@@ -460,8 +460,10 @@ export class MemoryStore implements Store {
   private maybeCompact(): void {
     // Replay and delivery read the log by revision; never drop events under a running dispatch loop.
     if (this.dispatching) return;
-    const oldest = this.oldestRevision();
-    if (oldest - (this.log.firstRevision - 1) >= this.compactBatch) this.compactTo(oldest);
+    let upTo = this.oldestRevision();
+    // Every watcher is caught up after a dispatch; this guard only keeps that an invariant rather than a hope.
+    for (const w of this.watchers) if (w.cursor < upTo) upTo = w.cursor;
+    if (upTo - (this.log.firstRevision - 1) >= this.compactBatch) this.compactTo(upTo);
   }
 
   /**
