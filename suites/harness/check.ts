@@ -1,0 +1,186 @@
+// The one way to write a conformance check:
+//
+//   check('negotiation.yaml-accept', { rows: ['media.yaml', 'rule.negotiation.get-with-accept'],
+//     requires: [{ group: '', version: 'v1', resource: 'configmaps', verbs: ['get'] }] },
+//     async (ctx) => { ... });
+//
+// When the engine lists suites, check() only records the definition. When a suite file runs under the
+// engine (node's test runner, one process per file), check() registers a node:test test for each selected
+// check, with a context holding the target client, namespaces, fast-check settings and the recorder.
+import { test } from 'node:test';
+import type fc from 'fast-check';
+import { TargetClient, TransportError } from './client.ts';
+import type { Discovery, Requirement } from './discovery.ts';
+import { firstUnmet, unmetReason } from './discovery.ts';
+import { ExchangeRecorder, renderExchange } from './recorder.ts';
+import { PropertyFailure, PropertyRunner } from './property.ts';
+import { rowsOf } from './expect.ts';
+import { createNamespace, deleteNamespace, randomSuffix } from './namespaces.ts';
+import { checkSeed, currentRunContext, formatReplay, type RunContextFile } from './run-context.ts';
+import { writeEvidence } from './evidence.ts';
+
+export interface CheckMeta {
+  /** Spec-table row ids this check covers (validated by suites/coverage.test.ts). */
+  rows: string[];
+  /** What the target must serve for the check to apply; otherwise it is skipped with the reason. */
+  requires?: Requirement[];
+  /** One line for --list and reports. */
+  title?: string;
+  timeoutSeconds?: number;
+}
+
+export interface CheckContext {
+  readonly id: string;
+  /** Recorded client for the target; every exchange lands in the evidence of a failure. */
+  readonly client: TargetClient;
+  readonly recorder: ExchangeRecorder;
+  readonly discovery: Discovery;
+  readonly vendor: string;
+  /** fast-check settings of this check: its own seed (derived from the run seed) and the run count. */
+  readonly fc: { seed: number; numRuns: number };
+  /** A fresh namespace for this check, deleted when the check ends. */
+  namespace(): Promise<string>;
+  /** A name unique within this check (DNS label), for objects created by property runs. */
+  uniqueName(prefix?: string): string;
+  /** Runs a property with this check's seed and run count; its failure carries the replay data. */
+  forAll<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void> | void, options?: { numRuns?: number }): Promise<void>;
+  /** Stops the check as skipped (for conditions discovery cannot express). */
+  skip(reason: string): never;
+  /** Whether the target serves what a requirement names. */
+  serves(requirement: Requirement): boolean;
+}
+
+export type CheckFn = (ctx: CheckContext) => Promise<void>;
+
+export interface CheckDefinition extends CheckMeta {
+  id: string;
+  suite: string;
+  fn: CheckFn;
+}
+
+const ID_PATTERN = /^[a-z0-9][a-z0-9._/-]*$/i;
+
+interface Registry {
+  checks: CheckDefinition[];
+  currentSuite: string;
+}
+
+// Shared through globalThis so a suite file and the engine see one registry whichever way they import it.
+const REGISTRY_KEY = Symbol.for('cluster-api-conformance.registry');
+function registry(): Registry {
+  const g = globalThis as unknown as Record<symbol, Registry>;
+  g[REGISTRY_KEY] ??= { checks: [], currentSuite: 'unknown' };
+  return g[REGISTRY_KEY];
+}
+
+export function registeredChecks(): readonly CheckDefinition[] {
+  return registry().checks;
+}
+
+/** The engine sets this before importing a suite file, so checks know their suite. */
+export function setCurrentSuite(name: string): void {
+  registry().currentSuite = name;
+}
+
+class SkipSignal extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+export function check(id: string, meta: CheckMeta, fn: CheckFn): void {
+  if (!ID_PATTERN.test(id)) throw new Error(`check id "${id}" must be letters, digits and . _ / -`);
+  const reg = registry();
+  if (reg.checks.some((c) => c.id === id)) throw new Error(`check id "${id}" is declared twice`);
+  if (!Array.isArray(meta.rows) || meta.rows.length === 0) throw new Error(`check "${id}" must name the spec rows it covers`);
+  const definition: CheckDefinition = { ...meta, id, suite: reg.currentSuite, fn };
+  reg.checks.push(definition);
+  const run = currentRunContext();
+  if (run && run.selected.includes(id)) registerTest(definition, run);
+}
+
+function registerTest(definition: CheckDefinition, run: RunContextFile): void {
+  const timeout = (definition.timeoutSeconds ?? 0) * 1000 || run.timeoutMs;
+  test(definition.id, { timeout }, async (t) => {
+    const reason = firstUnmet(run.discovery, definition.requires ?? []);
+    if (reason) {
+      t.skip(reason);
+      return;
+    }
+    const outcome = await executeCheck(definition, run);
+    if (outcome.skipped) t.skip(outcome.skipped);
+    else if (outcome.error) throw outcome.error;
+  });
+}
+
+let baseClient: TargetClient | undefined;
+
+/** Runs one check in this process: builds its context, runs it, writes evidence on failure, cleans up. */
+export async function executeCheck(definition: CheckDefinition, run: RunContextFile): Promise<{ error?: unknown; skipped?: string }> {
+  const recorder = new ExchangeRecorder();
+  baseClient ??= new TargetClient({ connection: run.connection, vendor: run.vendor });
+  const client = baseClient.withRecorder(recorder);
+  const replay = run.replay?.checkId === definition.id ? run.replay : undefined;
+  const seed = replay ? replay.seed : checkSeed(run.seed, definition.id);
+  const properties = new PropertyRunner(
+    { seed, numRuns: run.runs, replay: replay?.property !== undefined && replay.path ? { property: replay.property, path: replay.path } : undefined },
+    recorder,
+  );
+  const namespaces: string[] = [];
+  let names = 0;
+  const ctx: CheckContext = {
+    id: definition.id,
+    client,
+    recorder,
+    discovery: run.discovery,
+    vendor: run.vendor,
+    fc: { seed, numRuns: run.runs },
+    async namespace() {
+      const name = `${run.namespacePrefix}${randomSuffix(8)}`;
+      await createNamespace(client, name);
+      namespaces.push(name);
+      return name;
+    },
+    uniqueName(prefix = 'obj') {
+      const base = prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40).replace(/-+$/, '') || 'obj';
+      return `${base}-${(++names).toString(36)}-${randomSuffix(4)}`;
+    },
+    forAll: (arbitrary, predicate, options) => properties.forAll(arbitrary, predicate, options),
+    skip(reason: string): never {
+      throw new SkipSignal(reason);
+    },
+    serves: (requirement) => unmetReason(run.discovery, requirement) === undefined,
+  };
+  try {
+    await definition.fn(ctx);
+    return {};
+  } catch (err) {
+    if (err instanceof SkipSignal) return { skipped: err.reason };
+    const failure = err instanceof PropertyFailure ? err : undefined;
+    const replayToken = formatReplay({ checkId: definition.id, seed, property: failure?.property, path: failure?.path });
+    const curlOptions = {
+      hasToken: Boolean(run.connection.token),
+      insecure: run.connection.insecureSkipTlsVerify,
+      caFile: run.connection.caFile,
+      certFile: run.connection.certFile,
+      keyFile: run.connection.keyFile,
+    };
+    const exchanges = recorder.evidence();
+    if (err instanceof TransportError && !exchanges.includes(err.exchange)) exchanges.push(err.exchange);
+    writeEvidence(run.evidenceDir, {
+      checkId: definition.id,
+      message: err instanceof Error ? err.message : String(err),
+      failedRows: rowsOf(err),
+      exchanges: exchanges.map((e) => renderExchange(e, curlOptions)),
+      seed,
+      property: failure?.property,
+      path: failure?.path,
+      counterexample: failure?.counterexample,
+      replay: replayToken,
+      replayCommand: `${run.replayCommand} --replay '${replayToken}'`,
+    });
+    return { error: err };
+  } finally {
+    await Promise.all(namespaces.map((n) => deleteNamespace(baseClient!, n)));
+  }
+}

@@ -1,0 +1,226 @@
+// Runs the selected checks against a target with node's test runner: one process per suite file, files in
+// parallel up to the worker count. The engine reads discovery first, decides applicability, hands the run
+// context to the processes, gathers their results and evidence, and sweeps the run's namespaces at the end.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from 'node:test';
+import type { CheckDefinition } from './check.ts';
+import { loadCatalog, suiteFilesIn, type Catalog, type SuiteFile } from './catalog.ts';
+import { TargetClient } from './client.ts';
+import type { TargetConnection } from './connection.ts';
+import { firstUnmet, readDiscovery, type Discovery } from './discovery.ts';
+import { readEvidence, type CheckEvidence } from './evidence.ts';
+import { namespacePrefixFor, newRunId, sweepNamespaces } from './namespaces.ts';
+import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
+
+export type CheckStatus = 'passed' | 'failed' | 'skipped';
+
+export interface CheckOutcome {
+  id: string;
+  suite: string;
+  title?: string;
+  rows: string[];
+  status: CheckStatus;
+  durationMs: number;
+  /** Why it was skipped. */
+  reason?: string;
+  /** Why it failed (first line first). */
+  message?: string;
+  evidence?: CheckEvidence;
+}
+
+export interface Selection {
+  suites?: string[];
+  grep?: RegExp;
+  skip?: RegExp;
+  replay?: ReplaySpec;
+}
+
+export interface EngineOptions extends Selection {
+  connection: TargetConnection;
+  vendor: string;
+  seed: number;
+  runs: number;
+  workers: number;
+  timeoutSeconds: number;
+  /** The command line that re-runs this target, for replay lines in evidence. */
+  replayCommand: string;
+  signal?: AbortSignal;
+  suiteFiles?: SuiteFile[];
+  onCheckStart?(id: string): void;
+  onCheckDone?(outcome: CheckOutcome): void;
+  /** Called once the selection is known, with the number of checks that will report. */
+  onPlan?(total: number): void;
+}
+
+export interface EngineResult {
+  runId: string;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  discovery: Discovery;
+  checks: CheckOutcome[];
+  interrupted: boolean;
+  /** Namespaces of this run still present at the end and deleted by the sweep. */
+  swept: string[];
+}
+
+export class SelectionError extends Error {
+  override name = 'SelectionError';
+}
+
+/** Applies --suite, --grep, --skip and --replay. grep/skip match the check id or any row id it covers. */
+export function selectChecks(catalog: Catalog, selection: Selection): CheckDefinition[] {
+  const known = new Set(catalog.suites.map((s) => s.name));
+  for (const name of selection.suites ?? []) {
+    if (!known.has(name)) throw new SelectionError(`unknown suite "${name}" (suites: ${[...known].join(', ')})`);
+  }
+  if (selection.replay) {
+    const target = catalog.checks.find((c) => c.id === selection.replay!.checkId);
+    if (!target) throw new SelectionError(`--replay names unknown check "${selection.replay.checkId}"`);
+    return [target];
+  }
+  const matches = (re: RegExp, c: CheckDefinition) => re.test(c.id) || c.rows.some((r) => re.test(r));
+  return catalog.checks.filter(
+    (c) =>
+      (!selection.suites?.length || selection.suites.includes(c.suite)) &&
+      (!selection.grep || matches(selection.grep, c)) &&
+      !(selection.skip && matches(selection.skip, c)),
+  );
+}
+
+// One run at a time per process: the run context reaches the test processes through the environment.
+let queue: Promise<unknown> = Promise.resolve();
+
+export function runChecks(options: EngineOptions): Promise<EngineResult> {
+  const next = queue.then(() => runChecksNow(options));
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+interface FailureData {
+  message?: string;
+  failureType?: string;
+  cause?: { message?: string } | string;
+}
+
+function failureMessage(error: FailureData | undefined): string {
+  if (!error) return 'failed';
+  const cause = error.cause;
+  if (cause && typeof cause === 'object' && typeof cause.message === 'string' && cause.message) return cause.message;
+  if (typeof cause === 'string' && cause) return cause;
+  return error.message ?? 'failed';
+}
+
+async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
+  const started = Date.now();
+  const runId = newRunId();
+  const client = new TargetClient({ connection: options.connection, vendor: options.vendor });
+  const discovery = await readDiscovery(client);
+  const catalog = await loadCatalog(options.suiteFiles ?? suiteFilesIn());
+  const selected = selectChecks(catalog, options);
+  options.onPlan?.(selected.length);
+
+  const outcomes = new Map<string, CheckOutcome>();
+  const done = (outcome: CheckOutcome) => {
+    outcomes.set(outcome.id, outcome);
+    options.onCheckDone?.(outcome);
+  };
+  const runnable: CheckDefinition[] = [];
+  for (const c of selected) {
+    const reason = firstUnmet(discovery, c.requires ?? []);
+    if (reason) done({ id: c.id, suite: c.suite, title: c.title, rows: c.rows, status: 'skipped', durationMs: 0, reason });
+    else runnable.push(c);
+  }
+
+  const workDir = mkdtempSync(join(tmpdir(), `conformance-${runId}-`));
+  const evidenceDir = join(workDir, 'evidence');
+  const namespacePrefix = namespacePrefixFor(runId);
+  const context: RunContextFile = {
+    runId,
+    namespacePrefix,
+    connection: options.connection,
+    vendor: options.vendor,
+    discovery,
+    seed: options.seed,
+    runs: options.runs,
+    timeoutMs: options.timeoutSeconds * 1000,
+    selected: runnable.map((c) => c.id),
+    replay: options.replay,
+    evidenceDir,
+    replayCommand: options.replayCommand,
+  };
+  const contextPath = join(workDir, 'context.json');
+  writeFileSync(contextPath, JSON.stringify(context));
+
+  const byId = new Map(runnable.map((c) => [c.id, c]));
+  const fileErrors = new Map<string, string>();
+  const suiteFiles = catalog.suites.filter((s) => runnable.some((c) => c.suite === s.name));
+  let interrupted = false;
+  const previousEnv = process.env[CONTEXT_ENV];
+  try {
+    if (suiteFiles.length > 0) {
+      process.env[CONTEXT_ENV] = contextPath;
+      const stream = run({
+        files: suiteFiles.map((s) => s.file),
+        concurrency: Math.max(1, options.workers),
+        signal: options.signal,
+      });
+      for await (const event of stream as AsyncIterable<{ type: string; data: Record<string, unknown> }>) {
+        const data = event.data;
+        if (data?.nesting !== 0 || typeof data.name !== 'string') continue;
+        const definition = byId.get(data.name);
+        if (event.type === 'test:start' && definition) options.onCheckStart?.(definition.id);
+        if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+        const details = (data.details ?? {}) as { duration_ms?: number; error?: FailureData };
+        if (!definition) {
+          // A failure outside any check: usually a suite file that failed to load in its process.
+          if (event.type === 'test:fail') fileErrors.set(String(data.file ?? data.name), failureMessage(details.error));
+          continue;
+        }
+        const base = { id: definition.id, suite: definition.suite, title: definition.title, rows: definition.rows, durationMs: Math.round(details.duration_ms ?? 0) };
+        if (event.type === 'test:pass' && data.skip !== undefined && data.skip !== false) {
+          done({ ...base, status: 'skipped', reason: typeof data.skip === 'string' ? data.skip : 'skipped by the check' });
+        } else if (event.type === 'test:pass') {
+          done({ ...base, status: 'passed' });
+        } else {
+          const evidence = readEvidence(evidenceDir, definition.id);
+          done({ ...base, status: 'failed', message: evidence?.message ?? failureMessage(details.error), evidence });
+        }
+      }
+    }
+  } catch (err) {
+    if (!options.signal?.aborted) throw err;
+  } finally {
+    if (previousEnv === undefined) delete process.env[CONTEXT_ENV];
+    else process.env[CONTEXT_ENV] = previousEnv;
+  }
+  interrupted = options.signal?.aborted ?? false;
+
+  for (const c of runnable) {
+    if (outcomes.has(c.id)) continue;
+    const fileError = [...fileErrors.entries()].find(([file]) => file.endsWith(`${c.suite}.suite.ts`))?.[1];
+    const message = interrupted ? 'not run: the run was interrupted' : `did not report a result${fileError ? `: ${fileError}` : ''}`;
+    done({ id: c.id, suite: c.suite, title: c.title, rows: c.rows, status: interrupted ? 'skipped' : 'failed', durationMs: 0, ...(interrupted ? { reason: message } : { message }) });
+  }
+
+  let swept: string[] = [];
+  try {
+    swept = await sweepNamespaces(client, namespacePrefix);
+  } catch {
+    // The target went away; nothing more can be cleaned.
+  }
+  rmSync(workDir, { recursive: true, force: true });
+  const finished = Date.now();
+  return {
+    runId,
+    startedAt: new Date(started).toISOString(),
+    finishedAt: new Date(finished).toISOString(),
+    durationMs: finished - started,
+    discovery,
+    checks: selected.map((c) => outcomes.get(c.id)!),
+    interrupted,
+    swept,
+  };
+}

@@ -1,0 +1,51 @@
+// Everything a run creates lives in namespaces named conformance-<run id>-<suffix>. Checks delete their own
+// namespaces when they end; the engine sweeps the prefix at the end of the run (also after Ctrl-C), and
+// nothing outside the prefix is ever touched.
+import { randomBytes } from 'node:crypto';
+import type { TargetClient } from './client.ts';
+import { describeResponse, fail } from './expect.ts';
+
+export const NAMESPACE_ROOT = 'conformance-';
+
+export function newRunId(): string {
+  return randomBytes(4).toString('hex').slice(0, 6);
+}
+
+export function namespacePrefixFor(runId: string): string {
+  return `${NAMESPACE_ROOT}${runId}-`;
+}
+
+const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function randomSuffix(length = 6): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (const b of bytes) out += ALPHABET[b % ALPHABET.length];
+  return out;
+}
+
+export async function createNamespace(client: TargetClient, name: string): Promise<void> {
+  const res = await client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  if (![200, 201, 202].includes(res.status)) fail(`could not create the check's namespace ${name}: ${describeResponse(res)}`);
+}
+
+export async function deleteNamespace(client: TargetClient, name: string): Promise<void> {
+  try {
+    await client.delete(`/api/v1/namespaces/${encodeURIComponent(name)}`, { timeoutMs: 10_000 });
+  } catch {
+    // Best effort: the end-of-run sweep tries again.
+  }
+}
+
+/** Deletes every namespace of this run still present; returns their names. Never touches other namespaces. */
+export async function sweepNamespaces(client: TargetClient, prefix: string): Promise<string[]> {
+  if (!prefix.startsWith(NAMESPACE_ROOT) || prefix.length <= NAMESPACE_ROOT.length) throw new Error(`refusing to sweep namespaces with prefix "${prefix}"`);
+  const res = await client.get<{ items?: Array<{ metadata?: { name?: string; deletionTimestamp?: string } }> }>('/api/v1/namespaces', { timeoutMs: 10_000 });
+  if (res.status !== 200 || !Array.isArray(res.object?.items)) return [];
+  const names = res.object.items
+    .filter((ns) => !ns.metadata?.deletionTimestamp)
+    .map((ns) => ns.metadata?.name)
+    .filter((n): n is string => typeof n === 'string' && n.startsWith(prefix));
+  await Promise.all(names.map((n) => deleteNamespace(client, n)));
+  return names;
+}

@@ -1,0 +1,76 @@
+// What the engine hands to each process that runs checks: the target, what it serves, the run's settings
+// and which checks to run. Written as a JSON file whose path travels in an environment variable, because
+// node's test runner starts each suite file in its own process.
+import { readFileSync } from 'node:fs';
+import type { TargetConnection } from './connection.ts';
+import type { Discovery } from './discovery.ts';
+
+export const CONTEXT_ENV = 'CONFORMANCE_RUN_CONTEXT';
+
+export interface ReplaySpec {
+  checkId: string;
+  seed: number;
+  /** Index of the property inside the check, and the fast-check path to its counterexample. */
+  property?: number;
+  path?: string;
+}
+
+export interface RunContextFile {
+  runId: string;
+  namespacePrefix: string;
+  connection: TargetConnection;
+  vendor: string;
+  discovery: Discovery;
+  seed: number;
+  runs: number;
+  timeoutMs: number;
+  /** Ids of the checks this run executes; other checks in a suite file are not registered. */
+  selected: string[];
+  replay?: ReplaySpec;
+  evidenceDir: string;
+  /** How to re-run one check from the command line, the check id and replay token appended. */
+  replayCommand: string;
+}
+
+let cached: RunContextFile | undefined | null = null;
+
+/** The context of this process when it runs checks; undefined when the suite files are only being listed. */
+export function currentRunContext(): RunContextFile | undefined {
+  if (cached !== null) return cached;
+  const path = process.env[CONTEXT_ENV];
+  cached = path ? (JSON.parse(readFileSync(path, 'utf8')) as RunContextFile) : undefined;
+  return cached;
+}
+
+/** "<check id>@<seed>" or "<check id>@<seed>:<property>:<path>". */
+export function formatReplay(spec: ReplaySpec): string {
+  const base = `${spec.checkId}@${spec.seed}`;
+  return spec.property === undefined || spec.path === undefined ? base : `${base}:${spec.property}:${spec.path}`;
+}
+
+export function parseReplay(text: string): ReplaySpec {
+  const at = text.lastIndexOf('@');
+  if (at <= 0) throw new Error(`--replay expects <check id>@<seed>[:<property>:<path>], got "${text}"`);
+  const checkId = text.slice(0, at);
+  const [seedText, propertyText, ...pathParts] = text.slice(at + 1).split(':');
+  const seed = Number(seedText);
+  if (!Number.isInteger(seed)) throw new Error(`--replay seed "${seedText}" is not an integer`);
+  const spec: ReplaySpec = { checkId, seed };
+  if (propertyText !== undefined) {
+    const property = Number(propertyText);
+    const path = pathParts.join(':');
+    if (!Number.isInteger(property) || property < 0 || !/^\d+(:\d+)*$/.test(path)) {
+      throw new Error(`--replay "${text}": expected <property index>:<fast-check path> after the seed`);
+    }
+    spec.property = property;
+    spec.path = path;
+  }
+  return spec;
+}
+
+/** A stable 32-bit seed per check so that one check can be replayed alone with the same inputs. */
+export function checkSeed(runSeed: number, checkId: string): number {
+  let h = runSeed | 0;
+  for (let i = 0; i < checkId.length; i++) h = Math.imul(h ^ checkId.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
