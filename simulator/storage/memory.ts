@@ -460,10 +460,12 @@ export class MemoryStore implements Store {
   private maybeCompact(): void {
     // Replay and delivery read the log by revision; never drop events under a running dispatch loop.
     if (this.dispatching) return;
+    const floor = this.log.firstRevision - 1;
     let upTo = this.oldestRevision();
+    if (upTo - floor < this.compactBatch) return;
     // Every watcher is caught up after a dispatch; this guard only keeps that an invariant rather than a hope.
     for (const w of this.watchers) if (w.cursor < upTo) upTo = w.cursor;
-    if (upTo - (this.log.firstRevision - 1) >= this.compactBatch) this.compactTo(upTo);
+    if (upTo > floor) this.compactTo(upTo);
   }
 
   /**
