@@ -1,0 +1,176 @@
+// The spec as typed, validated rows: the single source of truth the simulator and the suites
+// read their routes, defaults, options, gates and rules from.
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CORE_SCHEMA, load as loadYaml } from 'js-yaml';
+import { CATALOG, schemaFileOf } from './catalog.ts';
+import { SpecTableError } from './errors.ts';
+import { checkIntegrity, type LoadedRow } from './integrity.ts';
+import { validateDocument } from './validate.ts';
+import { DEFAULT_VENDOR, checkVendor, substituteVendor } from './vendor.ts';
+import type {
+  AuthenticationRow, BodyTypeRow, ControllerRow, DefaultRuleRow, EndpointRow, ErrorRow, FeatureGateRow, FieldRow, LimitRow,
+  MediaTypeRow, NegotiationRow, OptionRow, PrefixRow, QueryParameterRow, RuleRow, SpecRow, SpecRowBase, TableName, TypeRow,
+  VersioningRow,
+} from './types.ts';
+
+export * from './types.ts';
+export { SpecTableError, type RowLocation } from './errors.ts';
+export { parseDurationMs, formatDuration } from './duration.ts';
+export { DEFAULT_VENDOR } from './vendor.ts';
+
+export const SPEC_TABLES_DIR = dirname(fileURLToPath(import.meta.url));
+
+export interface LoadOptions {
+  /** Replaces {vendor} in every string; default "kubernetes". */
+  vendor?: string;
+  /** Directory holding the YAML files and schemas/; default this module's directory. */
+  dir?: string;
+}
+
+export interface SpecTables {
+  readonly vendor: string;
+  readonly dir: string;
+  readonly prefixes: readonly PrefixRow[];
+  readonly mediaTypes: readonly MediaTypeRow[];
+  readonly negotiation: readonly NegotiationRow[];
+  readonly queryParameters: readonly QueryParameterRow[];
+  readonly endpoints: readonly EndpointRow[];
+  readonly fields: readonly FieldRow[];
+  readonly defaultRules: readonly DefaultRuleRow[];
+  readonly types: readonly TypeRow[];
+  readonly bodyTypes: readonly BodyTypeRow[];
+  readonly rules: readonly RuleRow[];
+  readonly errors: readonly ErrorRow[];
+  readonly limits: readonly LimitRow[];
+  readonly options: readonly OptionRow[];
+  readonly controllers: readonly ControllerRow[];
+  readonly featureGates: readonly FeatureGateRow[];
+  readonly versioning: readonly VersioningRow[];
+  readonly authentication: readonly AuthenticationRow[];
+  /** Every row of every table, in file order. */
+  readonly all: readonly SpecRow[];
+  byId(id: string): SpecRow | undefined;
+  /** Rows a black-box check can observe: the ones the suites must cover. */
+  testableRows(): SpecRow[];
+  /** "CORE/namespaces/<namespace>/configmaps" -> "/api/v1/namespaces/{namespace}/configmaps". */
+  expandPrefix(specPath: string): string;
+  /** By the exact name, with or without the leading dashes ("--x-api-qps" or "x-api-qps"). */
+  optionByName(name: string): OptionRow | undefined;
+  /** fieldRow("DeploymentSpec", "revisionHistoryLimit"). */
+  fieldRow(type: string, field: string): FieldRow | undefined;
+}
+
+const TABLE_NAMES: readonly TableName[] = [
+  'prefixes', 'mediaTypes', 'negotiation', 'queryParameters', 'endpoints', 'fields', 'defaultRules', 'types', 'bodyTypes', 'rules',
+  'errors', 'limits', 'options', 'controllers', 'featureGates', 'versioning', 'authentication',
+];
+
+const cache = new Map<string, SpecTables>();
+
+/** Loads, validates and caches (per vendor and directory) every table. Synchronous for start-up code. */
+export function loadSpecTables(opts: LoadOptions = {}): SpecTables {
+  const vendor = opts.vendor ?? DEFAULT_VENDOR;
+  const dir = resolve(opts.dir ?? SPEC_TABLES_DIR);
+  const key = `${vendor}\0${dir}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const displayDir = displayPath(dir);
+  const vendorProblem = checkVendor(vendor);
+  if (vendorProblem) throw new SpecTableError(displayDir, vendorProblem);
+  const tables = build(readAll(dir, displayDir), vendor, dir);
+  cache.set(key, tables);
+  return tables;
+}
+
+function displayPath(dir: string): string {
+  const rel = relative(process.cwd(), dir);
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? dir : rel;
+}
+
+function readAll(dir: string, displayDir: string): LoadedRow[] {
+  const rows: LoadedRow[] = [];
+  for (const entry of CATALOG) {
+    const displayFile = `${displayDir}/${entry.file}`;
+    const doc = parseYamlFile(join(dir, entry.file), displayFile);
+    validateDocument(doc, { schemaDir: join(dir, 'schemas'), schemaName: schemaFileOf(entry.file).slice('schemas/'.length), displayDir: `${displayDir}/schemas`, displayFile });
+    for (const [table, fillIns] of Object.entries(entry.tables) as Array<[TableName, Record<string, unknown>]>) {
+      const list = (doc as Record<string, Array<Record<string, unknown>>>)[table];
+      list.forEach((raw, index) => {
+        const row = { ...fillIns, ...raw, file: entry.file, table } as unknown as SpecRowBase & Record<string, unknown>;
+        rows.push({ row, displayFile, index });
+      });
+    }
+  }
+  return rows;
+}
+
+function parseYamlFile(path: string, displayFile: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new SpecTableError(displayFile, `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    return loadYaml(text, { schema: CORE_SCHEMA });
+  } catch (e) {
+    throw new SpecTableError(displayFile, `is not valid YAML: ${(e as Error).message}`);
+  }
+}
+
+function build(loaded: LoadedRow[], vendor: string, dir: string): SpecTables {
+  checkIntegrity(loaded);
+  const all = loaded.map((r) => deepFreeze(substituteVendor(r.row, vendor)) as unknown as SpecRow);
+  const byTable = Object.fromEntries(TABLE_NAMES.map((t) => [t, [] as SpecRow[]])) as Record<TableName, SpecRow[]>;
+  for (const row of all) byTable[row.table].push(row);
+  const byId = new Map(all.map((r) => [r.id, r]));
+  const options = byTable.options as OptionRow[];
+  const optionsByName = new Map(options.map((o) => [o.name, o]));
+  const fieldsByKey = new Map((byTable.fields as FieldRow[]).map((f) => [`${f.type}.${f.name}`, f]));
+  const prefixes = byTable.prefixes as PrefixRow[];
+  const tables: SpecTables = {
+    vendor,
+    dir,
+    ...(Object.fromEntries(TABLE_NAMES.map((t) => [t, Object.freeze(byTable[t])])) as unknown as Record<TableName, never>),
+    all: Object.freeze(all),
+    byId: (id) => byId.get(id),
+    testableRows: () => all.filter((r) => r.testable),
+    expandPrefix: (specPath) => expandWith(prefixes, specPath),
+    optionByName: (name) => optionsByName.get(name.startsWith('-') ? name : `--${name}`) ?? optionsByName.get(`--${name.replace(/^-+/, '')}`),
+    fieldRow: (type, field) => fieldsByKey.get(`${type}.${field}`),
+  };
+  return Object.freeze(tables);
+}
+
+function expandWith(prefixes: readonly PrefixRow[], specPath: string): string {
+  const [head, ...rest] = specPath.split('/');
+  const prefix = prefixes.find((p) => p.prefix === head);
+  if (!prefix) throw new Error(`unknown path prefix ${JSON.stringify(head)} in ${JSON.stringify(specPath)} (known: ${prefixes.map((p) => p.prefix).join(', ')})`);
+  const tail = rest.join('/').replaceAll('<namespace>', '{namespace}').replaceAll('<name>', '{name}');
+  return tail ? `${prefix.expandsTo}/${tail}` : prefix.expandsTo;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** expandPrefix against the default tables. */
+export function expandPrefix(specPath: string, tables: SpecTables = loadSpecTables()): string {
+  return tables.expandPrefix(specPath);
+}
+
+/** optionByName against the default tables (option names do not depend on the vendor word). */
+export function optionByName(name: string, tables: SpecTables = loadSpecTables()): OptionRow | undefined {
+  return tables.optionByName(name);
+}
+
+/** fieldRow against the default tables. */
+export function fieldRow(type: string, field: string, tables: SpecTables = loadSpecTables()): FieldRow | undefined {
+  return tables.fieldRow(type, field);
+}
