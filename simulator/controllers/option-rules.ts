@@ -126,6 +126,8 @@ export function validateOptions(
   for (const def of opts.defs.list) {
     const value = opts.get(def.name, def.type.name);
     const isSet = !def.type.isZero(value as never);
+    const allowed = (def.row as { enum?: unknown }).enum;
+    if (Array.isArray(allowed) && !allowed.includes(value)) fail(opts, def, `expected one of ${allowed.join(', ')}`);
     for (const c of constraintsOf(def)) {
       if (c.greaterThan !== undefined && compareValues(def, value, thresholdOf(def, c.greaterThan)) <= 0) {
         fail(opts, def, `${c.text ?? `must be greater than ${c.greaterThan}`}`);
