@@ -103,6 +103,16 @@ describe('MemoryStore basics', () => {
     await rejectsWith(() => s.watch('/r/', { onEvent() {} }), 'Closed');
   });
 
+  it('refuses bad options and bad revisions with clean errors', async () => {
+    assert.throws(() => new MemoryStore({ historyEvents: -1 }), RangeError);
+    assert.throws(() => new MemoryStore({ historyAgeMs: 1.5 }), RangeError);
+    assert.throws(() => new MemoryStore({ historyMaxEvents: 0 }), RangeError);
+    const s = new MemoryStore();
+    await assert.rejects(s.list('/r/', { revision: -1 }), TypeError);
+    await assert.rejects(s.list('/r/', { revision: Number.NaN }), TypeError);
+    assert.throws(() => s.watch('/r/', { fromRevision: 1.5, onEvent() {} }), TypeError);
+  });
+
   it('recreating a deleted key starts a new createRevision', async () => {
     const s = new MemoryStore();
     await s.create('/r/a', cm('a'));
