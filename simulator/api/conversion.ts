@@ -1,0 +1,59 @@
+// Conversion between the versions that share storage (spec 9): apps/v1 <-> extensions/v1beta1 for
+// Deployment, DaemonSet and ReplicaSet, and older apps versions accepted in request bodies.
+// The versions share their JSON shape except for a few fields, which are handled here.
+
+import type { KubeObject, ObjectMeta } from './meta.ts';
+
+const META_ORDER: Array<keyof ObjectMeta> = [
+  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
+  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'clusterName',
+];
+
+/** kind, apiVersion and metadata first (metadata in the real field order), status last, as the real server writes them. */
+export function canonicalObject(obj: KubeObject): KubeObject {
+  const out: Record<string, unknown> = {};
+  if (obj.kind !== undefined) out.kind = obj.kind;
+  if (obj.apiVersion !== undefined) out.apiVersion = obj.apiVersion;
+  const meta: Record<string, unknown> = {};
+  const src = (obj.metadata ?? {}) as Record<string, unknown>;
+  for (const k of META_ORDER) if (src[k] !== undefined) meta[k] = src[k];
+  for (const k of Object.keys(src)) if (!(k in meta) && src[k] !== undefined) meta[k] = src[k];
+  out.metadata = meta;
+  for (const k of Object.keys(obj)) {
+    if (k === 'kind' || k === 'apiVersion' || k === 'metadata' || k === 'status') continue;
+    out[k] = obj[k];
+  }
+  if (obj.status !== undefined) out.status = obj.status;
+  return out as KubeObject;
+}
+
+const DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
+
+/** From a request's version into the storage version. The input is a private copy and may be changed. */
+export function toStorageVersion(obj: KubeObject, storageApiVersion: string): KubeObject {
+  const from = obj.apiVersion;
+  if (from === storageApiVersion) return obj;
+  if (from === 'extensions/v1beta1' && storageApiVersion === 'apps/v1') {
+    const spec = obj.spec as Record<string, unknown> | undefined;
+    if (spec) {
+      if (obj.kind === 'Deployment') delete spec.rollbackTo;
+      if (obj.kind === 'DaemonSet' && spec.templateGeneration !== undefined) {
+        obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [DS_TEMPLATE_GENERATION]: String(spec.templateGeneration) };
+        delete spec.templateGeneration;
+      }
+    }
+  }
+  obj.apiVersion = storageApiVersion;
+  return obj;
+}
+
+/** From storage into the version a request asked for. Returns the stored object itself when no change is needed. */
+export function fromStorageVersion(obj: KubeObject, apiVersion: string): KubeObject {
+  if (obj.apiVersion === apiVersion) return obj;
+  const out: KubeObject = { ...obj, apiVersion };
+  if (apiVersion === 'extensions/v1beta1' && obj.kind === 'DaemonSet') {
+    const tg = obj.metadata.annotations?.[DS_TEMPLATE_GENERATION];
+    if (tg !== undefined) out.spec = { ...(obj.spec as object), templateGeneration: Number(tg) };
+  }
+  return canonicalObject(out);
+}

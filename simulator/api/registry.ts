@@ -1,0 +1,209 @@
+// The resource registry: every kind the simulator serves, declared once. Routes, discovery, storage keys and
+// per-kind behaviour are derived from these declarations.
+
+import type { GroupVersion, KubeObject } from './meta.ts';
+import { apiVersionOf } from './meta.ts';
+
+export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+
+export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** How a subresource reads and writes its parent. */
+export type SubresourceName = 'status' | 'scale' | 'finalize';
+
+export interface ScaleDef {
+  /** The Scale type this group serves: autoscaling/v1 for apps and core, extensions/v1beta1 for extensions. */
+  apiVersion: 'autoscaling/v1' | 'extensions/v1beta1';
+}
+
+export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
+
+export interface ResourceDef extends GroupVersion {
+  kind: string;
+  /** The plural resource name used in paths. */
+  resource: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs: Verb[];
+  subresources: Partial<Record<SubresourceName, true | ScaleDef>>;
+  /** Storage prefix shared by every group that serves the same objects (deployments in apps and extensions). */
+  storageResource: string;
+  /** The version objects are stored in; reads through another version convert. */
+  storageApiVersion: string;
+  nameRule: NameRule;
+  /** metadata.generation starts at 1 and increases on spec changes. */
+  tracksGeneration?: boolean;
+  /** PUT of a missing object creates it (the real server allows this for some kinds). */
+  allowCreateOnUpdate?: boolean;
+  /** Deleting without a propagation policy orphans dependents (extensions/v1beta1 workloads). */
+  defaultOrphan?: boolean;
+  /** A virtual type: POST only, nothing stored (SubjectAccessReview). */
+  virtual?: boolean;
+  /** Field selector paths supported beyond metadata.name and metadata.namespace. */
+  fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
+  /** Other apiVersions of this group accepted in request bodies and converted (spec 9). */
+  acceptedBodyVersions?: string[];
+}
+
+const get = (obj: KubeObject, path: string): string | undefined => {
+  let cur: unknown = obj;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  if (cur === undefined || cur === null) return undefined;
+  return String(cur);
+};
+
+function selectors(...paths: string[]): Record<string, (obj: KubeObject) => string | undefined> {
+  const out: Record<string, (obj: KubeObject) => string | undefined> = {};
+  for (const p of paths) out[p] = (o) => get(o, p) ?? '';
+  return out;
+}
+
+const CORE: GroupVersion = { group: '', version: 'v1' };
+const APPS: GroupVersion = { group: 'apps', version: 'v1' };
+const EXT: GroupVersion = { group: 'extensions', version: 'v1beta1' };
+const BATCH: GroupVersion = { group: 'batch', version: 'v1' };
+const BATCHB: GroupVersion = { group: 'batch', version: 'v1beta1' };
+const AUTHZ: GroupVersion = { group: 'authorization.k8s.io', version: 'v1' };
+
+type Decl = Omit<ResourceDef, 'group' | 'version' | 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'> &
+  Partial<Pick<ResourceDef, 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'>>;
+
+function declare(gv: GroupVersion, d: Decl): ResourceDef {
+  return {
+    ...gv,
+    verbs: ALL_VERBS,
+    storageResource: d.resource,
+    storageApiVersion: apiVersionOf(gv),
+    nameRule: 'dns1123-subdomain',
+    ...d,
+  };
+}
+
+const scaleAutoscaling: ScaleDef = { apiVersion: 'autoscaling/v1' };
+const scaleExtensions: ScaleDef = { apiVersion: 'extensions/v1beta1' };
+
+export const RESOURCES: ResourceDef[] = [
+  // core/v1
+  declare(CORE, { kind: 'Namespace', resource: 'namespaces', singular: 'namespace', namespaced: false, shortNames: ['ns'], subresources: { status: true, finalize: true }, nameRule: 'dns1123-label', fieldSelectors: selectors('status.phase') }),
+  declare(CORE, { kind: 'ConfigMap', resource: 'configmaps', singular: 'configmap', namespaced: true, shortNames: ['cm'], subresources: {} }),
+  declare(CORE, { kind: 'Secret', resource: 'secrets', singular: 'secret', namespaced: true, subresources: {}, fieldSelectors: selectors('type') }),
+  declare(CORE, { kind: 'Service', resource: 'services', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: { status: true }, nameRule: 'dns1035-label', allowCreateOnUpdate: true }),
+  declare(CORE, {
+    kind: 'Event', resource: 'events', singular: 'event', namespaced: true, shortNames: ['ev'], subresources: {}, allowCreateOnUpdate: true,
+    fieldSelectors: selectors('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'source', 'type'),
+  }),
+  declare(CORE, {
+    kind: 'Pod', resource: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true },
+    fieldSelectors: selectors('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'),
+  }),
+  declare(CORE, { kind: 'Node', resource: 'nodes', singular: 'node', namespaced: false, shortNames: ['no'], subresources: { status: true }, fieldSelectors: selectors('spec.unschedulable') }),
+  declare(CORE, { kind: 'Endpoints', resource: 'endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'], subresources: {}, allowCreateOnUpdate: true }),
+  declare(CORE, { kind: 'ServiceAccount', resource: 'serviceaccounts', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], subresources: {} }),
+  declare(CORE, {
+    kind: 'ReplicationController', resource: 'replicationcontrollers', singular: 'replicationcontroller', namespaced: true, shortNames: ['rc'], categories: ['all'],
+    subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, fieldSelectors: selectors('status.replicas'),
+  }),
+  // apps/v1
+  declare(APPS, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta1', 'apps/v1beta2'] }),
+  declare(APPS, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'] }),
+  declare(APPS, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'], fieldSelectors: selectors('status.replicas') }),
+  // extensions/v1beta1: same storage as apps/v1 for the workloads
+  declare(EXT, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(EXT, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(EXT, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true, fieldSelectors: selectors('status.replicas') }),
+  declare(EXT, { kind: 'Ingress', resource: 'ingresses', singular: 'ingress', namespaced: true, shortNames: ['ing'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
+  // batch
+  declare(BATCH, { kind: 'Job', resource: 'jobs', singular: 'job', namespaced: true, categories: ['all'], subresources: { status: true }, tracksGeneration: true, fieldSelectors: selectors('status.successful') }),
+  declare(BATCHB, { kind: 'CronJob', resource: 'cronjobs', singular: 'cronjob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
+  // authorization: a virtual type
+  declare(AUTHZ, { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
+];
+
+export interface GroupDef {
+  name: string;
+  versions: string[];
+  preferredVersion: string;
+}
+
+/** API groups in discovery order (the core group is served at /api, not listed here). */
+export function apiGroups(defs: ResourceDef[] = RESOURCES): GroupDef[] {
+  const order: string[] = [];
+  const versions = new Map<string, string[]>();
+  for (const d of defs) {
+    if (d.group === '') continue;
+    if (!versions.has(d.group)) {
+      versions.set(d.group, []);
+      order.push(d.group);
+    }
+    const vs = versions.get(d.group)!;
+    if (!vs.includes(d.version)) vs.push(d.version);
+  }
+  return order.map((name) => {
+    const vs = versions.get(name)!;
+    // GA before beta before alpha; higher numbers first.
+    const sorted = [...vs].sort(compareVersionPriority);
+    return { name, versions: sorted, preferredVersion: sorted[0] };
+  });
+}
+
+/** Kubernetes version priority: v1 > v1beta2 > v1beta1 > v1alpha1. Negative when a sorts first. */
+export function compareVersionPriority(a: string, b: string): number {
+  const rank = (v: string): [number, number, number] => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return [3, 0, 0];
+    const stage = m[2] === undefined ? 0 : m[2] === 'beta' ? 1 : 2;
+    return [stage, -Number(m[1]), -Number(m[3] ?? 0)];
+  };
+  const ra = rank(a);
+  const rb = rank(b);
+  for (let i = 0; i < 3; i++) if (ra[i] !== rb[i]) return ra[i] - rb[i];
+  return a.localeCompare(b);
+}
+
+export class Registry {
+  private readonly byPath = new Map<string, ResourceDef>();
+  private readonly byGvk = new Map<string, ResourceDef>();
+
+  constructor(readonly defs: ResourceDef[] = RESOURCES) {
+    for (const d of defs) {
+      this.byPath.set(`${d.group}/${d.version}/${d.resource}`, d);
+      this.byGvk.set(`${d.group}/${d.version}/${d.kind}`, d);
+    }
+  }
+
+  lookup(group: string, version: string, resource: string): ResourceDef | undefined {
+    return this.byPath.get(`${group}/${version}/${resource}`);
+  }
+
+  byKind(group: string, version: string, kind: string): ResourceDef | undefined {
+    return this.byGvk.get(`${group}/${version}/${kind}`);
+  }
+
+  servesGroupVersion(group: string, version: string): boolean {
+    return this.defs.some((d) => d.group === group && d.version === version);
+  }
+
+  resourcesOf(group: string, version: string): ResourceDef[] {
+    return this.defs.filter((d) => d.group === group && d.version === version);
+  }
+
+  /** Every served definition that shares storage with d (d included). */
+  sharingStorage(d: ResourceDef): ResourceDef[] {
+    return this.defs.filter((x) => x.storageResource === d.storageResource);
+  }
+}
+
+/** Storage key of one object: /registry/<storage resource>/[<namespace>/]<name>. */
+export function objectKey(def: ResourceDef, namespace: string | undefined, name: string): string {
+  return def.namespaced ? `/registry/${def.storageResource}/${namespace}/${name}` : `/registry/${def.storageResource}/${name}`;
+}
+
+/** Prefix of a collection: every namespace when namespace is undefined. */
+export function collectionPrefix(def: ResourceDef, namespace: string | undefined): string {
+  return def.namespaced && namespace !== undefined ? `/registry/${def.storageResource}/${namespace}/` : `/registry/${def.storageResource}/`;
+}

@@ -1,0 +1,110 @@
+// npx tsx simulator [--port 8080] [--host 127.0.0.1] [--vendor kubernetes] ...
+// Starts the API server and prints its URL and a ready-to-use client config (kubeconfig).
+
+import { parseArgs } from 'node:util';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator } from './server/start.ts';
+import { parseGoDuration, toMilliseconds } from './controllers/go-duration.ts';
+
+const HELP = `Usage: npx tsx simulator [options]
+
+Starts the reference API server (core/v1, apps/v1, batch/v1, batch/v1beta1, extensions/v1beta1) on HTTP.
+
+Options:
+  --port N                    port to listen on (default 8080; 0 picks a free port)
+  --host ADDR                 address to listen on (default 127.0.0.1)
+  --vendor WORD               the {vendor} word of media types (default kubernetes)
+  --continue-ttl DURATION     lifetime of continue tokens, Go duration syntax (default 5m0s)
+  --watch-history-events N    changes kept for watch resumption (default 1000)
+  --watch-history-age DURATION  age of changes kept for watch resumption (default 5m0s)
+  --kubeconfig-out FILE       where to write the client config (default: a file in the temp directory)
+  -h, --help                  this help
+`;
+
+function fail(msg: string): never {
+  process.stderr.write(`simulator: ${msg}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string', default: '8080' },
+        host: { type: 'string', default: '127.0.0.1' },
+        vendor: { type: 'string', default: 'kubernetes' },
+        'continue-ttl': { type: 'string', default: '5m0s' },
+        'watch-history-events': { type: 'string', default: '1000' },
+        'watch-history-age': { type: 'string', default: '5m0s' },
+        'kubeconfig-out': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    fail(`${(e as Error).message} (see --help)`);
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${JSON.stringify(values.port)}: expected 0-65535`);
+  const historyEvents = Number(values['watch-history-events']);
+  if (!Number.isInteger(historyEvents) || historyEvents < 1) fail(`invalid --watch-history-events ${JSON.stringify(values['watch-history-events'])}: expected a positive integer`);
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(values.vendor!)) fail(`invalid --vendor ${JSON.stringify(values.vendor)}: expected a lower-case word`);
+  let continueTtlMs: number;
+  let historyAgeMs: number;
+  try {
+    continueTtlMs = toMilliseconds(parseGoDuration(values['continue-ttl']!));
+    historyAgeMs = toMilliseconds(parseGoDuration(values['watch-history-age']!));
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  let sim;
+  try {
+    sim = await startSimulator({ port, host: values.host, vendor: values.vendor, continueTtlMs, watchHistoryEvents: historyEvents, watchHistoryAgeMs: historyAgeMs });
+  } catch (e) {
+    fail(`cannot start: ${(e as Error).message}`);
+  }
+  const kubeconfigPath = values['kubeconfig-out'] ?? join(tmpdir(), `cluster-simulator-${sim.port}.kubeconfig`);
+  writeFileSync(kubeconfigPath, kubeconfig(sim.url));
+  process.stdout.write(`API server listening on ${sim.url}\n`);
+  process.stdout.write(`client config: ${kubeconfigPath}\n`);
+  process.stdout.write(`try: kubectl --kubeconfig ${kubeconfigPath} get namespaces\n`);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal}: shutting down\n`);
+    await sim.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+function kubeconfig(url: string): string {
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: simulator
+  cluster:
+    server: ${url}
+users:
+- name: simulator
+  user: {}
+contexts:
+- name: simulator
+  context:
+    cluster: simulator
+    user: simulator
+    namespace: default
+current-context: simulator
+`;
+}
+
+await main();

@@ -1,0 +1,237 @@
+// The Fastify application: one catch-all route that resolves the path like the real server's request-info
+// resolver, then dispatches to the verb handlers. Responses are negotiated by Accept; every error is a Status.
+
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { ResourceDef } from '../api/registry.ts';
+import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupported, pathNotFound, requestEntityTooLarge, badRequest } from './errors.ts';
+import { parseRequestPath, type RequestTarget } from './request-info.ts';
+import { encodeAs, encodeJson, negotiateOutput, wantsPretty } from './serializers.ts';
+import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
+import * as discovery from './discovery.ts';
+import { create, finalizeNamespace, getScale, update, updateScale, updateStatus } from './handlers/write.ts';
+import { get, list } from './handlers/read.ts';
+import { deleteCollection, deleteObject } from './handlers/delete.ts';
+import { prepareWatch } from './handlers/watch.ts';
+import { patch } from './handlers/patch.ts';
+import { groupResource } from './handlers/common.ts';
+import { apiVersionOf } from '../api/meta.ts';
+
+type Query = Record<string, string | string[] | undefined>;
+
+function firstValues(q: Query): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(q ?? {})) out[k] = Array.isArray(v) ? v[0] : v;
+  return out;
+}
+
+const VERB_OF_METHOD: Record<string, string> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+
+function requireVerb(def: ResourceDef, verb: string): void {
+  if (!(def.verbs as string[]).includes(verb)) throw methodNotSupported(groupResource(def), verb);
+}
+
+export function buildApp(ctx: ServerContext): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: ctx.settings.bodyLimit,
+    // Paths like /api/v1/namespaces/a%2Fb must reach the resolver undecoded.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, reply) => {
+    let apiErr: ApiError;
+    if (isApiError(err)) apiErr = err;
+    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiErr = requestEntityTooLarge(ctx.settings.bodyLimit);
+    else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) apiErr = badRequest(err.message);
+    else apiErr = internalError(err);
+    sendError(ctx, request, reply, apiErr);
+  });
+  app.setNotFoundHandler((_request, reply) => {
+    reply.code(404).header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send('404 page not found\n');
+  });
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => dispatch(ctx, request, reply);
+  app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'], url: '/*', handler });
+  app.route({ method: ['GET'], url: '/', handler: async (_req, reply) => reply.send({ paths: rootPaths(ctx) }) });
+  return app;
+}
+
+function rootPaths(ctx: ServerContext): string[] {
+  const paths = new Set(['/api', '/api/v1', '/apis', '/healthz', '/version']);
+  for (const d of ctx.registry.defs) {
+    if (d.group) {
+      paths.add(`/apis/${d.group}`);
+      paths.add(`/apis/${d.group}/${d.version}`);
+    }
+  }
+  return [...paths].sort();
+}
+
+function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, result: ApiResult, protobufOk = true): FastifyReply {
+  const query = firstValues(request.query as Query);
+  const negotiated = negotiateOutput(request.headers.accept, { stream: false, protobuf: ctx.protobuf, protobufOk: protobufOk && hasProtobufForm(ctx, result.object) });
+  const body = encodeAs(negotiated.format, result.object, wantsPretty(query, request.headers['user-agent']), ctx.protobuf);
+  return reply.code(result.code).header('Content-Type', negotiated.contentType).send(body);
+}
+
+function hasProtobufForm(ctx: ServerContext, obj: object): boolean {
+  const o = obj as { apiVersion?: string; kind?: string };
+  if (!ctx.protobuf || !o.apiVersion || !o.kind) return !!ctx.protobuf;
+  return ctx.protobuf.hasProtobuf(o.apiVersion, o.kind);
+}
+
+function sendError(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, err: ApiError): FastifyReply {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  if (err.code === 406) {
+    // No serializer could be agreed on: the real server writes this one as pretty JSON.
+    return reply.code(406).header('Content-Type', 'application/json').send(encodeJson(err.status, true));
+  }
+  try {
+    return sendResult(ctx, request, reply, { code: err.code, object: err.status });
+  } catch {
+    return reply.code(err.code).header('Content-Type', 'application/json').send(encodeJson(err.status, false));
+  }
+}
+
+async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+  const url = request.url;
+  const path = url.split('?')[0];
+  try {
+    if (path === '/healthz' || path.startsWith('/healthz/') || path === '/livez' || path === '/readyz') {
+      return reply.header('Content-Type', 'text/plain; charset=utf-8').send('ok');
+    }
+    if (path === '/version') return sendResult(ctx, request, reply, { code: 200, object: versionInfo() }, false);
+    const target = parseRequestPath(path);
+    if (target.type !== 'resource') return serveDiscovery(ctx, request, reply, target);
+    const def = ctx.registry.lookup(target.group, target.version, target.resource);
+    if (!def) {
+      if (!ctx.registry.servesGroupVersion(target.group, target.version)) return reply.callNotFound();
+      throw pathNotFound();
+    }
+    if (target.extra) throw pathNotFound();
+    if (def.namespaced && target.name !== undefined && target.namespace === undefined) throw pathNotFound();
+    if (!def.namespaced && target.namespace !== undefined) throw pathNotFound();
+    const req: ResourceRequest = {
+      def,
+      method: request.method,
+      path,
+      namespace: target.namespace,
+      name: target.name,
+      subresource: target.subresource,
+      watchPath: target.watchPath,
+      query: firstValues(request.query as Query),
+      headers: request.headers,
+      body: Buffer.isBuffer(request.body) ? request.body : undefined,
+    };
+    return await route(ctx, req, request, reply);
+  } catch (e) {
+    const err = isApiError(e) ? e : internalError(e);
+    return sendError(ctx, request, reply, err);
+  }
+}
+
+function versionInfo(): object {
+  return {
+    major: '1',
+    minor: '9',
+    gitVersion: 'v1.9.0-simulator',
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '2026-01-01T00:00:00Z',
+    goVersion: 'node' + process.versions.node,
+    compiler: 'tsx',
+    platform: `${process.platform}/${process.arch}`,
+  };
+}
+
+function serveDiscovery(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, target: RequestTarget): FastifyReply {
+  if (request.method !== 'GET') throw methodNotAllowed();
+  let doc: object | undefined;
+  switch (target.type) {
+    case 'discovery-core':
+      doc = discovery.coreVersions(ctx.settings.serverAddress);
+      break;
+    case 'discovery-groups':
+      doc = discovery.groupList(ctx.registry);
+      break;
+    case 'discovery-group':
+      doc = discovery.group(ctx.registry, target.group);
+      break;
+    case 'discovery-resources':
+      doc = discovery.resourceList(ctx.registry, target.group, target.version);
+      break;
+  }
+  if (!doc) {
+    reply.callNotFound();
+    return reply;
+  }
+  return sendResult(ctx, request, reply, { code: 200, object: doc });
+}
+
+async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+  const { def, method } = req;
+  const send = (r: ApiResult) => sendResult(ctx, request, reply, r);
+  const isWatch = req.watchPath || (method === 'GET' && req.name === undefined && (req.query.watch === 'true' || req.query.watch === '1'));
+  if (isWatch) {
+    if (method !== 'GET' || req.subresource) throw methodNotAllowed();
+    requireVerb(def, 'watch');
+    const watch = await prepareWatch(ctx, req);
+    reply.hijack();
+    watch.serve(reply.raw);
+    return;
+  }
+  if (req.name === undefined) {
+    const clusterWide = def.namespaced && req.namespace === undefined;
+    if (method === 'GET') {
+      requireVerb(def, 'list');
+      return send(await list(ctx, req));
+    }
+    if (clusterWide) throw methodNotAllowed();
+    if (method === 'POST') {
+      requireVerb(def, 'create');
+      return send(await create(ctx, req));
+    }
+    if (method === 'DELETE') {
+      requireVerb(def, 'deletecollection');
+      return send(await deleteCollection(ctx, req));
+    }
+    throw methodNotAllowed();
+  }
+  if (req.subresource === undefined) {
+    const verb = VERB_OF_METHOD[method];
+    if (!verb || verb === 'create') throw methodNotAllowed();
+    requireVerb(def, verb);
+    switch (method) {
+      case 'GET': return send(await get(ctx, req));
+      case 'PUT': return send(await update(ctx, req));
+      case 'PATCH': return send(await patch(ctx, req));
+      case 'DELETE': return send(await deleteObject(ctx, req));
+    }
+  }
+  const sub = req.subresource;
+  if (sub === 'status' && def.subresources.status) {
+    switch (method) {
+      case 'GET': return send(await get(ctx, { ...req, query: {} }));
+      case 'PUT': return send(await updateStatus(ctx, req));
+      case 'PATCH': return send(await patch(ctx, req));
+    }
+    throw methodNotAllowed();
+  }
+  if (sub === 'scale' && def.subresources.scale) {
+    switch (method) {
+      case 'GET': return send(await getScale(ctx, req));
+      case 'PUT': return send(await updateScale(ctx, req));
+      case 'PATCH': return send(await patch(ctx, req));
+    }
+    throw methodNotAllowed();
+  }
+  if (sub === 'finalize' && def.subresources.finalize) {
+    if (method === 'PUT') return send(await finalizeNamespace(ctx, req));
+    throw methodNotAllowed();
+  }
+  throw pathNotFound();
+}
+
+export { apiVersionOf };

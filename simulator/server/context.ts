@@ -1,0 +1,55 @@
+// What every handler needs: the registry, the store, the codecs and the server's settings.
+
+import type { Registry, ResourceDef } from '../api/registry.ts';
+import type { Store } from '../storage/store.ts';
+import type { BinaryCodec } from './serializers.ts';
+import type { WatchHub } from './watch-hub.ts';
+
+export interface ServerSettings {
+  /** The word in media types and paths (spec {vendor}); default "kubernetes". */
+  vendor: string;
+  /** Continue-token lifetime (spec 8.1: 5 minutes by default). */
+  continueTtlMs: number;
+  /** Address clients should use, for /api serverAddressByClientCIDRs. */
+  serverAddress: string;
+  /** Largest request body accepted. */
+  bodyLimit: number;
+  /** How long a list with a future resourceVersion waits before 504 (the real server waits 3 s). */
+  futureRevisionWaitMs: number;
+}
+
+export interface ServerContext {
+  registry: Registry;
+  store: Store;
+  settings: ServerSettings;
+  protobuf?: BinaryCodec;
+  hub: WatchHub;
+  now(): Date;
+  /** Pending timers of graceful pod deletion, cleared on close. */
+  timers: Set<NodeJS.Timeout>;
+}
+
+/** A resolved request for a resource path. */
+export interface ResourceRequest {
+  def: ResourceDef;
+  method: string;
+  /** The request path without the query string. */
+  path: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  watchPath: boolean;
+  query: Record<string, string | undefined>;
+  headers: Record<string, string | string[] | undefined>;
+  body?: Buffer;
+}
+
+export interface ApiResult {
+  code: number;
+  object: object;
+}
+
+export function header(req: ResourceRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,157 @@
+// Pieces shared by the verb handlers: reading an object body, naming resources in errors, shaping responses.
+
+import { randomUUID } from 'node:crypto';
+import type { KubeObject, Status } from '../../api/meta.ts';
+import { apiVersionOf, parseApiVersion } from '../../api/meta.ts';
+import type { ResourceDef } from '../../api/registry.ts';
+import { objectKey } from '../../api/registry.ts';
+import { canonicalObject, fromStorageVersion, toStorageVersion } from '../../api/conversion.ts';
+import { StoreError } from '../../storage/store.ts';
+import { ApiError, badRequest, notFound, alreadyExists, conflict, expired, internalError, type GroupResource } from '../errors.ts';
+import { decodeBody } from '../serializers.ts';
+import { header, type ResourceRequest, type ServerContext } from '../context.ts';
+
+export function groupResource(def: ResourceDef): GroupResource {
+  return { group: def.group, resource: def.resource };
+}
+
+export function keyOf(req: ResourceRequest, name: string): string {
+  return objectKey(req.def, req.namespace, name);
+}
+
+/** Base path of a resource for selfLinks: /api/v1 or /apis/<group>/<version>. */
+export function groupVersionPath(def: ResourceDef): string {
+  return def.group === '' ? `/api/${def.version}` : `/apis/${def.group}/${def.version}`;
+}
+
+export function selfLinkOf(def: ResourceDef, namespace: string | undefined, name: string): string {
+  const base = groupVersionPath(def);
+  return def.namespaced ? `${base}/namespaces/${namespace}/${def.resource}/${name}` : `${base}/${def.resource}/${name}`;
+}
+
+/** A stored object as the request's version shows it. */
+export function present(def: ResourceDef, stored: KubeObject): KubeObject {
+  const apiVersion = apiVersionOf(def);
+  if (stored.apiVersion === apiVersion) return stored;
+  const out = fromStorageVersion(stored, apiVersion);
+  if (out.metadata.name !== undefined) out.metadata = { ...out.metadata, selfLink: selfLinkOf(def, out.metadata.namespace, out.metadata.name) };
+  return out;
+}
+
+/** Decodes a body that must be an object of the path's kind, converting recognised versions (spec 9). */
+export function readObjectBody(ctx: ServerContext, req: ResourceRequest, def: ResourceDef = req.def): KubeObject {
+  const raw = decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf });
+  const expected = apiVersionOf(def);
+  const apiVersion = raw.apiVersion;
+  const kind = raw.kind;
+  if (apiVersion !== undefined && typeof apiVersion !== 'string') throw badRequest('the object provided is unrecognized: apiVersion must be a string');
+  if (kind !== undefined && typeof kind !== 'string') throw badRequest('the object provided is unrecognized: kind must be a string');
+  if (apiVersion && apiVersion !== expected) {
+    const gv = parseApiVersion(apiVersion);
+    const accepted = gv.group === def.group && (def.acceptedBodyVersions ?? []).includes(apiVersion);
+    if (!accepted) throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
+  }
+  if (kind && kind !== def.kind) {
+    throw badRequest(`the object provided is unrecognized (must be of type ${def.kind}): kind "${kind}" in the data does not match the path`);
+  }
+  if (raw.metadata !== undefined && (raw.metadata === null || typeof raw.metadata !== 'object' || Array.isArray(raw.metadata))) {
+    throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata must be an object`);
+  }
+  const obj = structuredClone(raw) as KubeObject;
+  obj.apiVersion = expected;
+  obj.kind = def.kind;
+  obj.metadata ??= {};
+  checkMetadataTypes(def, obj);
+  return obj;
+}
+
+const STRING_META = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'selfLink', 'clusterName'] as const;
+
+/** Type errors that the real server's decoder reports as 400 before any validation. */
+function checkMetadataTypes(def: ResourceDef, obj: KubeObject): void {
+  const m = obj.metadata as Record<string, unknown>;
+  const bad = (field: string, want: string) =>
+    badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata.${field} must be ${want}`);
+  for (const f of STRING_META) if (m[f] !== undefined && m[f] !== null && typeof m[f] !== 'string') throw bad(f, 'a string');
+  for (const f of ['labels', 'annotations'] as const) {
+    const v = m[f];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'object' || Array.isArray(v)) throw bad(f, 'a map of string to string');
+    for (const [k, val] of Object.entries(v as Record<string, unknown>)) if (typeof val !== 'string') throw bad(`${f}.${k}`, 'a string');
+  }
+  if (m.finalizers !== undefined && m.finalizers !== null && (!Array.isArray(m.finalizers) || m.finalizers.some((x) => typeof x !== 'string'))) throw bad('finalizers', 'a list of strings');
+  if (m.ownerReferences !== undefined && m.ownerReferences !== null && !Array.isArray(m.ownerReferences)) throw bad('ownerReferences', 'a list');
+  if (m.generation !== undefined && m.generation !== null && typeof m.generation !== 'number') throw bad('generation', 'an integer');
+  for (const f of STRING_META) if (m[f] === null) delete m[f];
+}
+
+/** Converts to the storage version and orders the fields. */
+export function toStored(def: ResourceDef, obj: KubeObject): KubeObject {
+  const stored = toStorageVersion(obj, def.storageApiVersion);
+  // A placeholder holds resourceVersion's place in the field order; the store writes the real value.
+  stored.metadata = { ...stored.metadata, resourceVersion: '0' };
+  return canonicalObject(stored);
+}
+
+export function nowTimestamp(ctx: ServerContext): string {
+  return ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** System fields of a new object: uid, creationTimestamp, generation, selfLink. */
+export function initSystemMeta(ctx: ServerContext, def: ResourceDef, obj: KubeObject): void {
+  const m = obj.metadata;
+  m.uid = randomUUID();
+  m.creationTimestamp = nowTimestamp(ctx);
+  delete m.deletionTimestamp;
+  delete m.deletionGracePeriodSeconds;
+  delete m.resourceVersion;
+  if (def.tracksGeneration) m.generation = 1;
+  else delete m.generation;
+  if (m.name) m.selfLink = selfLinkOf(def, m.namespace, m.name);
+}
+
+/** Maps storage failures to API errors with the resource's names. */
+export function storeErrorToApi(e: unknown, def: ResourceDef, name: string): never {
+  if (e instanceof ApiError) throw e;
+  if (e instanceof StoreError) {
+    const gr = groupResource(def);
+    switch (e.code) {
+      case 'KeyExists': throw alreadyExists(gr, name);
+      case 'NotFound': throw notFound(gr, name);
+      case 'Conflict': throw conflict(gr, name);
+      case 'Compacted': throw expired(`The resourceVersion for the provided list is too old.`);
+      default: throw internalError(e);
+    }
+  }
+  throw e;
+}
+
+export function successStatus(def: ResourceDef, name: string, uid: string | undefined): Status {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: { name, ...(def.group ? { group: def.group } : {}), kind: def.resource, ...(uid ? { uid } : {}) },
+    code: 200,
+  };
+}
+
+/** Parses an optional integer query parameter; bad values are 400 as in the real server. */
+export function intParam(req: ResourceRequest, name: string, opts: { min?: number } = {}): number | undefined {
+  const v = req.query[name];
+  if (v === undefined || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)} is not an integer`);
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n > 2 ** 63) throw badRequest(`invalid value for ${name}: ${v} is out of range`);
+  if (opts.min !== undefined && n < opts.min) throw badRequest(`invalid value for ${name}: must be at least ${opts.min}`);
+  return n;
+}
+
+export function boolParam(req: ResourceRequest, name: string): boolean | undefined {
+  const v = req.query[name];
+  if (v === undefined || v === '') return undefined;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)} is not a boolean`);
+}

@@ -1,0 +1,133 @@
+// get (one object) and list (collections, with selectors and chunking: spec 4.2, 4.3).
+
+import type { KubeObject, KubeList } from '../../api/meta.ts';
+import { apiVersionOf } from '../../api/meta.ts';
+import type { ResourceDef } from '../../api/registry.ts';
+import { collectionPrefix } from '../../api/registry.ts';
+import { parseLabelSelector, matchesRequirements, SelectorParseError } from '../../api/labels.ts';
+import { parseFieldSelector, bindFieldSelector, matchesFields } from '../../api/fields.ts';
+import { StoreError } from '../../storage/store.ts';
+import { ContinueTokenError, decodeContinueToken, encodeContinueToken, queryHashOf } from '../../storage/continue-token.ts';
+import { ApiError, badRequest, expired, notFound, timeout } from '../errors.ts';
+import type { ApiResult, ResourceRequest, ServerContext } from '../context.ts';
+import { boolParam, groupResource, groupVersionPath, intParam, keyOf, present } from './common.ts';
+
+export async function get(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
+  const cur = await ctx.store.get(keyOf(req, req.name!));
+  if (!cur) throw notFound(groupResource(req.def), req.name!);
+  const obj = present(req.def, cur.value);
+  const exportParam = boolParam(req, 'export');
+  const exact = boolParam(req, 'exact');
+  if (exportParam) return { code: 200, object: exported(req.def, obj, exact === true) };
+  return { code: 200, object: obj };
+}
+
+/** export=true: strip what a user cannot set, keeping the namespace only for an exact export (spec 4.2). */
+function exported(def: ResourceDef, obj: KubeObject, exact: boolean): KubeObject {
+  const out = structuredClone(obj) as KubeObject;
+  const m = out.metadata;
+  delete m.uid;
+  delete m.selfLink;
+  delete m.resourceVersion;
+  delete m.deletionTimestamp;
+  delete m.deletionGracePeriodSeconds;
+  delete m.generation;
+  m.creationTimestamp = null;
+  if (!exact) delete m.namespace;
+  if (def.subresources.status && !exact) delete out.status;
+  return out;
+}
+
+/** A compiled selector for one request: label and field requirements (400 when they do not parse). */
+export function compileSelectors(req: ResourceRequest): (obj: KubeObject) => boolean {
+  try {
+    const labels = parseLabelSelector(req.query.labelSelector);
+    const fields = bindFieldSelector(parseFieldSelector(req.query.fieldSelector), req.def.fieldSelectors);
+    if (labels.length === 0 && fields.length === 0) return () => true;
+    return (obj) => matchesRequirements(labels, obj.metadata.labels) && matchesFields(fields, obj);
+  } catch (e) {
+    if (e instanceof SelectorParseError) throw badRequest(e.message);
+    throw e;
+  }
+}
+
+/** resourceVersion query values are decimal revisions; anything else is 400 like the real server. */
+export function parseResourceVersion(v: string | undefined): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (!/^\d+$/.test(v)) throw badRequest(`invalid resource version: ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+function listQueryHash(req: ResourceRequest): string {
+  return queryHashOf({
+    labelSelector: req.query.labelSelector,
+    fieldSelector: req.query.fieldSelector,
+    includeUninitialized: req.query.includeUninitialized,
+    namespace: req.namespace,
+    path: req.def.storageResource,
+  });
+}
+
+async function waitForRevision(ctx: ServerContext, rv: number): Promise<void> {
+  const deadline = Date.now() + ctx.settings.futureRevisionWaitMs;
+  while (ctx.store.currentRevision() < rv) {
+    if (Date.now() >= deadline) throw timeout(`Too large resource version: ${rv}, current: ${ctx.store.currentRevision()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function list(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
+  const def = req.def;
+  const filter = compileSelectors(req);
+  const limit = intParam(req, 'limit');
+  const rvParam = req.query.resourceVersion;
+  const requestedRv = parseResourceVersion(rvParam);
+  const cont = req.query.continue;
+  const prefix = collectionPrefix(def, req.namespace);
+  let revision: number | undefined;
+  let startKey: string | undefined;
+  if (cont) {
+    if (rvParam !== undefined && rvParam !== '' && rvParam !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+    try {
+      const decoded = decodeContinueToken(cont, { prefix, queryHash: listQueryHash(req), ttlMs: ctx.settings.continueTtlMs });
+      revision = decoded.revision;
+      startKey = decoded.startKey;
+    } catch (e) {
+      if (e instanceof ContinueTokenError) throw new ApiError(e.code, e.reason, e.message);
+      throw e;
+    }
+    if (revision < ctx.store.oldestRevision()) {
+      throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+    }
+  } else if (requestedRv !== undefined && requestedRv > 0) {
+    // "At least as fresh as": the newest state serves it once the store has caught up.
+    await waitForRevision(ctx, requestedRv);
+  }
+  let result;
+  try {
+    result = await ctx.store.list(prefix, { revision, startKey, limit: limit && limit > 0 ? limit : undefined, filter });
+  } catch (e) {
+    if (e instanceof StoreError && e.code === 'Compacted') {
+      throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+    }
+    throw e;
+  }
+  const items = result.items.map((s) => {
+    const o = present(def, s.value);
+    // Items of a typed list carry no kind/apiVersion on the wire.
+    const { kind: _k, apiVersion: _a, ...rest } = o;
+    return rest as KubeObject;
+  });
+  const listObj: KubeList = {
+    kind: `${def.kind}List`,
+    apiVersion: apiVersionOf(def),
+    metadata: { selfLink: req.path, resourceVersion: String(result.revision) },
+    items,
+  };
+  if (result.nextKey !== undefined) {
+    listObj.metadata.continue = encodeContinueToken({ revision: result.revision, startKey: result.nextKey, prefix, issuedAt: Date.now(), queryHash: listQueryHash(req) });
+  }
+  return { code: 200, object: listObj };
+}
+
+export { groupVersionPath };

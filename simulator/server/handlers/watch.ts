@@ -1,0 +1,130 @@
+// Watch (spec 4.3, 4.9, 6): /watch/ paths and ?watch=true. From a resourceVersion: every change after it, in
+// order; without one: ADDED for every current object, then live changes. Selector watches see objects that
+// stop matching as DELETED and objects that start matching as ADDED.
+
+import type { ServerResponse } from 'node:http';
+import type { KubeObject } from '../../api/meta.ts';
+import { apiVersionOf } from '../../api/meta.ts';
+import { collectionPrefix } from '../../api/registry.ts';
+import { StoreError, type StoreEvent, type WatchHandle } from '../../storage/store.ts';
+import { ApiError, badRequest } from '../errors.ts';
+import { encodeJson, negotiateOutput } from '../serializers.ts';
+import { header, type ResourceRequest, type ServerContext } from '../context.ts';
+import { intParam, present } from './common.ts';
+import { compileSelectors, parseResourceVersion } from './read.ts';
+
+/** Default watch lifetime when the client gives none: random in [30, 60) minutes, like the real server. */
+function defaultTimeoutSeconds(): number {
+  return 1800 + Math.floor(Math.random() * 1800);
+}
+
+export interface WatchStart {
+  /** Writes status and headers and streams until the watch ends. */
+  serve(res: ServerResponse): void;
+}
+
+/** Validates the request and prepares the stream; throws ApiError (sent as a normal error) before any byte is written. */
+export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Promise<WatchStart> {
+  const def = req.def;
+  if (req.name) {
+    const sel = req.query.fieldSelector ? `${req.query.fieldSelector},metadata.name=${req.name}` : `metadata.name=${req.name}`;
+    req = { ...req, query: { ...req.query, fieldSelector: sel } };
+  }
+  const matches = compileSelectors(req);
+  const negotiated = negotiateOutput(header(req, 'accept'), { stream: true, protobuf: ctx.protobuf, protobufOk: !!ctx.protobuf?.hasProtobuf(apiVersionOf(def), def.kind) });
+  const timeoutSeconds = intParam(req, 'timeoutSeconds', { min: 0 }) ?? defaultTimeoutSeconds();
+  const rv = parseResourceVersion(req.query.resourceVersion);
+  const prefix = collectionPrefix(def, req.namespace);
+  const formatKey = `${negotiated.format}|${apiVersionOf(def)}`;
+  const encode = negotiated.format === 'protobuf'
+    ? (type: string, obj: object) => ctx.protobuf!.encodeWatchEvent(type, obj)
+    : (type: string, obj: object) => encodeJson({ type, object: obj }, false);
+
+  // Initial state for watches without a resourceVersion (or "0"): a snapshot delivered as ADDED events.
+  let initial: KubeObject[] = [];
+  let fromRevision: number;
+  if (rv === undefined || rv === 0) {
+    const snap = await ctx.store.list(prefix, { filter: matches });
+    initial = snap.items.map((i) => i.value);
+    fromRevision = snap.revision;
+  } else {
+    fromRevision = rv;
+    if (rv > ctx.store.currentRevision()) {
+      // The real server waits for a future revision; a client normally never asks for one.
+      const deadline = Date.now() + ctx.settings.futureRevisionWaitMs;
+      while (ctx.store.currentRevision() < rv && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      if (ctx.store.currentRevision() < rv) throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${ctx.store.currentRevision()}`, { retryAfterSeconds: 1 });
+    }
+    if (rv < ctx.store.oldestRevision() - 1) {
+      throw new ApiError(410, 'Expired', `too old resource version: ${rv} (${ctx.store.oldestRevision()})`);
+    }
+  }
+
+  return {
+    serve(res: ServerResponse) {
+      let handle: WatchHandle | undefined;
+      let ended = false;
+      const hub = ctx.hub;
+      hub.stats.open++;
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        hub.stats.open--;
+        clearTimeout(timer);
+        handle?.stop();
+        if (!res.writableEnded) res.end();
+      };
+      const send = (type: string, obj: KubeObject) => {
+        if (ended) return;
+        const bytes = hub.frame(formatKey, type, obj, encode);
+        hub.stats.deliveries++;
+        res.write(bytes);
+        if (res.writableLength > hub.maxBufferedBytes) {
+          hub.stats.cutOff++;
+          end();
+          res.destroy();
+        }
+      };
+      const timer = setTimeout(end, timeoutSeconds * 1000);
+      timer.unref();
+      res.on('close', end);
+      res.writeHead(200, { 'Content-Type': negotiated.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+      res.flushHeaders();
+      for (const obj of initial) send('ADDED', present(def, obj));
+      const onEvent = (ev: StoreEvent) => {
+        const cur = matches(ev.object);
+        const prev = ev.prevObject ? matches(ev.prevObject) : false;
+        if (ev.type === 'ADDED') {
+          if (cur) send('ADDED', present(def, ev.object));
+        } else if (ev.type === 'DELETED') {
+          if (prev || cur) send('DELETED', present(def, ev.object));
+        } else if (cur && prev) send('MODIFIED', present(def, ev.object));
+        else if (cur) send('ADDED', present(def, ev.object));
+        else if (prev) send('DELETED', present(def, ev.object));
+      };
+      try {
+        handle = ctx.store.watch(prefix, {
+          fromRevision,
+          onEvent,
+          onClose: (reason) => {
+            if (reason instanceof StoreError && reason.code === 'Compacted') {
+              const status = new ApiError(410, 'Expired', `too old resource version: ${fromRevision} (${reason.revision ?? ctx.store.oldestRevision()})`).status;
+              if (!ended) res.write(encode('ERROR', status));
+            }
+            end();
+          },
+        });
+      } catch (e) {
+        if (e instanceof StoreError && e.code === 'Compacted') {
+          const status = new ApiError(410, 'Expired', `too old resource version: ${fromRevision} (${e.revision ?? ctx.store.oldestRevision()})`).status;
+          res.write(encode('ERROR', status));
+        }
+        end();
+      }
+    },
+  };
+}
+
+export function rejectWatchOnObjectPath(): never {
+  throw badRequest('watch is not supported on a single object path; use the /watch/ path or fieldSelector=metadata.name=<name> on the list');
+}

@@ -1,0 +1,138 @@
+// Encoding of responses and decoding of request bodies per media type (spec 4.1, wire-facts 1.1).
+
+import yaml from 'js-yaml';
+import { JSON_TYPE, YAML_TYPE, parseAccept, matches, essence, type MediaRange } from './media-types.ts';
+import { ApiError, badRequest, notAcceptable, unsupportedMediaType } from './errors.ts';
+
+/** A protobuf codec plugged in at start-up (simulator/codec/protobuf.ts), so negotiation does not hard-wire it. */
+export interface BinaryCodec {
+  mediaType: string;
+  encodeObject(obj: object): Buffer;
+  decodeObject(buf: Uint8Array): object;
+  encodeWatchEvent(type: string, obj: object): Buffer;
+  hasProtobuf(apiVersion: string, kind: string): boolean;
+}
+
+const HTML_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+const NEEDS_ESCAPE = /[<>&\u2028\u2029]/g;
+
+/** Compact JSON as Go's encoder writes it: HTML-sensitive characters escaped, one trailing newline. */
+export function encodeJson(value: unknown, pretty: boolean): string {
+  let s = pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value);
+  if (NEEDS_ESCAPE.test(s)) {
+    NEEDS_ESCAPE.lastIndex = 0;
+    s = s.replace(NEEDS_ESCAPE, (c) => HTML_ESCAPES[c]);
+  }
+  NEEDS_ESCAPE.lastIndex = 0;
+  return pretty ? s : s + '\n';
+}
+
+/** YAML as the real server writes it (JSON converted to YAML, map keys sorted). */
+export function encodeYaml(value: unknown): string {
+  return yaml.dump(value, { sortKeys: true, lineWidth: -1, noRefs: true });
+}
+
+export type OutputFormat = 'json' | 'yaml' | 'protobuf';
+
+export interface Negotiated {
+  format: OutputFormat;
+  contentType: string;
+}
+
+export interface NegotiateOptions {
+  stream: boolean;
+  protobuf?: BinaryCodec;
+  /** Whether the object (or list item kind) has a protobuf form. */
+  protobufOk?: boolean;
+}
+
+/** The media types offered, for 406 messages. */
+export function offeredTypes(opts: NegotiateOptions): string[] {
+  const pb = opts.protobuf?.mediaType;
+  if (opts.stream) return [`${JSON_TYPE};stream=watch`, ...(pb ? [`${pb};stream=watch`] : [])];
+  return [JSON_TYPE, YAML_TYPE, ...(pb ? [pb] : [])];
+}
+
+function candidate(range: MediaRange, opts: NegotiateOptions): Negotiated | undefined {
+  // Conversions such as as=Table or as=APIGroupDiscoveryList are not served: the client's next choice applies.
+  if (range.params.as !== undefined) return undefined;
+  const streamParam = range.params.stream;
+  if (streamParam !== undefined && (streamParam !== 'watch' || !opts.stream)) return undefined;
+  if (matches(range, JSON_TYPE) && (range.subtype === 'json' || range.type === '*' || range.subtype === '*')) {
+    return { format: 'json', contentType: JSON_TYPE };
+  }
+  if (range.type === 'application' && range.subtype === 'yaml' && !opts.stream) return { format: 'yaml', contentType: YAML_TYPE };
+  const pb = opts.protobuf;
+  if (pb && opts.protobufOk !== false && `${range.type}/${range.subtype}` === pb.mediaType) {
+    return { format: 'protobuf', contentType: opts.stream ? `${pb.mediaType};stream=watch` : pb.mediaType };
+  }
+  return undefined;
+}
+
+/** Picks the response format from Accept, or throws 406. */
+export function negotiateOutput(accept: string | undefined, opts: NegotiateOptions): Negotiated {
+  const ranges = parseAccept(accept);
+  if (ranges.length === 0) return { format: 'json', contentType: JSON_TYPE };
+  for (const r of ranges) {
+    const c = candidate(r, opts);
+    if (c) return c;
+  }
+  throw notAcceptable(offeredTypes(opts));
+}
+
+export interface DecodeOptions {
+  protobuf?: BinaryCodec;
+}
+
+/** Reads a request body by its Content-Type into a plain object. */
+export function decodeBody(body: Buffer | undefined, contentType: string | undefined, opts: DecodeOptions): Record<string, unknown> {
+  const type = essence(contentType) || JSON_TYPE;
+  const accepted = [JSON_TYPE, YAML_TYPE, ...(opts.protobuf ? [opts.protobuf.mediaType] : [])];
+  if (!body || body.length === 0) throw badRequest('the request body is empty: an object is required');
+  let value: unknown;
+  if (type === JSON_TYPE || type === 'application/json-patch+json' /* never for bodies; guarded by caller */) {
+    try {
+      value = JSON.parse(body.toString('utf8'));
+    } catch (e) {
+      throw badRequest(`the object provided is unrecognized: invalid JSON: ${(e as Error).message}`);
+    }
+  } else if (type === YAML_TYPE || type === 'application/x-yaml' || type === 'text/yaml') {
+    try {
+      value = yaml.load(body.toString('utf8'));
+    } catch (e) {
+      throw badRequest(`the object provided is unrecognized: invalid YAML: ${(e as Error).message.split('\n')[0]}`);
+    }
+  } else if (opts.protobuf && type === opts.protobuf.mediaType) {
+    try {
+      value = opts.protobuf.decodeObject(body);
+    } catch (e) {
+      throw badRequest(`the object provided is unrecognized: ${(e as Error).message}`);
+    }
+  } else {
+    throw unsupportedMediaType(type, accepted);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest('the object provided is unrecognized: the body must be a single object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Whether the request asks for pretty output (query or a browser-like user agent, as the real server does). */
+export function wantsPretty(query: Record<string, unknown>, userAgent: string | undefined): boolean {
+  const p = query.pretty;
+  if (p === 'true' || p === '1') return true;
+  if (p === 'false' || p === '0') return false;
+  return !!userAgent && /^(curl|Wget|Mozilla\/5\.0)/.test(userAgent);
+}
+
+export function encodeAs(format: OutputFormat, value: object, pretty: boolean, protobuf?: BinaryCodec): string | Buffer {
+  switch (format) {
+    case 'json':
+      return encodeJson(value, pretty);
+    case 'yaml':
+      return encodeYaml(value);
+    case 'protobuf':
+      if (!protobuf) throw new ApiError(500, 'InternalError', 'protobuf codec missing');
+      return protobuf.encodeObject(value);
+  }
+}

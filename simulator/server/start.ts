@@ -1,0 +1,110 @@
+// Starts the API server: storage, registry, codecs, the Fastify app, and the namespaces every cluster has.
+
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { Registry } from '../api/registry.ts';
+import { MemoryStore } from '../storage/memory.ts';
+import type { Store } from '../storage/store.ts';
+import { buildApp } from './app.ts';
+import type { ServerContext, ServerSettings } from './context.ts';
+import { WatchHub } from './watch-hub.ts';
+import type { BinaryCodec } from './serializers.ts';
+import { loadKindRules } from '../api/kinds/index.ts';
+
+export interface SimulatorOptions {
+  port?: number;
+  host?: string;
+  vendor?: string;
+  /** Continue-token lifetime in milliseconds (default 5 minutes). */
+  continueTtlMs?: number;
+  /** Watch history window (spec 8.1): by count (default 1000) and by age (default 5 minutes). */
+  watchHistoryEvents?: number;
+  watchHistoryAgeMs?: number;
+  store?: Store;
+  bodyLimit?: number;
+}
+
+export interface RunningSimulator {
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  ctx: ServerContext;
+  close(): Promise<void>;
+}
+
+async function loadProtobuf(vendor: string): Promise<BinaryCodec | undefined> {
+  try {
+    // Imported by name so the server still starts where the codec is absent.
+    const codecPath = '../codec/protobuf.ts';
+    const mod = await import(codecPath);
+    const m = mod as unknown as Partial<BinaryCodec>;
+    if (typeof m.encodeObject !== 'function' || typeof m.decodeObject !== 'function') return undefined;
+    return {
+      mediaType: `application/vnd.${vendor}.protobuf`,
+      encodeObject: m.encodeObject,
+      decodeObject: m.decodeObject,
+      encodeWatchEvent: m.encodeWatchEvent!,
+      hasProtobuf: m.hasProtobuf ?? (() => true),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public'];
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const vendor = opts.vendor ?? 'kubernetes';
+  const host = opts.host ?? '127.0.0.1';
+  const store = opts.store ?? new MemoryStore({ historyEvents: opts.watchHistoryEvents, historyAgeMs: opts.watchHistoryAgeMs });
+  const settings: ServerSettings = {
+    vendor,
+    continueTtlMs: opts.continueTtlMs ?? 5 * 60 * 1000,
+    serverAddress: `${host}:${opts.port ?? 0}`,
+    bodyLimit: opts.bodyLimit ?? 3 * 1024 * 1024,
+    futureRevisionWaitMs: 3000,
+  };
+  loadKindRules();
+  const ctx: ServerContext = {
+    registry: new Registry(),
+    store,
+    settings,
+    protobuf: await loadProtobuf(vendor),
+    hub: new WatchHub(),
+    now: () => new Date(),
+    timers: new Set(),
+  };
+  const app = buildApp(ctx);
+  await app.listen({ port: opts.port ?? 0, host });
+  const port = (app.server.address() as AddressInfo).port;
+  settings.serverAddress = `${host}:${port}`;
+  await bootstrapNamespaces(ctx);
+  const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  return {
+    url: `http://${displayHost}:${port}`,
+    port,
+    app,
+    ctx,
+    async close() {
+      for (const t of ctx.timers) clearTimeout(t);
+      ctx.timers.clear();
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+async function bootstrapNamespaces(ctx: ServerContext): Promise<void> {
+  for (const name of SYSTEM_NAMESPACES) {
+    const key = `/registry/namespaces/${name}`;
+    if (await ctx.store.get(key)) continue;
+    const ts = ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await ctx.store.create(key, {
+      kind: 'Namespace',
+      apiVersion: 'v1',
+      metadata: { name, selfLink: `/api/v1/namespaces/${name}`, uid: crypto.randomUUID(), creationTimestamp: ts },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    });
+  }
+}
