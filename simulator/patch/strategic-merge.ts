@@ -83,22 +83,29 @@ function mergeMember(target: JsonObject, key: string, patchValue: JsonValue, fie
   else setOwn(target, key, merged);
 }
 
-/** A patch value for a place the original does not have: merged into nothing. */
+/**
+ * A patch value for a place the original does not have (or whose original is replaced): taken as it is,
+ * except that null members are dropped and directives are carried out rather than stored. Lists are not
+ * merged with themselves, so duplicates in a brand-new list stay, as on the real server.
+ */
 function valueFromPatch(value: JsonValue, field: FieldSchema | undefined, name: string): JsonValue | undefined {
   if (value === null) return undefined;
   if (isJsonObject(value)) return mergeMap(undefined, value, contextForField(field));
-  if (Array.isArray(value)) {
-    if (field && listStrategy(field).merge) return mergeList([], value, field, name);
-    return replacementList(value, field, name);
-  }
+  if (Array.isArray(value)) return replacementList(value, field, name);
   return value;
 }
 
-/** A list that replaces the original one; directives in its elements are carried out, not stored. */
 function replacementList(list: JsonValue[], field: FieldSchema | undefined, name: string): JsonValue[] {
   const element = field ? elementField(field) : undefined;
   const out: JsonValue[] = [];
   for (const item of list) {
+    if (isJsonObject(item) && hasOwn(item, DIRECTIVE_MARKER)) {
+      // A list-level directive ("delete this element", "replace the list") has nothing to act on here.
+      const directive = item[DIRECTIVE_MARKER];
+      if (directive === 'delete' || directive === 'replace') continue;
+      if (directive === 'merge') throw badRequest(SMP_MESSAGES.mergeListDirective);
+      throw badRequest(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(item)}`);
+    }
     // Null elements are data here (the real server keeps them); only null map members mean "delete".
     const cleaned = item === null ? null : valueFromPatch(item, element, name);
     if (cleaned !== undefined) out.push(cleaned);
