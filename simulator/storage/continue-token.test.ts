@@ -9,6 +9,7 @@ import {
   encodeContinueToken,
   queryHashOf,
 } from './continue-token.ts';
+import { MemoryStore } from './memory.ts';
 
 const PREFIX = '/registry/configmaps/default/';
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
@@ -163,6 +164,34 @@ describe('continue token refusals', () => {
           assert.equal(err.code, 400);
         }
       }),
+    );
+  });
+});
+
+describe('continue tokens over a MemoryStore', () => {
+  it('paging through tokens while writes go on returns the first chunk snapshot exactly', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/), { maxLength: 30 }), fc.integer({ min: 1, max: 7 }), async (names, limit) => {
+        const store = new MemoryStore();
+        for (const n of names) await store.create(PREFIX + n, { metadata: { name: n } });
+        await store.create('/registry/configmaps/other/x', { metadata: { name: 'x' } });
+        const expected = [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const query = { labelSelector: '', limit: String(limit) };
+        const seen: string[] = [];
+        let page = await store.list(PREFIX, { limit });
+        const revision = page.revision;
+        for (let i = 0; ; i++) {
+          seen.push(...page.items.map((it) => it.value.metadata.name as string));
+          assert.equal(page.revision, revision);
+          if (page.nextKey === undefined) break;
+          const token = encodeContinueToken({ revision: page.revision, startKey: page.nextKey, prefix: PREFIX, issuedAt: Date.now(), queryHash: queryHashOf(query) });
+          await store.create(`${PREFIX}zz-added-${i}`, { metadata: { name: `added-${i}` } }); // not in the snapshot
+          const next = decodeContinueToken(token, { prefix: PREFIX, queryHash: queryHashOf(query) });
+          page = await store.list(PREFIX, { revision: next.revision, startKey: next.startKey, limit });
+        }
+        assert.deepEqual(seen, expected);
+      }),
+      { numRuns: 50 },
     );
   });
 });
