@@ -26,7 +26,7 @@ export async function checkNamespaceWritable(ctx: ServerContext, def: ResourceDe
   }
 }
 
-function checkNamespaceMatches(req: ResourceRequest, obj: KubeObject): void {
+export function checkNamespaceMatches(req: ResourceRequest, obj: KubeObject): void {
   if (!req.def.namespaced) {
     delete obj.metadata.namespace;
     return;
@@ -96,7 +96,7 @@ function checkPrecondition(def: ResourceDef, name: string, given: string | undef
   if (given !== undefined && given !== '' && given !== current.value.metadata.resourceVersion) throw conflict(groupResource(def), name);
 }
 
-function checkNameMatches(req: ResourceRequest, obj: KubeObject): string {
+export function checkNameMatches(req: ResourceRequest, obj: KubeObject): string {
   const name = req.name!;
   if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
   return name;
@@ -129,6 +129,31 @@ function settle(next: KubeObject, old: KubeObject): KubeObject | null | undefine
   return canonicalObject({ ...next, metadata: { ...next.metadata, resourceVersion: '0' } });
 }
 
+/** The object an update of the main resource writes, from the request's body and the stored object. */
+export function nextForUpdate(def: ResourceDef, body: KubeObject, cur: StoredObject): KubeObject | null | undefined {
+  const name = body.metadata.name ?? '';
+  checkPrecondition(def, name, body.metadata.resourceVersion, cur);
+  const old = cur.value;
+  const inRequestVersion = structuredClone(body);
+  applyDefaults(inRequestVersion, def);
+  const next = toStored(def, inRequestVersion);
+  const metaErrs = validateObjectMetaUpdate(body.metadata, old.metadata);
+  prepareForUpdate(next, old, def);
+  carrySystemMeta(def, next, old);
+  throwIfInvalid(def, name, [...metaErrs, ...validateNew(def, next), ...validateKindUpdate(next, old, def)]);
+  return settle(next, old);
+}
+
+/** The object an update through /status writes. */
+export function nextForStatus(def: ResourceDef, body: KubeObject, cur: StoredObject): KubeObject {
+  const name = body.metadata.name ?? '';
+  checkPrecondition(def, name, body.metadata.resourceVersion, cur);
+  const next = prepareForStatusUpdate(toStored(def, structuredClone(body)), cur.value);
+  next.metadata.resourceVersion = '0';
+  throwIfInvalid(def, name, validateNew(def, next));
+  return next;
+}
+
 export async function update(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
   const def = req.def;
   const body = readObjectBody(ctx, req);
@@ -150,16 +175,7 @@ export async function update(ctx: ServerContext, req: ResourceRequest): Promise<
         return toStored(def, obj);
       }
       created = false;
-      checkPrecondition(def, name, body.metadata.resourceVersion, cur);
-      const old = cur.value;
-      const inRequestVersion = structuredClone(body);
-      applyDefaults(inRequestVersion, def);
-      const next = toStored(def, inRequestVersion);
-      const metaErrs = validateObjectMetaUpdate(body.metadata, old.metadata);
-      prepareForUpdate(next, old, def);
-      carrySystemMeta(def, next, old);
-      throwIfInvalid(def, name, [...metaErrs, ...validateNew(def, next), ...validateKindUpdate(next, old, def)]);
-      return settle(next, old);
+      return nextForUpdate(def, body, cur);
     });
     if (out.deleted) return { code: 200, object: present(def, out.deleted.value) };
     const result = out.result ?? (await ctx.store.get(key));
@@ -176,13 +192,7 @@ export async function updateStatus(ctx: ServerContext, req: ResourceRequest): Pr
   const body = readObjectBody(ctx, req);
   checkNamespaceMatches(req, body);
   const name = checkNameMatches(req, body);
-  return writeThroughParent(ctx, req, name, (cur) => {
-    checkPrecondition(def, name, body.metadata.resourceVersion, cur);
-    const next = prepareForStatusUpdate(toStored(def, structuredClone(body)), cur.value);
-    delete next.metadata.resourceVersion;
-    throwIfInvalid(def, name, validateNew(def, next));
-    return next;
-  });
+  return writeThroughParent(ctx, req, name, (cur) => nextForStatus(def, body, cur));
 }
 
 /** PUT namespaces/<name>/finalize: only spec.finalizers changes. */
@@ -209,14 +219,14 @@ export async function finalizeNamespace(ctx: ServerContext, req: ResourceRequest
 }
 
 /** Read-modify-write of the parent object through a subresource; answers the parent in the request's version. */
-async function writeThroughParent(ctx: ServerContext, req: ResourceRequest, name: string, fn: (cur: StoredObject) => KubeObject | null): Promise<ApiResult> {
+export async function writeThroughParent(ctx: ServerContext, req: ResourceRequest, name: string, fn: (cur: StoredObject) => KubeObject | null | undefined): Promise<ApiResult> {
   const def = req.def;
   const key = keyOf(req, name);
   try {
     const out = await ctx.store.guaranteedUpdate(key, (cur) => {
       if (!cur) throw notFound(groupResource(def), name);
       const next = fn(cur);
-      if (next === null) return null;
+      if (next === null || next === undefined) return next;
       return settle(canonicalObject(next), cur.value);
     });
     if (out.deleted) return { code: 200, object: present(def, out.deleted.value) };
@@ -230,7 +240,7 @@ async function writeThroughParent(ctx: ServerContext, req: ResourceRequest, name
 
 // ---- scale ----
 
-function scaleDefOf(def: ResourceDef): ScaleDef {
+export function scaleDefOf(def: ResourceDef): ScaleDef {
   const s = def.subresources.scale;
   if (!s || s === true) throw new ApiError(500, 'InternalError', 'scale subresource without a Scale type');
   return s;
