@@ -1,0 +1,331 @@
+// The daemon's HTTP client of the API server, on undici: TLS and credentials from the client config, the
+// request content type of --x-api-content-type (protobuf where the shared codec knows the kind, JSON
+// otherwise), a token bucket for --x-api-qps/--x-api-burst, retries with backoff on 429, 5xx and lost
+// connections, per-request metrics, and list/watch helpers (JSON and protobuf watch streams).
+
+import { Agent, request, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { KubeObject, KubeList, Status, WatchEvent } from '../api/meta.ts';
+import type { ClientConfig } from './kubeconfig.ts';
+import { TokenBucket } from './token-bucket.ts';
+import type { DaemonMetrics } from './metrics.ts';
+import { JsonObjectSplitter } from './json-stream.ts';
+import { LengthDelimitedSplitter, decodeWatchFrame, loadProtobufCodec, type ProtobufObjectCodec } from './protobuf-codec.ts';
+
+export const JSON_MEDIA_TYPE = 'application/json';
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface ApiClientOptions {
+  qps: number;
+  burst: number;
+  /** --x-api-content-type. */
+  contentType: string;
+  metrics?: DaemonMetrics;
+  userAgent?: string;
+  /** Attempts after the first for retriable failures (default 4). */
+  maxRetries?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Time allowed for a non-watch request (default 30 s). */
+  requestTimeoutMs?: number;
+  /** The protobuf object codec; undefined = load simulator/codec/protobuf.ts if present; null = JSON only. */
+  codec?: ProtobufObjectCodec | null;
+}
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  /** Content type of the body when it is not an object to encode (patches). */
+  bodyContentType?: string;
+  signal?: AbortSignal;
+  /** Overrides maxRetries for this call (0 = no retries). */
+  retries?: number;
+  timeoutMs?: number;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+}
+
+/** A non-2xx answer. `status` holds the Status object when the server sent one. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly status: Status | undefined,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`${method} ${path}: ${code}${status?.reason ? ` ${status.reason}` : ''}${status?.message ? `: ${status.message}` : ''}`);
+  }
+  get reason(): string | undefined {
+    return this.status?.reason;
+  }
+}
+
+const RETRIABLE_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
+
+function isConnectionLoss(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return (code !== undefined && RETRIABLE_CONNECTION_CODES.has(code)) || err instanceof undiciErrors.SocketError;
+}
+
+function essence(contentType: string | string[] | undefined): string {
+  const v = Array.isArray(contentType) ? contentType[0] : contentType;
+  return (v ?? '').split(';')[0].trim().toLowerCase();
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function queryString(query: Query | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+/** Path of a resource: core group under /api/v1, others under /apis/<group>/<version>. */
+export function resourcePath(r: { group: string; version: string; resource: string; namespace?: string; name?: string; subresource?: string }): string {
+  const base = r.group === '' ? `/api/${r.version}` : `/apis/${r.group}/${r.version}`;
+  const ns = r.namespace ? `/namespaces/${encodeURIComponent(r.namespace)}` : '';
+  const name = r.name ? `/${encodeURIComponent(r.name)}` : '';
+  const sub = r.name && r.subresource ? `/${r.subresource}` : '';
+  return `${base}${ns}/${r.resource}${name}${sub}`;
+}
+
+export class ApiClient {
+  readonly server: string;
+  readonly limiter: TokenBucket;
+  private readonly dispatcher: Dispatcher;
+  private readonly auth: Record<string, string>;
+  private readonly protobufType: string | undefined;
+  private readonly maxRetries: number;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private readonly timeoutMs: number;
+
+  private constructor(
+    cfg: ClientConfig,
+    private readonly opts: ApiClientOptions,
+    private readonly codec: ProtobufObjectCodec | undefined,
+  ) {
+    this.server = cfg.server.replace(/\/+$/, '');
+    // client-go: QPS 0 means its default of 5 (burst 10); a negative QPS means no limit.
+    const qps = opts.qps === 0 ? 5 : opts.qps < 0 ? Infinity : opts.qps;
+    const burst = opts.qps === 0 && opts.burst === 0 ? 10 : opts.burst;
+    this.limiter = new TokenBucket({ qps, burst });
+    this.dispatcher = new Agent({
+      connect: { ca: cfg.ca, cert: cfg.cert, key: cfg.key, rejectUnauthorized: !cfg.insecureSkipTLSVerify },
+      keepAliveTimeout: 30_000,
+    });
+    this.auth = {};
+    if (cfg.token) this.auth.authorization = `Bearer ${cfg.token}`;
+    else if (cfg.username !== undefined) this.auth.authorization = `Basic ${Buffer.from(`${cfg.username}:${cfg.password ?? ''}`).toString('base64')}`;
+    this.protobufType = /protobuf$/.test(opts.contentType) && codec ? opts.contentType : undefined;
+    this.maxRetries = opts.maxRetries ?? 4;
+    this.retryBaseMs = opts.retryBaseMs ?? 100;
+    this.retryMaxMs = opts.retryMaxMs ?? 5_000;
+    this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
+  }
+
+  static async create(cfg: ClientConfig, opts: ApiClientOptions): Promise<ApiClient> {
+    const wantsProtobuf = /protobuf$/.test(opts.contentType);
+    const codec = opts.codec === null || !wantsProtobuf ? undefined : (opts.codec ?? (await loadProtobufCodec()));
+    return new ApiClient(cfg, opts, codec);
+  }
+
+  /** The content type bodies are sent in (protobuf only when the codec is available). */
+  get wireContentType(): string {
+    return this.protobufType ?? JSON_MEDIA_TYPE;
+  }
+
+  private accept(): string {
+    return this.protobufType ? `${this.protobufType}, ${JSON_MEDIA_TYPE}` : JSON_MEDIA_TYPE;
+  }
+
+  private encodeBody(body: unknown, explicitType?: string): { bytes: Buffer | undefined; type: string | undefined } {
+    if (body === undefined) return { bytes: undefined, type: undefined };
+    if (explicitType) return { bytes: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), type: explicitType };
+    const obj = body as { apiVersion?: unknown; kind?: unknown };
+    if (this.protobufType && this.codec && typeof obj.apiVersion === 'string' && typeof obj.kind === 'string' && this.codec.hasProtobuf(obj.apiVersion, obj.kind)) {
+      return { bytes: Buffer.from(this.codec.encodeObject(body as object)), type: this.protobufType };
+    }
+    return { bytes: Buffer.from(JSON.stringify(body)), type: JSON_MEDIA_TYPE };
+  }
+
+  private decodeBody(contentType: string | string[] | undefined, bytes: Buffer): unknown {
+    if (bytes.length === 0) return undefined;
+    const type = essence(contentType);
+    if (type.endsWith('protobuf')) {
+      if (!this.codec) throw new Error(`the server answered in ${type}, which this client cannot decode`);
+      return this.codec.decodeObject(bytes);
+    }
+    const text = bytes.toString('utf8');
+    if (type === JSON_MEDIA_TYPE || type.endsWith('+json') || /^[\s]*[{[]/.test(text)) {
+      try {
+        return JSON.parse(text);
+      } catch {
+        return text;
+      }
+    }
+    return text;
+  }
+
+  private backoff(attempt: number, retryAfter: string | string[] | undefined): number {
+    const ra = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+    if (ra && /^[0-9]+$/.test(ra)) return Math.min(Number(ra) * 1000, this.retryMaxMs * 6);
+    const exp = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** attempt);
+    return exp / 2 + Math.random() * (exp / 2);
+  }
+
+  private record(verb: string, code: string, startedAt: number): void {
+    this.opts.metrics?.apiRequests.inc({ verb, code });
+    this.opts.metrics?.apiRequestDuration.observe({ verb }, (performance.now() - startedAt) / 1000);
+  }
+
+  private async waitForToken(signal?: AbortSignal): Promise<void> {
+    const t = performance.now();
+    await this.limiter.acquire(signal);
+    this.opts.metrics?.apiRateLimiterWait.observe((performance.now() - t) / 1000);
+  }
+
+  /** One API call; throws ApiError on a non-2xx answer after retries. */
+  async request<T = unknown>(method: string, path: string, ro: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const url = `${this.server}${path}${queryString(ro.query)}`;
+    const { bytes, type } = this.encodeBody(ro.body, ro.bodyContentType);
+    const retries = ro.retries ?? this.maxRetries;
+    for (let attempt = 0; ; attempt++) {
+      await this.waitForToken(ro.signal);
+      const startedAt = performance.now();
+      const timeout = AbortSignal.timeout(ro.timeoutMs ?? this.timeoutMs);
+      const signal = ro.signal ? AbortSignal.any([ro.signal, timeout]) : timeout;
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(url, {
+          method: method as Dispatcher.HttpMethod,
+          dispatcher: this.dispatcher,
+          headers: {
+            ...this.auth,
+            accept: this.accept(),
+            'user-agent': this.opts.userAgent ?? 'controller-daemon/v1.9.0',
+            ...(type ? { 'content-type': type } : {}),
+          },
+          body: bytes,
+          signal,
+        });
+      } catch (err) {
+        this.record(method, '<error>', startedAt);
+        if (ro.signal?.aborted) throw ro.signal.reason ?? err;
+        if ((isConnectionLoss(err) || timeout.aborted) && attempt < retries) {
+          await sleep(this.backoff(attempt, undefined), ro.signal);
+          continue;
+        }
+        throw err;
+      }
+      const buf = Buffer.from(await res.body.arrayBuffer());
+      this.record(method, String(res.statusCode), startedAt);
+      if ((res.statusCode === 429 || res.statusCode >= 500) && attempt < retries) {
+        await sleep(this.backoff(attempt, res.headers['retry-after']), ro.signal);
+        continue;
+      }
+      const body = this.decodeBody(res.headers['content-type'], buf);
+      if (res.statusCode >= 400) {
+        const status = body && typeof body === 'object' && (body as Status).kind === 'Status' ? (body as Status) : undefined;
+        throw new ApiError(res.statusCode, status, method, path);
+      }
+      return { status: res.statusCode, headers: res.headers, body: body as T };
+    }
+  }
+
+  async get<T extends KubeObject = KubeObject>(path: string, query?: Query, signal?: AbortSignal): Promise<T> {
+    return (await this.request<T>('GET', path, { query, signal })).body;
+  }
+
+  async list<T extends KubeObject = KubeObject>(path: string, query?: Query, signal?: AbortSignal): Promise<KubeList<T>> {
+    return (await this.request<KubeList<T>>('GET', path, { query, signal })).body;
+  }
+
+  async create<T extends KubeObject = KubeObject>(path: string, obj: T, signal?: AbortSignal): Promise<T> {
+    return (await this.request<T>('POST', path, { body: obj, signal })).body;
+  }
+
+  async update<T extends KubeObject = KubeObject>(path: string, obj: T, signal?: AbortSignal): Promise<T> {
+    return (await this.request<T>('PUT', path, { body: obj, signal })).body;
+  }
+
+  async patch<T extends KubeObject = KubeObject>(path: string, patch: unknown, patchType = 'application/merge-patch+json', signal?: AbortSignal): Promise<T> {
+    return (await this.request<T>('PATCH', path, { body: patch, bodyContentType: patchType, signal })).body;
+  }
+
+  async delete(path: string, options?: object, signal?: AbortSignal): Promise<unknown> {
+    return (await this.request('DELETE', path, { body: options, bodyContentType: options ? JSON_MEDIA_TYPE : undefined, signal })).body;
+  }
+
+  /**
+   * Watches a collection path; yields events until the server ends the stream or the signal aborts.
+   * ERROR events (e.g. 410 Gone) are yielded as they come; a non-200 answer throws ApiError.
+   */
+  async *watch(path: string, query: Query = {}, signal?: AbortSignal): AsyncGenerator<WatchEvent> {
+    await this.waitForToken(signal);
+    const startedAt = performance.now();
+    const url = `${this.server}${path}${queryString({ ...query, watch: 'true' })}`;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method: 'GET',
+        dispatcher: this.dispatcher,
+        headers: { ...this.auth, accept: this.accept(), 'user-agent': this.opts.userAgent ?? 'controller-daemon/v1.9.0' },
+        signal,
+        bodyTimeout: 0, // events may be minutes apart
+        headersTimeout: this.timeoutMs,
+      });
+    } catch (err) {
+      this.record('WATCH', '<error>', startedAt);
+      throw err;
+    }
+    this.record('WATCH', String(res.statusCode), startedAt);
+    if (res.statusCode !== 200) {
+      const body = this.decodeBody(res.headers['content-type'], Buffer.from(await res.body.arrayBuffer()));
+      const status = body && typeof body === 'object' && (body as Status).kind === 'Status' ? (body as Status) : undefined;
+      throw new ApiError(res.statusCode, status, 'WATCH', path);
+    }
+    const protobufStream = essence(res.headers['content-type']).endsWith('protobuf');
+    if (protobufStream && !this.codec) {
+      res.body.destroy();
+      throw new Error('the server sent a protobuf watch stream, which this client cannot decode');
+    }
+    const frames = protobufStream ? new LengthDelimitedSplitter() : undefined;
+    const json = protobufStream ? undefined : new JsonObjectSplitter();
+    try {
+      for await (const chunk of res.body) {
+        if (frames) for (const f of frames.push(chunk as Buffer)) yield decodeWatchFrame(f, this.codec!);
+        else for (const ev of json!.push(chunk as Buffer)) yield ev as WatchEvent;
+      }
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw err;
+    } finally {
+      if (!res.body.destroyed) res.body.destroy();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.limiter.stop();
+    await this.dispatcher.destroy();
+  }
+}

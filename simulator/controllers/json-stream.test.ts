@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { JsonObjectSplitter, JsonStreamError } from './json-stream.ts';
+
+test('splits objects across arbitrary chunk boundaries, braces in strings and multi-byte text included', () => {
+  const events = [
+    { type: 'ADDED', object: { metadata: { name: 'a{b}"c' }, data: { k: 'ünï}cødé 😀' } } },
+    { type: 'MODIFIED', object: { list: [1, { x: '[' }], esc: '\\"}' } },
+    { type: 'DELETED', object: {} },
+  ];
+  const bytes = Buffer.from(events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: 1, max: bytes.length }), { maxLength: 20 }), (cuts) => {
+      const points = [...new Set(cuts)].sort((a, b) => a - b);
+      const splitter = new JsonObjectSplitter();
+      const got: unknown[] = [];
+      let prev = 0;
+      for (const p of [...points, bytes.length]) {
+        got.push(...splitter.push(bytes.subarray(prev, p)));
+        prev = p;
+      }
+      assert.deepEqual(got, events);
+      assert.equal(splitter.incomplete, false);
+    }),
+  );
+});
+
+test('objects need no newline between them; a truncated stream is incomplete', () => {
+  const s = new JsonObjectSplitter();
+  assert.deepEqual(s.push(Buffer.from('{"a":1}{"b":2} {"c"')), [{ a: 1 }, { b: 2 }]);
+  assert.equal(s.incomplete, true);
+});
+
+test('garbage is a clean error', () => {
+  assert.throws(() => new JsonObjectSplitter().push(Buffer.from('nope')), JsonStreamError);
+  assert.throws(() => new JsonObjectSplitter().push(Buffer.from('{"a":}')), /malformed watch event/);
+  assert.throws(() => new JsonObjectSplitter({ maxObjectBytes: 10 }).push(Buffer.from('{"a":"0123456789"')), /larger than 10 bytes/);
+});
