@@ -13,6 +13,16 @@ const BASE = { testable: true, reason: null };
 
 export const CATALOG: readonly TableFileEntry[] = [
   { file: 'prefixes.yaml', tables: { prefixes: BASE } },
+  { file: 'media-types.yaml', tables: { mediaTypes: BASE, negotiation: BASE } },
+  {
+    file: 'query-parameters.yaml',
+    tables: {
+      queryParameters: {
+        ...BASE, format: null, mainResourceOnly: false, default: null, defaultText: null, enum: null, minimum: null, deprecated: false,
+        conflictsWith: null, notWith: null, requires: null,
+      },
+    },
+  },
   { file: 'endpoints.yaml', tables: { endpoints: { ...BASE, responseApiVersion: null } } },
   {
     file: 'fields.yaml',
@@ -26,9 +36,15 @@ export const CATALOG: readonly TableFileEntry[] = [
       types: BASE,
     },
   },
+  { file: 'body-types.yaml', tables: { bodyTypes: BASE } },
+  { file: 'rules.yaml', tables: { rules: { ...BASE, refs: null } } },
+  { file: 'errors.yaml', tables: { errors: { ...BASE, clientAction: null, body: null } } },
+  { file: 'limits.yaml', tables: { limits: { ...BASE, unit: null, values: null, refs: null } } },
   { file: 'daemon-options.yaml', tables: { options: { ...BASE, enum: null, constraints: [] } } },
   { file: 'controllers.yaml', tables: { controllers: BASE } },
   { file: 'feature-gates.yaml', tables: { featureGates: BASE } },
+  { file: 'versioning.yaml', tables: { versioning: { ...BASE, groupVersions: null, refs: null } } },
+  { file: 'authentication.yaml', tables: { authentication: { ...BASE, options: null, refs: null } } },
 ];
 
 export function schemaFileOf(yamlFile: string): string {

@@ -65,6 +65,11 @@ const defaultsWithinEnums: Check = (rows) => {
 
 const optionReferencesResolve: Check = (rows) => {
   const names = new Set(rows.filter((r) => r.row.table === 'options').map((r) => r.row.name));
+  for (const r of rows.filter((x) => x.row.table === 'authentication')) {
+    ((r.row.options as string[] | null) ?? []).forEach((name, i) => {
+      if (!names.has(name)) fail(r, `/options/${i}`, `names no option: ${JSON.stringify(name)}`);
+    });
+  }
   for (const r of rows.filter((x) => x.row.table === 'options')) {
     (r.row.constraints as Array<Record<string, unknown>>).forEach((c, i) => {
       for (const key of ['requires', 'atMost', 'affects', 'dependsOn', 'overrides'])
