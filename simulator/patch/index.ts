@@ -3,6 +3,7 @@ export { PatchError, UnsupportedPatchTypeError, GENERIC_422_MESSAGE, SMP_MESSAGE
 export { applyJsonPatch, parseJsonPatch, type JsonPatchOperation } from './json-patch.ts';
 export { applyMergePatch, createMergePatch } from './merge-patch.ts';
 export { applyStrategicMergePatch } from './strategic-merge.ts';
+export { createStrategicMergePatch } from './strategic-diff.ts';
 export {
   applyPatch,
   parsePatchBody,

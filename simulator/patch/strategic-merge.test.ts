@@ -5,8 +5,9 @@ import { PatchError } from './errors.ts';
 import type { JsonObject, JsonValue } from './json-value.ts';
 import { schemaFromObject } from './schema-builder.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
-import { deepFreeze, jsonPrimitive, jsonValue } from './testing/arbitraries.ts';
-import { modelStrategicMerge, normalize, type ModelShape } from './testing/strategic-model.ts';
+import { deepFreeze, jsonValue } from './testing/arbitraries.ts';
+import { docArb, itemArb, propSchema, propShape, uniqueByK } from './testing/strategic-fixtures.ts';
+import { modelStrategicMerge, normalize } from './testing/strategic-model.ts';
 
 const pod = schemaFromObject('Pod', {
   metadata: {
@@ -227,53 +228,6 @@ describe('applyStrategicMergePatch: errors', () => {
 });
 
 // ---- properties -------------------------------------------------------------------------------------
-
-/** The same shape twice: once as a TypeSchema for the engine, once in the model's own language. */
-const itemFields = {
-  k: 'string',
-  v: 'string',
-  tags: { type: 'array', elementType: 'string', patchStrategy: 'merge' },
-  sub: { type: 'array', patchStrategy: 'merge', patchMergeKey: 'k', fields: { k: 'string', v: 'string' } },
-} as const;
-const propSchema = schemaFromObject('Root', {
-  m: { type: 'map', elementType: 'string' },
-  items: { type: 'array', patchStrategy: 'merge', patchMergeKey: 'k', fields: itemFields },
-  plain: { type: 'array', elementType: 'string' },
-  o: { fields: { x: 'string', tags: { type: 'array', elementType: 'string', patchStrategy: 'merge' } } },
-});
-const subShape: ModelShape = { kind: 'keyedList', key: 'k', element: { kind: 'struct', fields: { k: { kind: 'unknown' }, v: { kind: 'unknown' } } } };
-const propShape: ModelShape = {
-  kind: 'struct',
-  fields: {
-    m: { kind: 'map', value: { kind: 'unknown' } },
-    items: { kind: 'keyedList', key: 'k', element: { kind: 'struct', fields: { tags: { kind: 'setList' }, sub: subShape } } },
-    plain: { kind: 'replace' },
-    o: { kind: 'struct', fields: { tags: { kind: 'setList' } } },
-  },
-};
-
-const key = fc.constantFrom('k1', 'k2', 'k3', 'k4');
-const str = fc.constantFrom('a', 'b', 'c');
-const maybeNull = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: arb }, { weight: 1, arbitrary: fc.constant(null) });
-const rec = <T extends Record<string, fc.Arbitrary<unknown>>>(model: T) => fc.record(model, { requiredKeys: [], noNullPrototype: true });
-const uniqueByK = <T extends { k: string }>(arb: fc.Arbitrary<T>) => fc.uniqueArray(arb, { selector: (x) => x.k, maxLength: 3 });
-
-function itemArb(nulls: boolean) {
-  const n = <T>(a: fc.Arbitrary<T>) => (nulls ? maybeNull(a) : a);
-  const sub = uniqueByK(fc.record({ k: key, v: n(str) }, { requiredKeys: ['k'], noNullPrototype: true }) as fc.Arbitrary<{ k: string }>);
-  return fc.record({ k: key, v: n(str), tags: n(fc.array(str, { maxLength: 3 })), sub: n(sub), extra: n(jsonPrimitive) }, { requiredKeys: ['k'], noNullPrototype: true }) as fc.Arbitrary<{ k: string }>;
-}
-
-function docArb(nulls: boolean): fc.Arbitrary<JsonObject> {
-  const n = <T>(a: fc.Arbitrary<T>) => (nulls ? maybeNull(a) : a);
-  return rec({
-    m: n(fc.dictionary(str, n(str), { maxKeys: 3, noNullPrototype: true })),
-    items: n(uniqueByK(itemArb(nulls))),
-    plain: n(fc.array(str, { maxLength: 3 })),
-    o: n(rec({ x: n(str), tags: n(fc.uniqueArray(str, { maxLength: 3 })) })),
-    other: n(jsonValue),
-  }) as fc.Arbitrary<JsonObject>;
-}
 
 const liveDoc = docArb(false);
 const directiveFreePatch = docArb(true);
