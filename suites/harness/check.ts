@@ -40,6 +40,8 @@ export interface CheckContext {
   readonly fc: { seed: number; numRuns: number };
   /** A fresh namespace for this check, deleted when the check ends. */
   namespace(): Promise<string>;
+  /** A namespace name of this run, not yet created (for checks that create it themselves); deleted at the end. */
+  namespaceName(): string;
   /** A name unique within this check (DNS label), for objects created by property runs. */
   uniqueName(prefix?: string): string;
   /** Runs a property with this check's seed and run count; its failure carries the replay data. */
@@ -135,10 +137,14 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
     discovery: run.discovery,
     vendor: run.vendor,
     fc: { seed, numRuns: run.runs },
-    async namespace() {
+    namespaceName() {
       const name = `${run.namespacePrefix}${randomSuffix(8)}`;
-      await createNamespace(client, name);
       namespaces.push(name);
+      return name;
+    },
+    async namespace() {
+      const name = ctx.namespaceName();
+      await createNamespace(client, name);
       return name;
     },
     uniqueName(prefix = 'obj') {

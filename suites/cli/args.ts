@@ -1,0 +1,138 @@
+// Command-line options of `npx tsx suites`, parsed with node:util parseArgs. Bad usage becomes a
+// UsageError with a one-line message (exit 2).
+import { parseArgs } from 'node:util';
+import { parseReplay, type ReplaySpec } from '../harness/run-context.ts';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface CliOptions {
+  target?: string;
+  token?: string;
+  kubeconfig?: string;
+  insecureSkipTlsVerify: boolean;
+  suites: string[];
+  grep?: RegExp;
+  skip?: RegExp;
+  list: boolean;
+  seed: number;
+  runs: number;
+  replay?: ReplaySpec;
+  expectedFailures?: string;
+  reportDir: string;
+  workers: number;
+  timeoutSeconds: number;
+  vendor: string;
+  help: boolean;
+}
+
+export const DEFAULT_RUNS = 15;
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+export const DEFAULT_WORKERS = 2;
+
+const OPTIONS = {
+  target: { type: 'string' },
+  token: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  'insecure-skip-tls-verify': { type: 'boolean', default: false },
+  suite: { type: 'string', multiple: true },
+  grep: { type: 'string' },
+  skip: { type: 'string' },
+  list: { type: 'boolean', default: false },
+  seed: { type: 'string' },
+  runs: { type: 'string' },
+  replay: { type: 'string' },
+  'expected-failures': { type: 'string' },
+  'report-dir': { type: 'string', default: 'reports' },
+  workers: { type: 'string' },
+  timeout: { type: 'string' },
+  vendor: { type: 'string', default: 'kubernetes' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+function integer(name: string, text: string | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (text === undefined) return fallback;
+  if (!/^-?\d+$/.test(text.trim())) throw new UsageError(`--${name} expects an integer, got "${text}"`);
+  const n = Number(text);
+  if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function regex(name: string, text: string | undefined): RegExp | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return new RegExp(text);
+  } catch (err) {
+    throw new UsageError(`--${name} is not a valid regular expression: ${(err as Error).message}`);
+  }
+}
+
+export function parseCliArgs(argv: string[]): CliOptions {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true }));
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]);
+  }
+  const str = (k: string) => values[k] as string | undefined;
+  const replayText = str('replay');
+  let replay: ReplaySpec | undefined;
+  if (replayText !== undefined) {
+    try {
+      replay = parseReplay(replayText);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  const vendor = str('vendor') ?? 'kubernetes';
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(vendor)) throw new UsageError(`--vendor must be a lower-case word, got "${vendor}"`);
+  return {
+    target: str('target'),
+    token: str('token'),
+    kubeconfig: str('kubeconfig'),
+    insecureSkipTlsVerify: values['insecure-skip-tls-verify'] === true,
+    suites: (values.suite as string[] | undefined) ?? [],
+    grep: regex('grep', str('grep')),
+    skip: regex('skip', str('skip')),
+    list: values.list === true,
+    seed: integer('seed', str('seed'), replay?.seed ?? Math.floor(Math.random() * 2 ** 31), -(2 ** 31), 2 ** 31 - 1),
+    runs: integer('runs', str('runs'), DEFAULT_RUNS, 1, 100_000),
+    replay,
+    expectedFailures: str('expected-failures'),
+    reportDir: str('report-dir') ?? 'reports',
+    workers: integer('workers', str('workers'), DEFAULT_WORKERS, 1, 64),
+    timeoutSeconds: integer('timeout', str('timeout'), DEFAULT_TIMEOUT_SECONDS, 1, 86_400),
+    vendor,
+    help: values.help === true,
+  };
+}
+
+export const HELP = `Conformance harness for the cluster resource API.
+
+Usage: npx tsx suites [options]
+
+Target
+  --target URL                 API base URL; without it an embedded simulator is started on a free port
+  --token TOKEN                bearer token
+  --kubeconfig FILE            use the current context: server, CA, client certificate/key, token
+  --insecure-skip-tls-verify   do not verify the target's TLS certificate
+  --vendor NAME                vendor word in media types (application/vnd.NAME.protobuf); default kubernetes
+
+Selection
+  --suite NAME                 run only this suite (repeatable)
+  --grep RE                    run only checks whose id or a covered spec row id matches RE
+  --skip RE                    leave out checks whose id or a covered spec row id matches RE
+  --list                       print the selected checks and the spec rows they cover; run nothing
+  --replay ID                  re-run one failed check exactly (ID as printed: <check>@<seed>[:<property>:<path>])
+
+Run
+  --seed N                     fast-check seed (default: random, printed in the summary)
+  --runs N                     runs per property (default ${DEFAULT_RUNS})
+  --workers N                  suite files run in parallel (default ${DEFAULT_WORKERS})
+  --timeout SECONDS            time limit per check (default ${DEFAULT_TIMEOUT_SECONDS})
+  --expected-failures FILE     YAML/JSON list of check or row ids expected to fail on this target
+  --report-dir DIR             where junit.xml and results.json go (default reports/)
+  -h, --help                   this text
+
+Exit status: 0 every applicable check passed; 1 a check failed; 2 bad usage or unreachable target.`;

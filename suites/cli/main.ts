@@ -1,0 +1,179 @@
+// `npx tsx suites`: resolves the target (a URL, a kubeconfig, or an embedded simulator), runs the selected
+// checks, writes the reports and returns the exit status: 0 all applicable checks passed, 1 a check failed,
+// 2 bad usage or an unreachable target (always a one-line reason, never a stack trace).
+import { loadSpecTables } from '../../spec-tables/index.ts';
+import { HELP, UsageError, parseCliArgs, type CliOptions } from './args.ts';
+import { readKubeconfig } from './kubeconfig.ts';
+import { readExpectedFailures, type ExpectedFailure } from './expected-failures.ts';
+import { Progress, type ProgressStream } from './progress.ts';
+import { normaliseTargetUrl, type TargetConnection } from '../harness/connection.ts';
+import { TargetClient, TransportError } from '../harness/client.ts';
+import { loadCatalog } from '../harness/catalog.ts';
+import { runChecks, selectChecks, SelectionError } from '../harness/engine.ts';
+import { buildResults } from '../report/results.ts';
+import { writeReports } from '../report/write.ts';
+import { renderSummary } from '../report/console.ts';
+
+export interface CliIo {
+  stdout: ProgressStream;
+  stderr: ProgressStream;
+  /** Ctrl-C handling; tests pass their own signal. */
+  signal?: AbortSignal;
+}
+
+export const EXIT_PASS = 0;
+export const EXIT_FAIL = 1;
+export const EXIT_USAGE = 2;
+
+class TargetError extends Error {}
+
+function resolveConnection(options: CliOptions): TargetConnection | undefined {
+  let connection: TargetConnection | undefined;
+  if (options.kubeconfig) connection = readKubeconfig(options.kubeconfig);
+  if (options.target) connection = { ...(connection ?? {}), url: options.target };
+  if (!connection) return undefined;
+  if (options.token) connection.token = options.token;
+  if (options.insecureSkipTlsVerify) connection.insecureSkipTlsVerify = true;
+  connection.url = normaliseTargetUrl(connection.url);
+  return connection;
+}
+
+async function probe(connection: TargetConnection, vendor: string): Promise<void> {
+  const client = new TargetClient({ connection, vendor });
+  try {
+    const res = await client.raw({ method: 'GET', path: '/api', headers: { Accept: 'application/json' }, timeoutMs: 10_000 });
+    const apis = await client.raw({ method: 'GET', path: '/apis', headers: { Accept: 'application/json' }, timeoutMs: 10_000 });
+    if (res.status !== 200 && apis.status !== 200) {
+      throw new TargetError(`target ${connection.url} serves no discovery document (GET /api answered ${res.status}, GET /apis answered ${apis.status})`);
+    }
+  } catch (err) {
+    if (err instanceof TransportError) {
+      const reason = err.exchange.error ?? err.message;
+      throw new TargetError(`target ${connection.url} is unreachable: ${reason}`);
+    }
+    throw err;
+  }
+}
+
+function replayBase(options: CliOptions, embedded: boolean, connection: TargetConnection): string {
+  const parts = ['npx tsx suites'];
+  if (!embedded) {
+    if (options.kubeconfig) parts.push(`--kubeconfig '${options.kubeconfig}'`);
+    if (options.target || !options.kubeconfig) parts.push(`--target '${connection.url}'`);
+    if (options.token) parts.push('--token "$TOKEN"');
+    if (options.insecureSkipTlsVerify) parts.push('--insecure-skip-tls-verify');
+  }
+  if (options.vendor !== 'kubernetes') parts.push(`--vendor ${options.vendor}`);
+  parts.push(`--runs ${options.runs}`);
+  return parts.join(' ');
+}
+
+export async function main(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const say = (text: string) => io.stdout.write(`${text}\n`);
+  const complain = (text: string) => io.stderr.write(`${text}\n`);
+  let options: CliOptions;
+  try {
+    options = parseCliArgs(argv);
+  } catch (err) {
+    complain(`error: ${(err as Error).message} (see --help)`);
+    return EXIT_USAGE;
+  }
+  if (options.help) {
+    say(HELP);
+    return EXIT_PASS;
+  }
+
+  let stopSimulator: (() => Promise<void>) | undefined;
+  try {
+    const tables = loadSpecTables({ vendor: options.vendor });
+    const catalog = await loadCatalog();
+    const selected = selectChecks(catalog, { suites: options.suites, grep: options.grep, skip: options.skip, replay: options.replay });
+    if (options.list) {
+      for (const c of selected) say(`${c.id}  [${c.suite}]  ${c.rows.join(', ')}${c.title ? `  — ${c.title}` : ''}`);
+      say(`${selected.length} checks in ${new Set(selected.map((c) => c.suite)).size} suites`);
+      return EXIT_PASS;
+    }
+    if (selected.length === 0) throw new UsageError('no check matches the selection (--suite/--grep/--skip)');
+    let expected: ExpectedFailure[] = [];
+    if (options.expectedFailures) expected = readExpectedFailures(options.expectedFailures);
+
+    let connection = resolveConnection(options);
+    const embedded = connection === undefined;
+    if (!connection) {
+      const { startSimulator } = await import('../../simulator/server/start.ts');
+      const simulator = await startSimulator({ port: 0, host: '127.0.0.1', vendor: options.vendor });
+      stopSimulator = () => simulator.close();
+      connection = { url: simulator.url.replace(/\/+$/, '') };
+      say(`embedded simulator at ${connection.url}`);
+    }
+    await probe(connection, options.vendor);
+
+    const controller = new AbortController();
+    const onSigint = () => {
+      if (controller.signal.aborted) process.exit(130);
+      complain('\ninterrupted: stopping checks and deleting this run\'s namespaces (Ctrl-C again to quit at once)');
+      controller.abort();
+    };
+    io.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+    process.on('SIGINT', onSigint);
+    const progress = new Progress(io.stdout);
+    let engine;
+    try {
+      engine = await runChecks({
+        connection,
+        vendor: options.vendor,
+        suites: options.suites,
+        grep: options.grep,
+        skip: options.skip,
+        replay: options.replay,
+        seed: options.seed,
+        runs: options.runs,
+        workers: options.workers,
+        timeoutSeconds: options.timeoutSeconds,
+        replayCommand: replayBase(options, embedded, connection),
+        signal: controller.signal,
+        onPlan: (n) => progress.plan(n),
+        onCheckStart: (id) => progress.start(id),
+        onCheckDone: (o) => progress.done(o),
+      });
+    } finally {
+      process.off('SIGINT', onSigint);
+      progress.finish();
+    }
+    const results = buildResults({
+      engine,
+      catalog: catalog.checks,
+      rows: tables.all,
+      target: connection.url,
+      embedded,
+      vendor: options.vendor,
+      seed: options.seed,
+      runs: options.runs,
+      suites: [...new Set(selected.map((c) => c.suite))],
+      grep: options.grep?.source,
+      skip: options.skip?.source,
+      expectedFailures: options.expectedFailures ? { file: options.expectedFailures, ids: expected.map((e) => e.id) } : undefined,
+    });
+    const files = writeReports(options.reportDir, results);
+    say('');
+    say(renderSummary(results, { color: Boolean(io.stdout.isTTY) }));
+    say(`reports: ${files.junit}, ${files.results}`);
+    if (engine.interrupted) return 130;
+    return results.passed ? EXIT_PASS : EXIT_FAIL;
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof SelectionError || err instanceof TargetError) {
+      complain(`error: ${err.message}`);
+      return EXIT_USAGE;
+    }
+    const e = err as Error;
+    // Configuration problems (kubeconfig, expected-failures file, spec tables) are usage errors too.
+    if (/KubeconfigError|ExpectedFailuresError|SpecTableError/.test(e?.name ?? '') || /^target /.test(e?.message ?? '')) {
+      complain(`error: ${e.message.split('\n')[0]}`);
+      return EXIT_USAGE;
+    }
+    complain(`internal error: ${e?.stack ?? String(err)}`);
+    return EXIT_USAGE;
+  } finally {
+    await stopSimulator?.();
+  }
+}
