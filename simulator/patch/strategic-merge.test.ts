@@ -110,6 +110,14 @@ describe('applyStrategicMergePatch: merging', () => {
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(smp(c.doc, c.patch), c.expected));
 
+  it('treats an own "__proto__" member as data', () => {
+    const doc = JSON.parse('{"data":{"__proto__":"a","k":"v"}}') as JsonObject;
+    const patch = JSON.parse('{"data":{"__proto__":null,"x":{"__proto__":{"polluted":true}}}}') as JsonObject;
+    const result = applyStrategicMergePatch(doc, patch, undefined);
+    assert.equal(JSON.stringify(result), '{"data":{"k":"v","x":{"__proto__":{"polluted":true}}}}');
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
   it('merges with no schema at all: maps merge, lists replaced', () => {
     const result = applyStrategicMergePatch({ a: { b: 1 }, l: [1, 2] }, { a: { c: 2 }, l: [3] }, undefined);
     assert.deepEqual(result, { a: { b: 1, c: 2 }, l: [3] });
