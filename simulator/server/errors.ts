@@ -87,9 +87,9 @@ export function notAcceptable(accepted: string[]): ApiError {
   return new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
 }
 
-export function unsupportedMediaType(contentType: string, accepted: string[]): ApiError {
-  const what = contentType ? `the body of the request was in an unknown format (${contentType})` : 'the body of the request was in an unknown format';
-  return new ApiError(415, 'UnsupportedMediaType', `${what} - accepted media types include: ${accepted.join(', ')}`);
+/** 415 as the real server words it (AS negotiation errUnsupportedMediaType): the sent type is not named. */
+export function unsupportedMediaType(_contentType: string, accepted: string[]): ApiError {
+  return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 }
 
 export function requestEntityTooLarge(limit: number): ApiError {
