@@ -316,7 +316,10 @@ export async function writeScale(ctx: ServerContext, req: ResourceRequest, raw: 
       if (typeof rv === 'string' && rv !== '' && rv !== cur.value.metadata.resourceVersion) throw conflict(groupResource(def), name);
       const old = cur.value;
       const next = structuredClone(old) as KubeObject;
-      (next.spec as Record<string, unknown>).replicas = replicas;
+      // A stored spec that is not an object (nothing validated it yet) must not turn a scale write into a 500.
+      const spec = next.spec !== null && typeof next.spec === 'object' && !Array.isArray(next.spec) ? (next.spec as Record<string, unknown>) : {};
+      spec.replicas = replicas;
+      next.spec = spec;
       carrySystemMeta(def, next, old);
       return settle(next, old);
     });
