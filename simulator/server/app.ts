@@ -1,6 +1,7 @@
 // The Fastify application: one catch-all route that resolves the path like the real server's request-info
 // resolver, then dispatches to the verb handlers. Responses are negotiated by Accept; every error is a Status.
 
+import http from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ResourceDef } from '../api/registry.ts';
 import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupported, pathNotFound, requestEntityTooLarge, badRequest } from './errors.ts';
@@ -24,6 +25,8 @@ function firstValues(q: Query): Record<string, string | undefined> {
   return out;
 }
 
+const EXTRA_METHODS = http.METHODS.filter((m) => !['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'CONNECT'].includes(m));
+
 const VERB_OF_METHOD: Record<string, string> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
 function requireVerb(def: ResourceDef, verb: string): void {
@@ -36,7 +39,15 @@ export function buildApp(ctx: ServerContext): FastifyInstance {
     bodyLimit: ctx.settings.bodyLimit,
     // Paths like /api/v1/namespaces/a%2Fb must reach the resolver undecoded.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // A path with a malformed %-escape is answered with a Status like every other client error.
+    frameworkErrors: (err, request, reply) => {
+      const status = badRequest(`invalid request path: ${err.message}`);
+      (reply as FastifyReply).code(400).header('Content-Type', 'application/json').send(Buffer.from(encodeJson(status.status, false)));
+    },
   });
+  // Methods Fastify does not route by default still reach the resolver, so they answer 405 under the API roots
+  // (go-restful's answer) rather than falling through to the plain 404 page.
+  for (const m of EXTRA_METHODS) if (!app.supportedMethods.includes(m)) app.addHttpMethod(m, { hasBody: true });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
@@ -53,7 +64,7 @@ export function buildApp(ctx: ServerContext): FastifyInstance {
   });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => dispatch(ctx, request, reply);
-  app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'], url: '/*', handler });
+  app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', ...EXTRA_METHODS], url: '/*', handler });
   app.route({ method: ['GET'], url: '/', handler: async (_req, reply) => reply.send({ paths: rootPaths(ctx) }) });
   return app;
 }
@@ -73,7 +84,8 @@ function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyR
   const query = firstValues(request.query as Query);
   const negotiated = negotiateOutput(request.headers.accept, { stream: false, protobuf: ctx.protobuf, protobufOk: protobufOk && hasProtobufForm(ctx, result.object) });
   const body = encodeAs(negotiated.format, result.object, wantsPretty(query, request.headers['user-agent']), ctx.protobuf);
-  return reply.code(result.code).header('Content-Type', negotiated.contentType).send(body);
+  // Bytes, not a string: Fastify would append "; charset=utf-8" to a JSON Content-Type the real server sends bare.
+  return reply.code(result.code).header('Content-Type', negotiated.contentType).send(typeof body === 'string' ? Buffer.from(body) : body);
 }
 
 function hasProtobufForm(ctx: ServerContext, obj: object): boolean {
@@ -86,12 +98,12 @@ function sendError(ctx: ServerContext, request: FastifyRequest, reply: FastifyRe
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
   if (err.code === 406) {
     // No serializer could be agreed on: the real server writes this one as pretty JSON.
-    return reply.code(406).header('Content-Type', 'application/json').send(encodeJson(err.status, true));
+    return reply.code(406).header('Content-Type', 'application/json').send(Buffer.from(encodeJson(err.status, true)));
   }
   try {
     return sendResult(ctx, request, reply, { code: err.code, object: err.status });
   } catch {
-    return reply.code(err.code).header('Content-Type', 'application/json').send(encodeJson(err.status, false));
+    return reply.code(err.code).header('Content-Type', 'application/json').send(Buffer.from(encodeJson(err.status, false)));
   }
 }
 
