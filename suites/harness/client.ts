@@ -6,7 +6,7 @@ import type { KubeObject, WatchEvent } from '../../simulator/api/meta.ts';
 import { createDispatcher, type TargetConnection } from './connection.ts';
 import { ExchangeRecorder, type Exchange } from './recorder.ts';
 import { JsonValueSplitter } from './json-stream.ts';
-import { LengthFrameSplitter, loadProtobufCodec } from './protobuf.ts';
+import { decodeProtobuf, encodeProtobuf, watchFrameDecoder } from './protobuf.ts';
 
 export type Format = 'json' | 'yaml' | 'protobuf';
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -142,7 +142,7 @@ export class TargetClient {
   /** Encodes a body in the given format (protobuf through the project codec). */
   async encode(obj: unknown, format: Format | string): Promise<Uint8Array> {
     const type = this.mediaType(format);
-    if (type === this.mediaType('protobuf')) return (await loadProtobufCodec()).encodeObject(obj as KubeObject);
+    if (type === this.mediaType('protobuf')) return encodeProtobuf(obj as KubeObject);
     if (type === 'application/yaml') return Buffer.from(yaml.dump(obj, { noRefs: true }));
     return Buffer.from(JSON.stringify(obj));
   }
@@ -151,7 +151,7 @@ export class TargetClient {
   async decode<T>(res: RawResponse): Promise<{ object?: T; error?: string }> {
     if (res.body.length === 0) return { error: 'empty body' };
     try {
-      if (res.mediaType === this.mediaType('protobuf')) return { object: (await loadProtobufCodec()).decodeObject(res.body) as T };
+      if (res.mediaType === this.mediaType('protobuf')) return { object: decodeProtobuf(res.body) as T };
       if (res.mediaType === 'application/yaml') return { object: yaml.load(res.text()) as T };
       if (res.mediaType === 'application/json' || res.mediaType.endsWith('+json')) return { object: JSON.parse(res.text()) as T };
       return { error: `cannot decode media type "${res.mediaType || '(none)'}"` };
@@ -249,16 +249,14 @@ export class WatchStream {
   private async pump(res: Dispatcher.ResponseData, format: 'json' | 'protobuf'): Promise<void> {
     const isProtobuf = format === 'protobuf' && this.mediaType === this.protobufType;
     const json = new JsonValueSplitter();
-    const frames = new LengthFrameSplitter();
+    const frames = isProtobuf ? watchFrameDecoder() : undefined;
     try {
-      const codec = isProtobuf ? await loadProtobufCodec() : undefined;
       for await (const chunk of res.body) {
         const bytes = chunk as Buffer;
         this.keep(bytes);
         if (this.status !== 200) continue;
-        if (codec) {
-          if (!codec.decodeWatchEventBody) throw new Error('the protobuf codec cannot decode watch events');
-          for (const frame of frames.push(bytes)) this.queue.push(codec.decodeWatchEventBody(frame) as WatchEvent);
+        if (frames) {
+          for (const event of frames.push(bytes)) this.queue.push(event as WatchEvent);
         } else {
           for (const value of json.push(bytes)) this.queue.push(value as WatchEvent);
         }
