@@ -212,7 +212,7 @@ export class ApiClient {
     for (let attempt = 0; ; attempt++) {
       await this.waitForToken(ro.signal);
       const startedAt = performance.now();
-      const timeout = AbortSignal.timeout(ro.timeoutMs ?? this.timeoutMs);
+      const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(ro.timeoutMs ?? this.timeoutMs)));
       const signal = ro.signal ? AbortSignal.any([ro.signal, timeout]) : timeout;
       let res: Dispatcher.ResponseData;
       try {
