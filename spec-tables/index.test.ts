@@ -213,6 +213,9 @@ test('every field of the 2.2-2.5 tables is a row with its type, default and upda
   assert.equal(fieldRow('TypeMeta', 'kind')?.protobufField, 2);
   assert.equal(fieldRow('DeploymentSpec', 'revisionHistoryLimit')?.jsonPath, 'spec.revisionHistoryLimit');
   assert.equal(fieldRow('Nope', 'nope'), undefined);
+  // Protobuf field numbers come from 2.6 only; other numbers are wire facts, not spec.
+  assert.deepEqual(t.fields.filter((f) => f.protobufField !== null).map((f) => f.section), Array(6).fill('2.6'));
+  assert.ok(t.fields.filter((f) => f.section === '2.6').every((f) => f.protobufField !== null));
 });
 
 test('a broken row is rejected naming the file, the row id and the field', () => {
@@ -269,4 +272,14 @@ test('{vendor} is substituted everywhere from one setting', () => {
   assert.equal(t.optionByName('--cluster-name')?.default, 'kubernetes');
   assert.equal(loadSpecTables({ vendor: 'acme' }), acme, 'cached per vendor');
   assert.ok(Object.isFrozen(acme.options[0]), 'cached rows are frozen so no consumer can change them for another');
+});
+
+test('every option name and every path the spec markdown mentions is in the tables', () => {
+  const optionTokens = new Set(md.match(/--[a-z][a-z0-9_-]*/g));
+  assert.equal(optionTokens.size, 79);
+  for (const name of optionTokens) assert.ok(optionByName(name), name);
+  const pathTokens = new Set(md.match(/\b(CORE|EXT|APPS|BATCHB|BATCH)(\/[A-Za-z0-9<>/._-]*[A-Za-z0-9>])?/g));
+  const specPaths = new Set([...t.endpoints.map((e) => e.specPath), ...t.prefixes.map((p) => p.prefix)]);
+  assert.ok(pathTokens.size > 50);
+  for (const path of pathTokens) assert.ok(specPaths.has(path), path);
 });
