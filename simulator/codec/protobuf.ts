@@ -184,6 +184,32 @@ export function formatGoDuration(nanos: number): string {
   return neg ? `-${out}` : out;
 }
 
+// Objects share few distinct timestamps (a list's conditions and creation times repeat), so small
+// memo tables save most of the date arithmetic; they are emptied when full to stay bounded.
+const MEMO_LIMIT = 4096;
+const parsedTimes = new Map<string, { seconds: number; nanos: number }>();
+const formattedTimes = new Map<number, string | null>();
+
+function parseTimeMemo(text: string): { seconds: number; nanos: number } {
+  let t = parsedTimes.get(text);
+  if (t === undefined) {
+    t = parseRfc3339(text);
+    if (parsedTimes.size >= MEMO_LIMIT) parsedTimes.clear();
+    parsedTimes.set(text, t);
+  }
+  return t;
+}
+
+function formatTimeMemo(seconds: number): string | null {
+  let t = formattedTimes.get(seconds);
+  if (t === undefined) {
+    t = formatTime(seconds);
+    if (formattedTimes.size >= MEMO_LIMIT) formattedTimes.clear();
+    formattedTimes.set(seconds, t);
+  }
+  return t;
+}
+
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 // ---------------------------------------------------------------------------------------------
@@ -279,8 +305,8 @@ const SCALAR_CODECS: Readonly<Record<'string' | 'bool' | 'int32' | 'int64' | 'ui
     wireType: WIRE_VARINT,
     write(w, v) {
       if (v == null) w.int64(0);
-      else if (Number.isInteger(v)) w.int64(v as number);
-      else throw typeError('an integer', v);
+      else if (Number.isInteger(v) && Math.abs(v as number) <= 9223372036854775807) w.int64(v as number);
+      else throw typeError('a 64-bit integer', v);
     },
     read: (r) => int64Of(r.int64()),
     zero: () => 0,
@@ -301,7 +327,7 @@ const SCALAR_CODECS: Readonly<Record<'string' | 'bool' | 'int32' | 'int64' | 'ui
     wireType: WIRE_VARINT,
     write(w, v) {
       if (v == null) w.uint64(0);
-      else if (Number.isInteger(v) && (v as number) >= 0) w.uint64(v as number);
+      else if (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 18446744073709551615) w.uint64(v as number);
       else throw typeError('an unsigned integer', v);
     },
     read: (r) => int64Of(r.uint64()),
@@ -340,7 +366,7 @@ const SPECIAL_CODECS: Readonly<Record<Exclude<ValueKind, keyof typeof SCALAR_COD
       w.fork();
       if (v != null) {
         if (typeof v !== 'string') throw typeError('an RFC 3339 time string or null', v);
-        const { seconds } = parseRfc3339(v);
+        const { seconds } = parseTimeMemo(v);
         if (seconds !== GO_ZERO_SECONDS) w.uint32(0x08).int64(seconds).uint32(0x10).int32(0);
       }
       w.ldelim();
@@ -355,7 +381,7 @@ const SPECIAL_CODECS: Readonly<Record<Exclude<ValueKind, keyof typeof SCALAR_COD
         seconds = int64Of(r.int64());
         return true;
       });
-      return formatTime(seconds);
+      return formatTimeMemo(seconds);
     },
     zero: () => null,
     isZero: zeroIs(null),
