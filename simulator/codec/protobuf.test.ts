@@ -583,11 +583,20 @@ test('Go durations', () => {
   assert.throws(() => parseGoDuration('1d'), ProtobufEncodeError);
 });
 
-test('every pointer field of a kind is absent from the wire when unset', () => {
-  // A Deployment with nothing set: DeploymentSpec writes only its non-pointer fields
-  // (template 1a, strategy 22, minReadySeconds 28, paused 38); replicas (08) etc. stay out.
+test('pointer fields are absent from the wire when unset, non-pointer ones always written', () => {
   const raw = rawOf({ apiVersion: 'apps/v1', kind: 'Deployment' });
-  const specField: ProtoField[] = protoMessage('k8s.io.api.apps.v1.DeploymentSpec')?.fields as ProtoField[];
-  assert.deepEqual(specField.filter((f) => !f.pointer).map((f) => f.id).sort(), [3, 4, 5, 7]);
-  assert.ok(raw.length > 0);
+  // metadata: the zero ObjectMeta (9 empty non-pointer fields, 18 bytes)
+  assert.equal(raw.subarray(0, 20).toString('hex'), hex('0a 12  0a 00 12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 7a 00').toString('hex'));
+  // spec: replicas (08), selector (12), revisionHistoryLimit (30) and progressDeadlineSeconds (48) are
+  // pointers and stay out; template (1a), strategy (22), minReadySeconds (28), paused (38) are written.
+  assert.equal(raw[20], 0x12);
+  const spec = raw.subarray(22, 22 + raw[21]);
+  const tags: number[] = [];
+  for (let i = 0; i < spec.length; ) {
+    tags.push(spec[i]);
+    i += spec[i] === 0x1a || spec[i] === 0x22 ? 2 + spec[i + 1] : 2;
+  }
+  assert.deepEqual(tags, [0x1a, 0x22, 0x28, 0x38]);
+  const specFields = protoMessage('k8s.io.api.apps.v1.DeploymentSpec')?.fields as ProtoField[];
+  assert.deepEqual(specFields.filter((f) => !f.pointer).map((f) => f.id).sort(), [3, 4, 5, 7]);
 });
