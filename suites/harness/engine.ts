@@ -162,11 +162,21 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   try {
     if (suiteFiles.length > 0) {
       process.env[CONTEXT_ENV] = contextPath;
-      const stream = run({
-        files: suiteFiles.map((s) => s.file),
-        concurrency: Math.max(1, options.workers),
-        signal: options.signal,
-      });
+      // Inside a test file (the harness's own tests) node refuses a nested run() when it sees
+      // NODE_TEST_CONTEXT; the check processes get their own value from run() anyway, so hide it
+      // only for the synchronous call.
+      const testContext = process.env.NODE_TEST_CONTEXT;
+      delete process.env.NODE_TEST_CONTEXT;
+      let stream: ReturnType<typeof run>;
+      try {
+        stream = run({
+          files: suiteFiles.map((s) => s.file),
+          concurrency: Math.max(1, options.workers),
+          signal: options.signal,
+        });
+      } finally {
+        if (testContext !== undefined) process.env.NODE_TEST_CONTEXT = testContext;
+      }
       for await (const event of stream as AsyncIterable<{ type: string; data: Record<string, unknown> }>) {
         const data = event.data;
         if (data?.nesting !== 0 || typeof data.name !== 'string') continue;

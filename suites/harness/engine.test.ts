@@ -1,0 +1,95 @@
+// The harness fails when it should and only then: against a small server that breaks one rule at a time,
+// the matching check fails and names the right spec row; a correct-but-different server passes.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { runChecks, type CheckOutcome, type EngineResult } from './engine.ts';
+import { startMiniServer, type Breaks } from './testdata/mini-server.ts';
+
+const servers: Array<{ close(): Promise<void> }> = [];
+after(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+const CHECKS = [
+  'negotiation.accept-each-type',
+  'negotiation.unsupported-accept-406',
+  'negotiation.malformed-body-400',
+  'crud.stale-put-conflict',
+  'crud.create-then-get',
+  'crud.put-ignores-status',
+];
+
+async function runAgainst(breaks: Breaks, ids: string[] = CHECKS): Promise<EngineResult> {
+  const server = await startMiniServer(breaks);
+  servers.push(server);
+  return runChecks({
+    connection: { url: server.url },
+    vendor: 'kubernetes',
+    seed: 7,
+    runs: 8,
+    workers: 2,
+    timeoutSeconds: 30,
+    replayCommand: `npx tsx suites --target ${server.url}`,
+    grep: new RegExp(`^(${ids.map((i) => i.replace(/\./g, '\\.')).join('|')})$`),
+  });
+}
+
+function outcome(result: EngineResult, id: string): CheckOutcome {
+  const found = result.checks.find((c) => c.id === id);
+  assert.ok(found, `check ${id} was not run`);
+  return found;
+}
+
+test('a server that follows the rules passes every selected check; unserved groups are skipped, not passed', async () => {
+  const result = await runAgainst({});
+  for (const id of CHECKS.filter((i) => i !== 'crud.put-ignores-status')) {
+    const o = outcome(result, id);
+    assert.equal(o.status, 'passed', `${id}: ${o.message ?? o.reason}`);
+  }
+  const skipped = outcome(result, 'crud.put-ignores-status');
+  assert.equal(skipped.status, 'skipped');
+  assert.match(skipped.reason ?? '', /does not serve apps\/v1/);
+  assert.deepEqual(result.swept, [], 'checks left namespaces behind');
+});
+
+test('create answering 200 instead of 201 is allowed by the spec and passes', async () => {
+  const result = await runAgainst({ create200: true }, ['crud.create-then-get', 'crud.stale-put-conflict']);
+  for (const c of result.checks) assert.equal(c.status, 'passed', `${c.id}: ${c.message}`);
+});
+
+test('YAML asked, JSON answered: the Accept check fails and names media.yaml', async () => {
+  const result = await runAgainst({ yamlAsJson: true }, ['negotiation.accept-each-type']);
+  const o = outcome(result, 'negotiation.accept-each-type');
+  assert.equal(o.status, 'failed');
+  assert.deepEqual(o.evidence?.failedRows, ['media.yaml']);
+  assert.match(o.message ?? '', /Content-Type/);
+  assert.ok(o.evidence && o.evidence.exchanges.length > 0, 'no exchanges in the evidence');
+  const last = o.evidence.exchanges[o.evidence.exchanges.length - 1];
+  assert.equal(last.requestHeaders.Accept, 'application/yaml');
+  assert.match(last.curl, /^curl .*-H 'Accept: application\/yaml'/);
+  assert.match(o.evidence.replay, /^negotiation\.accept-each-type@-?\d+:0:[\d:]+$/);
+  assert.ok(o.evidence.counterexample?.includes('yaml'), `counterexample: ${o.evidence.counterexample}`);
+});
+
+test('no 406 for an unsupported Accept: the 406 check fails', async () => {
+  const result = await runAgainst({ no406: true }, ['negotiation.unsupported-accept-406']);
+  const o = outcome(result, 'negotiation.unsupported-accept-406');
+  assert.equal(o.status, 'failed');
+  assert.deepEqual(o.rows, ['negotiation.unsupported', 'error.406']);
+  assert.match(o.message ?? '', /expected HTTP 406, got 200/);
+});
+
+test('a stale resourceVersion accepted: the optimistic-lock check fails', async () => {
+  const result = await runAgainst({ ignoreStaleResourceVersion: true }, ['crud.stale-put-conflict']);
+  const o = outcome(result, 'crud.stale-put-conflict');
+  assert.equal(o.status, 'failed');
+  assert.ok(o.rows.includes('error.optimistic-lock'));
+  assert.match(o.message ?? '', /stale resourceVersion.*expected HTTP 409/s);
+});
+
+test('500 for a malformed body: the 400 check fails', async () => {
+  const result = await runAgainst({ badBody500: true }, ['negotiation.malformed-body-400']);
+  const o = outcome(result, 'negotiation.malformed-body-400');
+  assert.equal(o.status, 'failed');
+  assert.match(o.message ?? '', /expected HTTP 400, got 500/);
+});
