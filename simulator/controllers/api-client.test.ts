@@ -206,3 +206,35 @@ test('resourcePath builds core, grouped, namespaced and subresource paths', () =
   assert.equal(resourcePath({ group: '', version: 'v1', resource: 'namespaces' }), '/api/v1/namespaces');
   assert.equal(resourcePath({ group: 'apps', version: 'v1', resource: 'deployments', namespace: 'ns', name: 'd', subresource: 'scale' }), '/apis/apps/v1/namespaces/ns/deployments/d/scale');
 });
+
+test('with the shared protobuf codec: bodies and watch frames round-trip byte-exactly', async () => {
+  const codec = await import('../codec/protobuf.ts');
+  const PB = 'application/vnd.kubernetes.protobuf';
+  let received: unknown;
+  await withServer(
+    (req, body, res) => {
+      if (req.url?.includes('watch=true')) {
+        res.writeHead(200, { 'content-type': `${PB};stream=watch` });
+        res.end(codec.watchFrame('DELETED', codec.encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'gone', resourceVersion: '9' } })));
+        return;
+      }
+      received = codec.decodeObject(body);
+      res.writeHead(201, { 'content-type': PB });
+      res.end(body);
+    },
+    async (url) => {
+      const client = await ApiClient.create({ server: url }, { ...base, contentType: PB, codec: undefined });
+      assert.equal(client.wireContentType, PB, 'the shared codec is found and used');
+      const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'd' }, data: { k: 'v' } };
+      const back = await client.create('/api/v1/namespaces/d/configmaps', cm);
+      assert.deepEqual((received as { data: unknown }).data, { k: 'v' });
+      assert.equal(back.metadata.name, 'c');
+      const events = [];
+      for await (const ev of client.watch('/api/v1/configmaps')) events.push(ev);
+      assert.equal(events.length, 1);
+      assert.equal(events[0].type, 'DELETED');
+      assert.equal((events[0].object as { metadata: { name: string } }).metadata.name, 'gone');
+      await client.close();
+    },
+  );
+});

@@ -1,0 +1,26 @@
+// What every control loop of the daemon is given and must provide.
+
+import type { ApiClient } from './api-client.ts';
+import type { DaemonOptions } from './options.ts';
+import type { FeatureGates } from './feature-gates.ts';
+import type { DaemonMetrics } from './metrics.ts';
+import type { InformerFactory } from './informer.ts';
+
+export interface ControllerContext {
+  client: ApiClient;
+  /** Shared informers: one list+watch per collection path for all controllers. */
+  informers: InformerFactory;
+  options: DaemonOptions;
+  gates: FeatureGates;
+  /** Aborts when the daemon stops or loses leadership; run() should then return. */
+  signal: AbortSignal;
+  metrics: DaemonMetrics;
+  log(line: string): void;
+}
+
+export interface Controller {
+  /** The name used in --controllers. */
+  name: string;
+  /** Runs until ctx.signal aborts. A rejection is logged and the controller is marked failed. */
+  run(ctx: ControllerContext): Promise<void>;
+}

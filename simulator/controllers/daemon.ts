@@ -1,0 +1,277 @@
+// The controller daemon: options -> HTTP service -> API client -> leader election -> controllers, in the
+// order the 1.9 daemon uses. startDaemon() runs it in-process (the simulator and tests use it); index.ts is
+// the command line wrapper. Leadership lost means the daemon stops (the real one exits so that its
+// supervisor restarts it); `done` resolves with the reason.
+
+import { loadSpecTables, type SpecTables } from '../../spec-tables/index.ts';
+import { OptionDefs, parseCommandLine, formatHelp, UsageError, type DaemonOptions } from './options.ts';
+import { validateOptions, type ValidatedOptions } from './option-rules.ts';
+import { DaemonMetrics } from './metrics.ts';
+import { startHttpService, type HttpService } from './http-service.ts';
+import { loadClientConfig } from './kubeconfig.ts';
+import { ApiClient } from './api-client.ts';
+import { LeaderElector, type LockType } from './leader-election.ts';
+import { InformerFactory, resyncPeriodMs } from './informer.ts';
+import { discoverResources } from './discovery.ts';
+import { CONTROLLER_PLANS, decideStart, type ControllerPlan } from './registry.ts';
+import type { ControllerContext } from './controller.ts';
+import type { ProtobufObjectCodec } from './protobuf-codec.ts';
+
+export const DAEMON_VERSION = 'v1.9.0';
+export const PROGRAM = 'controller-daemon';
+
+const INTRO =
+  'The controller daemon embeds the core control loops of the cluster. A control loop watches the shared state\n' +
+  'of the cluster through the API server and makes changes to move the current state toward the desired state.';
+
+/** Help or version was asked for: print `text` to stdout and exit with code 0. */
+export class DaemonExit extends Error {
+  constructor(
+    readonly text: string,
+    readonly exitCode = 0,
+  ) {
+    super(text);
+  }
+}
+
+export type ControllerState =
+  | { state: 'pending' }
+  | { state: 'running' }
+  | { state: 'stopped' }
+  | { state: 'not started'; reason: string }
+  | { state: 'failed'; reason: string };
+
+export interface StartDaemonOptions {
+  /** Defaults to loadSpecTables({ vendor }). */
+  tables?: SpecTables;
+  vendor?: string;
+  /** Log sink (default: glog-style lines on stderr). */
+  log?: (line: string) => void;
+  /** Replaces or adds controller plans (tests, the simulator's own loops). */
+  plans?: Record<string, ControllerPlan>;
+  /** Leader-election identity (default hostname_uuid). */
+  identity?: string;
+  /** Protobuf codec for the API client; null forces JSON. */
+  codec?: ProtobufObjectCodec | null;
+}
+
+export interface DaemonHandle {
+  /** Base URL of the daemon's HTTP service. */
+  url: string;
+  port: number;
+  options: DaemonOptions;
+  client: ApiClient;
+  metrics: DaemonMetrics;
+  http: HttpService;
+  identity: string | undefined;
+  isLeader(): boolean;
+  controllerStates(): Record<string, ControllerState>;
+  /** Resolves when the daemon has stopped, with why. */
+  done: Promise<{ reason: 'closed' | 'leadership lost' }>;
+  close(): Promise<void>;
+}
+
+function glogLine(line: string): string {
+  const d = new Date();
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `I${p(d.getMonth() + 1)}${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}000 ${p(process.pid, 5)} daemon] ${line}`;
+}
+
+const defaultLog = (line: string) => process.stderr.write(glogLine(line) + '\n');
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted || ms <= 0) return resolve();
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Parses and validates argv. Throws UsageError (exit 2) or DaemonExit (help, version; exit 0). */
+export function prepareOptions(argv: readonly string[], tables: SpecTables): ValidatedOptions {
+  const defs = new OptionDefs(tables.options);
+  const parsed = parseCommandLine(argv, defs);
+  if (parsed.action === 'help') throw new DaemonExit(formatHelp(defs, PROGRAM, INTRO));
+  if (parsed.action === 'version') {
+    const info = { gitVersion: DAEMON_VERSION, platform: `${process.platform}/${process.arch}`, runtime: `node ${process.version}`, vendor: tables.vendor };
+    throw new DaemonExit(parsed.mode === 'raw' ? `${JSON.stringify(info)}\n` : `${tables.vendor.charAt(0).toUpperCase()}${tables.vendor.slice(1)} ${DAEMON_VERSION}\n`);
+  }
+  return validateOptions(parsed.options, tables);
+}
+
+export async function startDaemon(argv: readonly string[], opts: StartDaemonOptions = {}): Promise<DaemonHandle> {
+  const tables = opts.tables ?? loadSpecTables({ vendor: opts.vendor });
+  const log = opts.log ?? defaultLog;
+  const v = prepareOptions(argv, tables);
+  const o = v.options;
+  const plans = { ...CONTROLLER_PLANS, ...opts.plans };
+  for (const note of v.notes) log(`note: ${note}`);
+  log(`enabled controllers: ${v.controllers.enabled.join(', ')}`);
+  log(`disabled controllers: ${v.controllers.disabled.join(', ') || '(none)'}`);
+  const onGates = Object.entries(v.gates.effective()).filter(([, on]) => on).map(([g]) => g);
+  log(`feature gates on: ${onGates.join(', ')}`);
+
+  const states: Record<string, ControllerState> = {};
+  for (const name of v.controllers.enabled) states[name] = { state: 'pending' };
+  const metrics = new DaemonMetrics();
+  for (const name of v.controllers.enabled) metrics.controllersRunning.set({ controller: name }, 0);
+
+  const clientConfig = loadClientConfig({ xconfig: o.string('--xconfig'), master: o.string('--master') });
+  const client = await ApiClient.create(clientConfig, {
+    qps: o.float('--x-api-qps'),
+    burst: o.int('--x-api-burst'),
+    contentType: o.string('--x-api-content-type'),
+    metrics,
+    codec: opts.codec,
+    userAgent: `${PROGRAM}/${DAEMON_VERSION}`,
+  });
+  log(`API server ${clientConfig.server}, requests in ${client.wireContentType} (${o.float('--x-api-qps')} qps, burst ${o.int('--x-api-burst')})`);
+
+  const lifetime = new AbortController();
+  let elector: LeaderElector | undefined;
+  const configz = () => ({
+    componentconfig: o.toConfig(),
+    featureGates: v.gates.describe(),
+    controllers: { enabled: v.controllers.enabled, disabled: v.controllers.disabled, status: { ...states } },
+    leaderElection: {
+      enabled: o.bool('--leader-elect'),
+      identity: elector?.identity ?? null,
+      isLeader: elector ? elector.isLeader : !lifetime.signal.aborted,
+      record: elector?.record ?? null,
+    },
+  });
+  let http: HttpService;
+  try {
+    http = await startHttpService({
+      address: o.string('--address'),
+      port: o.int('--port'),
+      profiling: o.bool('--profiling'),
+      contentionProfiling: o.bool('--contention-profiling'),
+      metrics,
+      configz,
+      log,
+    });
+  } catch (err) {
+    await client.close();
+    throw new Error(`cannot serve on ${o.string('--address')}:${o.int('--port')}: ${(err as Error).message}`);
+  }
+  log(`serving /healthz, /metrics, /configz${o.bool('--profiling') ? ', /debug/pprof' : ''} on ${http.url}`);
+
+  const runControllers = async (signal: AbortSignal) => {
+    const informers = new InformerFactory(client, { resyncMs: resyncPeriodMs(o.durationMs('--min-resync-period')), log });
+    // The API must answer discovery before anything starts (the real daemon waits for the server's health).
+    let available: Set<string> | undefined;
+    for (let delay = 200; !signal.aborted && !available; delay = Math.min(delay * 2, 10_000)) {
+      try {
+        available = await discoverResources(client, signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        log(`waiting for the API server: ${(err as Error).message}`);
+        await sleep(delay, signal);
+      }
+    }
+    if (!available) return;
+    const ctx = (name: string): ControllerContext => ({
+      client,
+      informers,
+      options: o,
+      gates: v.gates,
+      signal,
+      metrics,
+      log: (line) => log(`${name}: ${line}`),
+    });
+    const interval = o.durationMs('--controller-start-interval');
+    for (const name of v.controllers.enabled) {
+      if (signal.aborted) return;
+      const decision = decideStart(name, { options: o, gates: v.gates, available }, plans);
+      if (!decision.start) {
+        states[name] = { state: 'not started', reason: decision.reason };
+        log(`not starting "${name}": ${decision.reason}`);
+        continue;
+      }
+      states[name] = { state: 'running' };
+      metrics.controllersRunning.set({ controller: name }, 1);
+      log(`started "${name}"`);
+      decision.controller
+        .run(ctx(name))
+        .then(() => {
+          states[name] = { state: 'stopped' };
+        })
+        .catch((err: unknown) => {
+          states[name] = { state: 'failed', reason: (err as Error).message };
+          log(`controller "${name}" failed: ${(err as Error).message}`);
+        })
+        .finally(() => metrics.controllersRunning.set({ controller: name }, 0));
+      // The real daemon sleeps a jittered interval (up to twice the option) between starts.
+      if (interval > 0) await sleep(interval * (1 + Math.random()), signal);
+    }
+    informers.start(signal);
+  };
+
+  let resolveDone!: (r: { reason: 'closed' | 'leadership lost' }) => void;
+  const done = new Promise<{ reason: 'closed' | 'leadership lost' }>((r) => (resolveDone = r));
+  let closing: Promise<void> | undefined;
+  const shutdown = (reason: 'closed' | 'leadership lost') => {
+    closing ??= (async () => {
+      lifetime.abort();
+      await http.close();
+      await client.close();
+      resolveDone({ reason });
+    })();
+    return closing;
+  };
+
+  if (o.bool('--leader-elect')) {
+    elector = new LeaderElector({
+      client,
+      lockType: o.string('--leader-elect-resource-lock') as LockType,
+      identity: opts.identity,
+      leaseDurationMs: o.durationMs('--leader-elect-lease-duration'),
+      renewDeadlineMs: o.durationMs('--leader-elect-renew-deadline'),
+      retryPeriodMs: o.durationMs('--leader-elect-retry-period'),
+      metrics,
+      log,
+    });
+    const el = elector;
+    void el
+      .run(lifetime.signal, {
+        onStartedLeading: (signal) => {
+          void runControllers(signal).catch((err: unknown) => log(`starting controllers failed: ${(err as Error).message}`));
+        },
+        onStoppedLeading: () => {
+          for (const [name, s] of Object.entries(states)) if (s.state === 'running') states[name] = { state: 'stopped' };
+        },
+      })
+      .then((result) => {
+        if (result === 'lost') {
+          log('leaderelection lost');
+          void shutdown('leadership lost');
+        }
+      });
+  } else {
+    void runControllers(lifetime.signal).catch((err: unknown) => log(`starting controllers failed: ${(err as Error).message}`));
+  }
+
+  return {
+    url: http.url,
+    port: http.address.port,
+    options: o,
+    client,
+    metrics,
+    http,
+    identity: elector?.identity,
+    isLeader: () => (elector ? elector.isLeader : !lifetime.signal.aborted),
+    controllerStates: () => ({ ...states }),
+    done,
+    close: () => shutdown('closed'),
+  };
+}
+
+export { UsageError };

@@ -1,0 +1,100 @@
+// Every controller name the daemon knows (spec 8.2, from the spec tables) mapped to how it starts here:
+// the conditions the real 1.9 daemon checks before starting it (resources served by the API, options,
+// feature gates, files) and its implementation in this simulator. A controller whose conditions fail, or
+// that has no implementation yet, is reported "not started" with the reason, never silently dropped.
+
+import { existsSync } from 'node:fs';
+import type { Controller } from './controller.ts';
+import type { DaemonOptions } from './options.ts';
+import type { FeatureGates } from './feature-gates.ts';
+import { gvrKey, type GroupVersionResourceRef } from './discovery.ts';
+
+export interface StartConditions {
+  options: DaemonOptions;
+  gates: FeatureGates;
+  /** "group/version/resource" keys served by the API. */
+  available: ReadonlySet<string>;
+}
+
+export interface ControllerPlan {
+  /** Alternatives: the controller needs at least one of these resources to be served. */
+  requires?: GroupVersionResourceRef[];
+  /** Returns why the controller must not start, or undefined. */
+  skip?(c: StartConditions): string | undefined;
+  /** The control loop; absent when this simulator has none for it. */
+  create?(): Controller;
+}
+
+const gvr = (group: string, version: string, resource: string): GroupVersionResourceRef => ({ group, version, resource });
+
+const VOLUMES = 'volumes and their attachment are not simulated';
+const needsCloud = (what: string) => (c: StartConditions) =>
+  c.options.string('--cloud-provider') === '' ? `no --cloud-provider is set, so ${what}` : 'cloud providers are not simulated';
+const needsGate = (gate: string) => (c: StartConditions) => (c.gates.enabled(gate) ? undefined : `feature gate ${gate} is off`);
+
+/** Registered plans; names missing here are reported as unknown to this build. */
+export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
+  attachdetach: { skip: () => VOLUMES },
+  bootstrapsigner: {},
+  'clusterrole-aggregation': { requires: [gvr('rbac.authorization.k8s.io', 'v1', 'clusterroles')] },
+  cronjob: { requires: [gvr('batch', 'v1beta1', 'cronjobs')] },
+  csrapproving: { requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')] },
+  csrcleaner: { requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')] },
+  csrsigning: {
+    requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')],
+    skip: (c) => {
+      for (const opt of ['--cluster-signing-cert-file', '--cluster-signing-key-file']) {
+        const file = c.options.string(opt);
+        if (!existsSync(file)) return `${opt} ${file} does not exist`;
+      }
+      return undefined;
+    },
+  },
+  daemonset: { requires: [gvr('extensions', 'v1beta1', 'daemonsets'), gvr('apps', 'v1', 'daemonsets')] },
+  deployment: { requires: [gvr('extensions', 'v1beta1', 'deployments'), gvr('apps', 'v1', 'deployments')] },
+  disruption: { requires: [gvr('policy', 'v1beta1', 'poddisruptionbudgets')] },
+  endpoint: {},
+  garbagecollector: { skip: (c) => (c.options.bool('--enable-garbage-collector') ? undefined : '--enable-garbage-collector is false') },
+  horizontalpodautoscaling: { requires: [gvr('autoscaling', 'v1', 'horizontalpodautoscalers')] },
+  job: { requires: [gvr('batch', 'v1', 'jobs')] },
+  namespace: {},
+  node: {},
+  'persistentvolume-binder': { skip: () => VOLUMES },
+  'persistentvolume-expander': { skip: (c) => needsGate('ExpandPersistentVolumes')(c) ?? VOLUMES },
+  podgc: {},
+  'pvc-protection': { skip: (c) => needsGate('PVCProtection')(c) ?? VOLUMES },
+  replicaset: { requires: [gvr('extensions', 'v1beta1', 'replicasets'), gvr('apps', 'v1', 'replicasets')] },
+  replicationcontroller: {},
+  resourcequota: {},
+  route: {
+    skip: (c) => {
+      if (!c.options.bool('--allocate-node-cidrs') || !c.options.bool('--configure-cloud-routes')) {
+        return `routes are configured only with --allocate-node-cidrs and --configure-cloud-routes (now ${c.options.bool('--allocate-node-cidrs')} and ${c.options.bool('--configure-cloud-routes')})`;
+      }
+      return needsCloud('there is nowhere to configure routes')(c);
+    },
+  },
+  service: { skip: needsCloud('services of type LoadBalancer cannot be provisioned') },
+  serviceaccount: {},
+  'serviceaccount-token': {
+    skip: (c) => (c.options.string('--service-account-private-key-file') === '' ? 'no --service-account-private-key-file, so tokens cannot be signed' : undefined),
+  },
+  statefulset: { requires: [gvr('apps', 'v1beta1', 'statefulsets'), gvr('apps', 'v1', 'statefulsets')] },
+  tokencleaner: {},
+  ttl: {},
+};
+
+export type StartDecision = { start: true; controller: Controller } | { start: false; reason: string };
+
+/** Whether and how to start one enabled controller. */
+export function decideStart(name: string, c: StartConditions, plans: Record<string, ControllerPlan> = CONTROLLER_PLANS): StartDecision {
+  const plan = plans[name];
+  if (!plan) return { start: false, reason: 'unknown to this build of the daemon' };
+  if (plan.requires && !plan.requires.some((r) => c.available.has(gvrKey(r)))) {
+    return { start: false, reason: `the API does not serve ${plan.requires.map((r) => `${r.group}/${r.version} ${r.resource}`).join(' or ')}` };
+  }
+  const why = plan.skip?.(c);
+  if (why) return { start: false, reason: why };
+  if (!plan.create) return { start: false, reason: 'this simulator has no control loop for it yet' };
+  return { start: true, controller: plan.create() };
+}
