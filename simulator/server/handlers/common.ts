@@ -5,7 +5,9 @@ import type { KubeObject, Status } from '../../api/meta.ts';
 import { apiVersionOf, parseApiVersion } from '../../api/meta.ts';
 import type { ResourceDef } from '../../api/registry.ts';
 import { objectKey } from '../../api/registry.ts';
-import { canonicalObject, fromStorageVersion, toStorageVersion } from '../../api/conversion.ts';
+import { canonicalObject, convertBodyVersion, fromStorageVersion, toStorageVersion } from '../../api/conversion.ts';
+import { checkBodyShape, pruneUnknownFields } from '../../api/kinds/shape-check.ts';
+import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
 import { StoreError } from '../../storage/store.ts';
 import { ApiError, badRequest, notFound, alreadyExists, conflict, expired, internalError, type GroupResource } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
@@ -32,7 +34,13 @@ export function selfLinkOf(def: ResourceDef, namespace: string | undefined, name
 /** A stored object as the request's version shows it. */
 export function present(def: ResourceDef, stored: KubeObject): KubeObject {
   const apiVersion = apiVersionOf(def);
-  if (stored.apiVersion === apiVersion) return stored;
+  if (stored.apiVersion === apiVersion) {
+    // Objects written through another group that shares the storage (extensions/v1beta1 -> apps/v1) carry that
+    // group's selfLink; a read through this group shows its own.
+    const m = stored.metadata;
+    if (m.name === undefined || m.selfLink === undefined || m.selfLink.startsWith(groupVersionPath(def) + '/')) return stored;
+    return { ...stored, metadata: { ...m, selfLink: selfLinkOf(def, m.namespace, m.name) } };
+  }
   const out = fromStorageVersion(stored, apiVersion);
   if (out.metadata.name !== undefined) out.metadata = { ...out.metadata, selfLink: selfLinkOf(def, out.metadata.namespace, out.metadata.name) };
   return out;
@@ -57,7 +65,13 @@ export function readObjectBody(ctx: ServerContext, req: ResourceRequest, def: Re
   if (raw.metadata !== undefined && (raw.metadata === null || typeof raw.metadata !== 'object' || Array.isArray(raw.metadata))) {
     throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata must be an object`);
   }
+  // Wrong JSON types are 400 (the real decoder fails); unknown fields are dropped, or refused under
+  // fieldValidation=Strict (kinds/shape-check.ts). Warn-mode warnings need a response header (not wired).
+  checkBodyShape(def, raw, req.query.fieldValidation);
   const obj = structuredClone(raw) as KubeObject;
+  const schema = typeSchemaFor(apiVersion || expected, def.kind);
+  if (schema) pruneUnknownFields(schema, obj as unknown as Record<string, unknown>);
+  if (apiVersion && apiVersion !== expected) convertBodyVersion(obj, apiVersion);
   obj.apiVersion = expected;
   obj.kind = def.kind;
   obj.metadata ??= {};
