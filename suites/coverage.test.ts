@@ -1,0 +1,35 @@
+// Every spec row a check declares must exist (no typos), and the testable rows no check covers are listed.
+// The list becomes a hard failure once every suite of the architecture exists.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadSpecTables } from '../spec-tables/index.ts';
+import { loadCatalog } from './harness/catalog.ts';
+
+test('every row id a check declares exists in the spec tables', async () => {
+  const tables = loadSpecTables();
+  const catalog = await loadCatalog();
+  assert.ok(catalog.checks.length > 0, 'no checks were found in suites/*.suite.ts');
+  const unknown = catalog.checks.flatMap((c) => c.rows.filter((r) => !tables.byId(r)).map((r) => `${c.id} -> ${r}`));
+  assert.deepEqual(unknown, [], `checks declare rows the spec tables do not have:\n${unknown.join('\n')}`);
+});
+
+test('checks declare only testable rows, and ids are unique', async () => {
+  const tables = loadSpecTables();
+  const catalog = await loadCatalog();
+  const untestable = catalog.checks.flatMap((c) => c.rows.filter((r) => tables.byId(r)?.testable === false).map((r) => `${c.id} -> ${r}`));
+  assert.deepEqual(untestable, [], `checks claim rows marked testable: false:\n${untestable.join('\n')}`);
+  const ids = catalog.checks.map((c) => c.id);
+  assert.equal(new Set(ids).size, ids.length);
+});
+
+test('uncovered testable rows (reported, not yet enforced)', async (t) => {
+  const tables = loadSpecTables();
+  const catalog = await loadCatalog();
+  const covered = new Set(catalog.checks.flatMap((c) => c.rows));
+  const uncovered = tables.testableRows().filter((r) => !covered.has(r.id));
+  const bySection = new Map<string, string[]>();
+  for (const r of uncovered) bySection.set(r.section, [...(bySection.get(r.section) ?? []), r.id]);
+  t.diagnostic(`${uncovered.length} of ${tables.testableRows().length} testable rows are not covered by any check yet`);
+  for (const [section, ids] of bySection) t.diagnostic(`  ${section}: ${ids.join(', ')}`);
+  assert.ok(uncovered.length < tables.testableRows().length, 'no testable row is covered at all');
+});
