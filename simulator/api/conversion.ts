@@ -27,7 +27,8 @@ export function canonicalObject(obj: KubeObject): KubeObject {
   return out as KubeObject;
 }
 
-const DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
+/** Where apps/v1 keeps the extensions/v1beta1 DaemonSet's spec.templateGeneration. */
+export const DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
 
 /** From a request's version into the storage version. The input is a private copy and may be changed. */
 export function toStorageVersion(obj: KubeObject, storageApiVersion: string): KubeObject {
@@ -56,4 +57,23 @@ export function fromStorageVersion(obj: KubeObject, apiVersion: string): KubeObj
     if (tg !== undefined) out.spec = { ...(obj.spec as object), templateGeneration: Number(tg) };
   }
   return canonicalObject(out);
+}
+
+// ---- request bodies in an older version of the path's group (spec 9.1, 9.2) ----
+
+type BodyConverter = (obj: KubeObject) => void;
+const bodyConverters = new Map<string, BodyConverter>();
+
+/**
+ * Registers how a body of an older version (apps/v1beta1 Deployment) becomes the path's version: that
+ * version's own defaults first (the real server defaults a body in the version it is written in), then
+ * the field changes between the versions. Kinds register their converters (simulator/api/kinds).
+ */
+export function registerBodyConverter(apiVersion: string, kind: string, fn: BodyConverter): void {
+  bodyConverters.set(`${apiVersion}/${kind}`, fn);
+}
+
+/** Applies the converter of the body's version, if any; the caller then relabels the object with the path's version. */
+export function convertBodyVersion(obj: KubeObject, fromApiVersion: string): void {
+  bodyConverters.get(`${fromApiVersion}/${obj.kind}`)?.(obj);
 }

@@ -1,0 +1,71 @@
+// DaemonSet (apps/v1, extensions/v1beta1). Not tabulated by the spec; defaults follow the real 1.9
+// defaulters (brief and wire-facts 5): apps/v1 updateStrategy RollingUpdate with maxUnavailable 1 and
+// revisionHistoryLimit 10; extensions/v1beta1 updateStrategy OnDelete, selector and labels from the
+// template, revisionHistoryLimit 10. templateGeneration starts at 1 (extensions spec field; in apps/v1
+// the deprecated.daemonset.template.generation annotation, which conversion.ts maps between the two).
+
+import type { KubeObject } from '../meta.ts';
+import type { ResourceDef } from '../registry.ts';
+import { registerKindRules } from '../strategy.ts';
+import { type FieldError, invalidValue, notSupported, required } from '../../server/errors.ts';
+import { DS_TEMPLATE_GENERATION } from '../conversion.ts';
+import { isZeroIntOrPercent, percentOf, validateIntOrPercent } from './int-or-percent.ts';
+import { validateSelectorImmutable, validateWorkloadSelector } from './selector.ts';
+import { defaultLabelsFromTemplate, defaultSelectorFromTemplate, defaultTemplate, validateTemplate } from './template.ts';
+import { type Obj, ensureObj, isObj, isUnset, nonNegative, objAt, setDefault } from './util.ts';
+
+export const DS_UPDATE_STRATEGIES = ['RollingUpdate', 'OnDelete'];
+const REVISION_HISTORY_LIMIT = 10;
+
+export function defaultDaemonSet(obj: KubeObject, def: ResourceDef): void {
+  const extensions = def.group === 'extensions';
+  if (extensions) {
+    defaultSelectorFromTemplate(obj);
+    defaultLabelsFromTemplate(obj);
+  }
+  const spec = (obj.spec ??= {}) as Obj;
+  const strategy = ensureObj(spec, 'updateStrategy');
+  if (isUnset(strategy.type) || strategy.type === '') strategy.type = extensions ? 'OnDelete' : 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') setDefault(ensureObj(strategy, 'rollingUpdate'), 'maxUnavailable', 1);
+  setDefault(spec, 'revisionHistoryLimit', REVISION_HISTORY_LIMIT);
+  defaultTemplate(objAt(spec, 'template'));
+}
+
+function prepareDaemonSetForCreate(obj: KubeObject, def: ResourceDef): void {
+  if (def.group === 'extensions') (obj.spec as Obj).templateGeneration = 1;
+  else obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [DS_TEMPLATE_GENERATION]: '1' };
+}
+
+export function validateDaemonSet(obj: KubeObject): FieldError[] {
+  const spec = obj.spec;
+  if (!isObj(spec)) return [required('spec')];
+  const errs: FieldError[] = [];
+  errs.push(...validateWorkloadSelector(spec, 'spec', { what: 'daemonset' }));
+  errs.push(...validateTemplate(spec.template, 'spec.template', ['Always']));
+  nonNegative(errs, 'spec.minReadySeconds', spec.minReadySeconds);
+  nonNegative(errs, 'spec.revisionHistoryLimit', spec.revisionHistoryLimit);
+  nonNegative(errs, 'spec.templateGeneration', spec.templateGeneration);
+  const strategy = objAt(spec, 'updateStrategy');
+  if (strategy) {
+    if (!DS_UPDATE_STRATEGIES.includes(strategy.type as string)) errs.push(notSupported('spec.updateStrategy.type', strategy.type ?? '', DS_UPDATE_STRATEGIES));
+    else if (strategy.type === 'RollingUpdate') {
+      const ru = objAt(strategy, 'rollingUpdate');
+      if (!ru) errs.push(required('spec.updateStrategy.rollingUpdate'));
+      else {
+        const p = 'spec.updateStrategy.rollingUpdate.maxUnavailable';
+        errs.push(...validateIntOrPercent(ru.maxUnavailable, p));
+        if (isZeroIntOrPercent(ru.maxUnavailable)) errs.push(invalidValue(p, ru.maxUnavailable, 'cannot be 0'));
+        const pct = percentOf(ru.maxUnavailable);
+        if (pct !== undefined && pct > 100) errs.push(invalidValue(p, ru.maxUnavailable, 'must not be greater than 100%'));
+      }
+    }
+  }
+  return errs;
+}
+
+registerKindRules('DaemonSet', {
+  applyDefaults: defaultDaemonSet,
+  prepareForCreate: prepareDaemonSetForCreate,
+  validate: validateDaemonSet,
+  validateUpdate: (next, old, def) => (def.group === 'apps' ? validateSelectorImmutable(next.spec as Obj, old.spec as Obj, 'spec') : []),
+});

@@ -1,0 +1,142 @@
+// The JSON shape of a request body against the kind's field shapes (the .proto files, through
+// typeSchemaFor). The real server decodes a body into typed Go structs, so a value of the wrong JSON
+// type fails decoding (400 BadRequest, never 422 or 500), and fields the type does not declare are
+// dropped, reported as warnings (fieldValidation=Warn) or refused (fieldValidation=Strict).
+
+import type { ResourceDef } from '../registry.ts';
+import type { FieldSchema, TypeSchema } from '../schema.ts';
+import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
+import { badRequest } from '../../server/errors.ts';
+import { isObj } from './util.ts';
+
+export interface ShapeReport {
+  /** First value whose JSON type does not fit: the path and what was expected and found. */
+  mismatch?: { path: string; expected: string; got: string };
+  /** Paths of fields the type does not declare, in document order. */
+  unknown: string[];
+}
+
+const FIELD_VALIDATION = ['', 'Ignore', 'Warn', 'Strict'];
+
+function jsonTypeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Whether v fits a scalar shape (object, array and map are handled by the walker). */
+function fitsScalar(type: FieldSchema['type'], v: unknown): boolean {
+  switch (type) {
+    case 'string': return typeof v === 'string';
+    case 'integer': return typeof v === 'number' && Number.isInteger(v);
+    case 'number': return typeof v === 'number';
+    case 'boolean': return typeof v === 'boolean';
+    case 'int-or-string': return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+    case 'time': return typeof v === 'string' && (v === '' || !Number.isNaN(Date.parse(v)));
+    case 'bytes': return typeof v === 'string' && BASE64.test(v);
+    default: return true;
+  }
+}
+
+const EXPECTED_WORDS: Partial<Record<FieldSchema['type'], string>> = {
+  'int-or-string': 'integer or string',
+  time: 'RFC 3339 time string',
+  bytes: 'base64 string',
+  map: 'object',
+};
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+/** Walks a value of one field shape; stops descending at the first mismatch. */
+function walkValue(type: FieldSchema['type'], schema: TypeSchema | undefined, v: unknown, path: string, out: ShapeReport, elementType?: FieldSchema['type']): void {
+  if (out.mismatch || v === null || v === undefined) return;
+  const mismatch = () => {
+    out.mismatch = { path, expected: EXPECTED_WORDS[type] ?? type, got: jsonTypeOf(v) };
+  };
+  switch (type) {
+    case 'object':
+      if (!isObj(v)) return mismatch();
+      if (schema) walkObject(schema, v, path, out);
+      return;
+    case 'array':
+      if (!Array.isArray(v)) return mismatch();
+      v.forEach((e, i) => walkValue(elementType ?? 'any', schema, e, `${path}[${i}]`, out));
+      return;
+    case 'map':
+      if (!isObj(v)) return mismatch();
+      for (const [k, e] of Object.entries(v)) walkValue(elementType ?? 'any', schema, e, `${path}[${k}]`, out);
+      return;
+    case 'any':
+      return;
+    default:
+      if (!fitsScalar(type, v)) mismatch();
+  }
+}
+
+function walkObject(schema: TypeSchema, obj: Record<string, unknown>, path: string, out: ShapeReport): void {
+  for (const [k, v] of Object.entries(obj)) {
+    const f = schema.field(k);
+    const p = join(path, k);
+    if (!f) {
+      out.unknown.push(p);
+      continue;
+    }
+    walkValue(f.type, f.schema, v, p, out, f.elementType);
+    if (out.mismatch) return;
+  }
+}
+
+/** The shape report of a body against a type (for tests and other callers). */
+export function shapeReport(schema: TypeSchema, body: Record<string, unknown>): ShapeReport {
+  const out: ShapeReport = { unknown: [] };
+  walkObject(schema, body, '', out);
+  return out;
+}
+
+/** Removes the fields a type does not declare, in place, as decoding into the typed object does. */
+export function pruneUnknownFields(schema: TypeSchema, obj: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(obj)) {
+    const f = schema.field(k);
+    if (!f) {
+      delete obj[k];
+      continue;
+    }
+    if (!f.schema) continue;
+    const children = f.type === 'object' ? [v] : f.type === 'array' && Array.isArray(v) ? v : f.type === 'map' && isObj(v) ? Object.values(v) : [];
+    for (const e of children) if (isObj(e)) pruneUnknownFields(f.schema, e);
+  }
+}
+
+/** The real server's warning text for one unknown field (fieldValidation=Warn). */
+export function unknownFieldWarning(path: string): string {
+  return `unknown field "${path}"`;
+}
+
+/**
+ * Checks a decoded body (in the version it names, defaulting to the path's) before anything else reads
+ * it: a wrong JSON type is 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: <path>: expected
+ * <type>, got <type>`; with fieldValidation=Strict unknown fields are 400 `strict decoding error: unknown
+ * field "<path>", ...`; with Warn they come back as warnings (for `Warning` response headers). An
+ * unsupported fieldValidation value is 400 as well.
+ */
+export function checkBodyShape(def: ResourceDef, obj: Record<string, unknown>, fieldValidation?: string): { warnings: string[] } {
+  const mode = fieldValidation ?? '';
+  if (!FIELD_VALIDATION.includes(mode)) throw badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got "${mode}"`);
+  const apiVersion = typeof obj.apiVersion === 'string' && obj.apiVersion !== '' ? obj.apiVersion : `${def.group ? `${def.group}/` : ''}${def.version}`;
+  const schema = typeSchemaFor(apiVersion, def.kind) ?? typeSchemaFor(`${def.group ? `${def.group}/` : ''}${def.version}`, def.kind);
+  if (!schema) return { warnings: [] };
+  const report = shapeReport(schema, obj);
+  if (report.mismatch) {
+    const m = report.mismatch;
+    throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${m.path}: expected ${m.expected}, got ${m.got}`);
+  }
+  if (report.unknown.length > 0 && mode === 'Strict') {
+    throw badRequest(`strict decoding error: ${report.unknown.map(unknownFieldWarning).join(', ')}`);
+  }
+  return { warnings: mode === 'Warn' ? report.unknown.map(unknownFieldWarning) : [] };
+}
