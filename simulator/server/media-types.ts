@@ -35,7 +35,8 @@ export function parseAccept(header: string | undefined): MediaRange[] {
 
 export function parseMediaType(raw: string): Omit<MediaRange, 'q'> & { params: Record<string, string> } | undefined {
   const [typePart, ...paramParts] = raw.split(';');
-  const full = typePart.trim().toLowerCase();
+  let full = typePart.trim().toLowerCase();
+  if (full === '*') full = '*/*'; // a bare "*" is read as */* (goautoneg)
   const slash = full.indexOf('/');
   if (slash <= 0 || slash === full.length - 1) return undefined;
   const params: Record<string, string> = {};

@@ -71,8 +71,9 @@ function candidate(range: MediaRange, opts: NegotiateOptions): Negotiated | unde
 
 /** Picks the response format from Accept, or throws 406. */
 export function negotiateOutput(accept: string | undefined, opts: NegotiateOptions): Negotiated {
+  // Only an absent or empty header means "anything": ranges that all carry q=0 or do not parse accept nothing (406).
+  if (accept === undefined || accept.trim() === '') return { format: 'json', contentType: JSON_TYPE };
   const ranges = parseAccept(accept);
-  if (ranges.length === 0) return { format: 'json', contentType: JSON_TYPE };
   for (const r of ranges) {
     const c = candidate(r, opts);
     if (c) return c;
