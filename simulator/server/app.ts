@@ -102,7 +102,9 @@ function sendError(ctx: ServerContext, request: FastifyRequest, reply: FastifyRe
   }
   try {
     return sendResult(ctx, request, reply, { code: err.code, object: err.status });
-  } catch {
+  } catch (e) {
+    // No serializer for the error either: the real server answers the negotiation failure (406), not the error.
+    if (isApiError(e) && e.code === 406) return sendError(ctx, request, reply, e);
     return reply.code(err.code).header('Content-Type', 'application/json').send(Buffer.from(encodeJson(err.status, false)));
   }
 }
