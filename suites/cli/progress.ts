@@ -52,7 +52,7 @@ export class Progress {
     this.lastDraw = now;
     const finished = this.counts.passed + this.counts.failed + this.counts.skipped;
     const line = `[${finished}/${this.total}] ✓ ${this.counts.passed}  ✗ ${this.counts.failed}  ↷ ${this.counts.skipped}  ${this.current}`;
-    const width = (this.out.columns ?? 100) - 1;
+    const width = (this.out.columns || 100) - 1;
     this.clearLine();
     this.out.write(line.length > width ? line.slice(0, width) : line);
   }
