@@ -43,13 +43,15 @@ export function generateJobSelector(obj: KubeObject): void {
   const template = ensureObj(spec, 'template');
   const meta = ensureObj(template, 'metadata');
   const labels = ensureObj(meta, 'labels') as Record<string, string>;
+  // Labels defaulted from the template share its map in the real server (see above); equal maps stand for that here.
+  const shared = isDeepStrictEqual(obj.metadata.labels ?? {}, labels);
   const uid = obj.metadata.uid ?? '';
   if (labels['controller-uid'] === undefined) labels['controller-uid'] = uid;
   if (labels['job-name'] === undefined) labels['job-name'] = obj.metadata.name ?? '';
   const selector = ensureObj(spec, 'selector');
   const matchLabels = ensureObj(selector, 'matchLabels') as Record<string, string>;
   if (matchLabels['controller-uid'] === undefined) matchLabels['controller-uid'] = uid;
-  defaultLabelsFromTemplate(obj);
+  if (shared) obj.metadata.labels = { ...labels };
 }
 
 /** Counts and deadlines of a JobSpec (also inside a CronJob's jobTemplate). */
