@@ -38,8 +38,8 @@ export function labels(maxKeys = 4): fc.Arbitrary<Record<string, string>> {
   return fc.dictionary(labelKey(), labelValue(), { maxKeys });
 }
 
-/** ConfigMap data: keys of [-._a-zA-Z0-9], any Unicode text as values. */
+/** ConfigMap data: keys of [-._a-zA-Z0-9] (not ".", not starting with ".."), any Unicode text as values. */
 export function configMapData(maxKeys = 4): fc.Arbitrary<Record<string, string>> {
-  const key = fc.array(charFrom(`${ALNUM}-_.`), { minLength: 1, maxLength: 20 }).map((c) => c.join('')).filter((k) => k !== '.' && k !== '..');
+  const key = fc.array(charFrom(`${ALNUM}-_.`), { minLength: 1, maxLength: 20 }).map((c) => c.join('')).filter((k) => k !== '.' && !k.startsWith('..'));
   return fc.dictionary(key, fc.string({ unit: 'grapheme', maxLength: 40 }), { maxKeys });
 }
