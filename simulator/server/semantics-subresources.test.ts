@@ -1,0 +1,176 @@
+// Status, scale and finalize subresources (spec 4.8, 4.10), generation/observedGeneration, and
+// get with export/exact (spec 4.2). Test names carry the spec-table row ids they cover.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type Harness, type Json, deployment, harness, podTemplate } from '../api/kinds/testing.ts';
+
+let h: Harness;
+let ns: string;
+before(async () => {
+  h = await harness();
+  ns = await h.namespace('sub');
+});
+after(() => h.close());
+
+const APPS = () => `/apis/apps/v1/namespaces/${ns}/deployments`;
+const EXT = () => `/apis/extensions/v1beta1/namespaces/${ns}/deployments`;
+const MERGE = { 'content-type': 'application/merge-patch+json' };
+let seq = 0;
+const uniq = (p: string) => `${p}-${++seq}`;
+
+async function patch(path: string, body: unknown): Promise<Json> {
+  const r = await h.call('PATCH', path, JSON.stringify(body), MERGE);
+  assert.equal(r.status, 200, r.text);
+  return r.body;
+}
+
+describe('status subresource', () => {
+  test('rule.writes.put-ignores-status / rule.ops.replace-ignores-status: PUT and PATCH of the main resource ignore status', async () => {
+    const name = uniq('st');
+    const d = await h.create(APPS(), deployment(name));
+    assert.equal(d.status, undefined, 'create starts with an empty status');
+    d.status = { replicas: 7 };
+    d.spec.replicas = 2;
+    const put = await h.call('PUT', `${APPS()}/${name}`, d);
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.body.spec.replicas, 2);
+    assert.equal(put.body.status, undefined);
+    const p = await patch(`${APPS()}/${name}`, { status: { replicas: 9 } });
+    assert.equal(p.status, undefined);
+  });
+
+  test('rule.writes.subresource-only-part / rule.ops.status-only-through-status: /status changes only status', async () => {
+    const name = uniq('st');
+    const d = await h.create(APPS(), deployment(name));
+    const body = structuredClone(d);
+    body.status = { replicas: 3, observedGeneration: 1 };
+    body.spec.replicas = 50;
+    body.metadata.labels = { changed: 'yes' };
+    const r = await h.call('PUT', `${APPS()}/${name}/status`, body);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.status, { replicas: 3, observedGeneration: 1 });
+    assert.equal(r.body.spec.replicas, 1, 'spec comes from the stored object');
+    const p = await patch(`${APPS()}/${name}/status`, { spec: { replicas: 70 }, status: { readyReplicas: 2 } });
+    assert.equal(p.spec.replicas, 1);
+    assert.equal(p.status.readyReplicas, 2);
+    assert.equal(p.status.replicas, 3);
+    const got = await h.call('GET', `${APPS()}/${name}/status`);
+    assert.equal(got.status, 200);
+    assert.equal(got.body.status.readyReplicas, 2);
+  });
+
+  test('field.ObjectMeta.generation: starts at 1, increases on spec changes only (not status, not metadata)', async () => {
+    const name = uniq('gen');
+    const d = await h.create(APPS(), deployment(name));
+    assert.equal(d.metadata.generation, 1);
+    const labels = await patch(`${APPS()}/${name}`, { metadata: { labels: { a: 'b' } } });
+    assert.equal(labels.metadata.generation, 1, 'metadata-only change');
+    const status = await patch(`${APPS()}/${name}/status`, { status: { replicas: 1 } });
+    assert.equal(status.metadata.generation, 1, 'status change');
+    const spec = await patch(`${APPS()}/${name}`, { spec: { replicas: 3 } });
+    assert.equal(spec.metadata.generation, 2);
+    const again = await patch(`${APPS()}/${name}`, { spec: { paused: true } });
+    assert.equal(again.metadata.generation, 3);
+    const scaled = await h.call('PUT', `${APPS()}/${name}/scale`, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name }, spec: { replicas: 5 } });
+    assert.equal(scaled.status, 200, scaled.text);
+    assert.equal((await h.call('GET', `${APPS()}/${name}`)).body.metadata.generation, 4, 'scale changes spec.replicas');
+    const defaulted = (await h.call('GET', `${APPS()}/${name}`)).body;
+    const noop = await h.call('PUT', `${APPS()}/${name}`, defaulted);
+    assert.equal(noop.body.metadata.generation, 4, 'a PUT of the same spec (defaults included) does not bump');
+  });
+
+  test('field.DeploymentStatus.observedGeneration: written through /status and kept by main-resource writes', async () => {
+    const name = uniq('og');
+    await h.create(APPS(), deployment(name));
+    await patch(`${APPS()}/${name}/status`, { status: { observedGeneration: 1 } });
+    const after = await patch(`${APPS()}/${name}`, { spec: { replicas: 2 } });
+    assert.equal(after.metadata.generation, 2);
+    assert.equal(after.status.observedGeneration, 1);
+  });
+});
+
+describe('scale subresource', () => {
+  test('rule.ops.scale: apps/v1 Deployment GET/PUT/PATCH autoscaling/v1 Scale; only spec.replicas changes', async () => {
+    const name = uniq('sc');
+    await h.create(APPS(), deployment(name, { replicas: 2 }));
+    const g = await h.call('GET', `${APPS()}/${name}/scale`);
+    assert.equal(g.status, 200, g.text);
+    assert.equal(g.body.apiVersion, 'autoscaling/v1');
+    assert.equal(g.body.kind, 'Scale');
+    assert.equal(g.body.spec.replicas, 2);
+    assert.equal(g.body.status.selector, 'app=x');
+    const put = await h.call('PUT', `${APPS()}/${name}/scale`, { ...g.body, spec: { replicas: 4 }, status: { replicas: 99 } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.body.spec.replicas, 4);
+    const p = await h.call('PATCH', `${APPS()}/${name}/scale`, JSON.stringify({ spec: { replicas: 6 } }), MERGE);
+    assert.equal(p.status, 200, p.text);
+    assert.equal(p.body.spec.replicas, 6);
+    const d = (await h.call('GET', `${APPS()}/${name}`)).body;
+    assert.equal(d.spec.replicas, 6);
+    assert.equal(d.status, undefined, 'scale does not write status');
+    assert.deepEqual(d.spec.strategy.rollingUpdate, { maxUnavailable: '25%', maxSurge: '25%' });
+    const neg = await h.call('PUT', `${APPS()}/${name}/scale`, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name }, spec: { replicas: -1 } });
+    assert.equal(neg.status, 422, neg.text);
+    const stale = await h.call('PUT', `${APPS()}/${name}/scale`, { ...g.body, spec: { replicas: 1 } });
+    assert.equal(stale.status, 409, 'a stale resourceVersion conflicts');
+  });
+
+  test('rule.ops.scale: extensions/v1beta1 Deployment and ReplicaSet Scale carry a selector map and targetSelector', async () => {
+    const name = uniq('esc');
+    await h.create(EXT(), { metadata: { name }, spec: { template: podTemplate({ app: 'e' }) } });
+    const g = await h.call('GET', `${EXT()}/${name}/scale`);
+    assert.equal(g.body.apiVersion, 'extensions/v1beta1');
+    assert.deepEqual(g.body.status.selector, { app: 'e' });
+    assert.equal(g.body.status.targetSelector, 'app=e');
+    const put = await h.call('PUT', `${EXT()}/${name}/scale`, { apiVersion: 'extensions/v1beta1', kind: 'Scale', metadata: { name }, spec: { replicas: 3 } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal((await h.call('GET', `${APPS()}/${name}`)).body.spec.replicas, 3, 'shared storage with apps/v1');
+    const rsName = uniq('rssc');
+    await h.create(`/apis/extensions/v1beta1/namespaces/${ns}/replicasets`, { metadata: { name: rsName }, spec: { template: podTemplate({ app: 'r' }) } });
+    const rs = await h.call('GET', `/apis/extensions/v1beta1/namespaces/${ns}/replicasets/${rsName}/scale`);
+    assert.equal(rs.status, 200, rs.text);
+    assert.deepEqual(rs.body.status.selector, { app: 'r' });
+    const wrong = await h.call('PUT', `${EXT()}/${name}/scale`, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name }, spec: { replicas: 3 } });
+    assert.equal(wrong.status, 400, 'the Scale version of the group');
+  });
+});
+
+describe('namespace status and finalize', () => {
+  test('Namespace /status changes status only; /finalize changes spec.finalizers only; PUT ignores both', async () => {
+    const name = uniq('nsf');
+    const n = await h.create('/api/v1/namespaces', { metadata: { name } });
+    const put = await h.call('PUT', `/api/v1/namespaces/${name}`, { ...n, spec: { finalizers: [] }, status: { phase: 'Terminating' } });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.body.spec.finalizers, ['kubernetes']);
+    assert.equal(put.body.status.phase, 'Active');
+    const fin = await h.call('PUT', `/api/v1/namespaces/${name}/finalize`, { ...put.body, spec: { finalizers: ['example.com/x'] }, status: { phase: 'Terminating' } });
+    assert.equal(fin.status, 200, fin.text);
+    assert.deepEqual(fin.body.spec.finalizers, ['example.com/x']);
+    assert.equal(fin.body.status.phase, 'Active');
+    const st = await h.call('PUT', `/api/v1/namespaces/${name}/status`, { ...fin.body, spec: { finalizers: [] }, status: { phase: 'Terminating' } });
+    assert.equal(st.status, 200, st.text);
+    assert.equal(st.body.status.phase, 'Terminating');
+    assert.deepEqual(st.body.spec.finalizers, ['example.com/x']);
+  });
+});
+
+describe('get with export and exact (spec 4.2)', () => {
+  test('export strips cluster-specific fields; exact keeps the namespace', async () => {
+    const name = uniq('exp');
+    await h.create(APPS(), deployment(name));
+    await patch(`${APPS()}/${name}/status`, { status: { replicas: 1 } });
+    const e = await h.call('GET', `${APPS()}/${name}?export=true`);
+    assert.equal(e.status, 200);
+    for (const f of ['uid', 'selfLink', 'resourceVersion', 'namespace', 'generation']) assert.equal(e.body.metadata[f], undefined, f);
+    assert.equal(e.body.metadata.name, name);
+    assert.equal(e.body.spec.replicas, 1, 'spec kept');
+    assert.equal(e.body.status, undefined);
+    const x = await h.call('GET', `${APPS()}/${name}?export=true&exact=true`);
+    assert.equal(x.body.metadata.namespace, ns);
+    assert.equal(x.body.metadata.uid, undefined);
+    const plain = await h.call('GET', `${APPS()}/${name}?export=false`);
+    assert.ok(plain.body.metadata.uid);
+    assert.equal((await h.call('GET', `${APPS()}/${name}?export=maybe`)).status, 400);
+  });
+});
