@@ -90,7 +90,9 @@ function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyR
 
 function hasProtobufForm(ctx: ServerContext, obj: object): boolean {
   const o = obj as { apiVersion?: string; kind?: string };
-  if (!ctx.protobuf || !o.apiVersion || !o.kind) return !!ctx.protobuf;
+  // Documents written without apiVersion (stripped discovery) or kind cannot be framed as protobuf: they negotiate
+  // JSON or YAML only (a protobuf-only Accept gets 406 rather than a 500 from the encoder).
+  if (!ctx.protobuf || !o.apiVersion || !o.kind) return false;
   return ctx.protobuf.hasProtobuf(o.apiVersion, o.kind);
 }
 
