@@ -74,11 +74,11 @@ const sp = fc.constantFrom('', ' ');
 const key = fc.constantFrom(...KEYS, 'missing');
 const value = fc.constantFrom(...VALUES.filter((v) => v !== ''), 'w');
 const req: fc.Arbitrary<[Req, string]> = fc.oneof(
-  fc.tuple(fc.constantFrom('eq', 'deq', 'neq') as fc.Arbitrary<'eq' | 'deq' | 'neq'>, key, fc.constantFrom(...VALUES, 'w'), sp, sp).map(([op, k, v, s1, s2]) => [
+  fc.tuple(fc.constantFrom('eq', 'deq', 'neq') as fc.Arbitrary<'eq' | 'deq' | 'neq'>, key, fc.constantFrom(...VALUES, 'w'), sp, sp).map(([op, k, v, s1, s2]): [Req, string] => [
     { op, key: k, value: v },
     `${k}${s1}${op === 'eq' ? '=' : op === 'deq' ? '==' : '!='}${s2}${v}`,
   ]),
-  fc.tuple(fc.constantFrom('in', 'notin') as fc.Arbitrary<'in' | 'notin'>, key, fc.uniqueArray(value, { minLength: 1, maxLength: 3 }), sp).map(([op, k, vs, s]) => [
+  fc.tuple(fc.constantFrom('in', 'notin') as fc.Arbitrary<'in' | 'notin'>, key, fc.uniqueArray(value, { minLength: 1, maxLength: 3 }), sp).map(([op, k, vs, s]): [Req, string] => [
     { op, key: k, values: vs },
     `${k} ${op}${s}(${vs.join(`,${s}`)})`,
   ]),
