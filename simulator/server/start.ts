@@ -10,6 +10,7 @@ import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
 import type { BinaryCodec } from './serializers.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
+import { decodeObject, encodeObject, encodeWatchEvent, hasProtobuf } from '../codec/protobuf.ts';
 
 export interface SimulatorOptions {
   port?: number;
@@ -32,23 +33,8 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-async function loadProtobuf(vendor: string): Promise<BinaryCodec | undefined> {
-  try {
-    // Imported by name so the server still starts where the codec is absent.
-    const codecPath = '../codec/protobuf.ts';
-    const mod = await import(codecPath);
-    const m = mod as unknown as Partial<BinaryCodec>;
-    if (typeof m.encodeObject !== 'function' || typeof m.decodeObject !== 'function') return undefined;
-    return {
-      mediaType: `application/vnd.${vendor}.protobuf`,
-      encodeObject: m.encodeObject,
-      decodeObject: m.decodeObject,
-      encodeWatchEvent: m.encodeWatchEvent!,
-      hasProtobuf: m.hasProtobuf ?? (() => true),
-    };
-  } catch {
-    return undefined;
-  }
+function protobufCodec(vendor: string): BinaryCodec {
+  return { mediaType: `application/vnd.${vendor}.protobuf`, encodeObject, decodeObject, encodeWatchEvent, hasProtobuf };
 }
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public'];
@@ -69,7 +55,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     registry: new Registry(),
     store,
     settings,
-    protobuf: await loadProtobuf(vendor),
+    protobuf: protobufCodec(vendor),
     hub: new WatchHub(),
     now: () => new Date(),
     timers: new Set(),

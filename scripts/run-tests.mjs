@@ -1,0 +1,23 @@
+// Runs every *.test.ts under spec-tables/, simulator/ and suites/ on node's test runner through tsx.
+// Node 20 does not expand globs given to --test (Node 21+ does), so the files are listed here.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const roots = ['spec-tables', 'simulator', 'suites'];
+const files = [];
+function walk(dir) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walk(p);
+    else if (e.name.endsWith('.test.ts')) files.push(p);
+  }
+}
+for (const r of roots) walk(r);
+files.sort();
+const filter = process.argv.slice(2);
+const selected = filter.length ? files.filter((f) => filter.some((x) => f.includes(x))) : files;
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...selected], { stdio: 'inherit' });
+process.exit(res.status ?? 1);
