@@ -296,3 +296,30 @@ describe('Events (spec 6.3)', () => {
     assertInvalid(r, 'type', 'FieldValueNotSupported');
   });
 });
+
+describe('patches are decoded like bodies', () => {
+  test('field.DeploymentSpec.replicas: a merge patch setting replicas "three" is 400 and stores nothing; unknown fields are dropped', async () => {
+    const name = 'patch-types';
+    await h.create(APPS(), deployment(name));
+    const r = await h.call('PATCH', `${APPS()}/${name}`, JSON.stringify({ spec: { replicas: 'three' } }), { 'content-type': 'application/merge-patch+json' });
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.body.message, /spec\.replicas: expected integer, got string/);
+    assert.equal((await h.call('GET', `${APPS()}/${name}`)).body.spec.replicas, 1);
+    const u = await h.call('PATCH', `${APPS()}/${name}`, JSON.stringify({ spec: { foo: 1 } }), { 'content-type': 'application/merge-patch+json' });
+    assert.equal(u.status, 200, u.text);
+    assert.equal(u.body.spec.foo, undefined);
+  });
+});
+
+describe('no body reaches a 5xx through the kind rules', () => {
+  test('field.Object.spec: property: random JSON specs for every workload kind answer 201, 400 or 422', async () => {
+    const paths = [APPS(), PODS(), JOBS(), CRONJOBS(), `/api/v1/namespaces/${ns}/services`, `/apis/extensions/v1beta1/namespaces/${ns}/deployments`, `/apis/apps/v1/namespaces/${ns}/daemonsets`, `/api/v1/namespaces/${ns}/replicationcontrollers`];
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.string(), fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('containers', 'template', 'spec', 'metadata', 'labels', 'selector', 'name', 'image', 'ports', 'strategy', 'rollingUpdate', 'jobTemplate', 'x'), tie('v'), { maxKeys: 4 })),
+    })).v;
+    await fc.assert(fc.asyncProperty(fc.constantFrom(...paths), value, async (path, spec) => {
+      const r = await h.call('POST', path, { metadata: { name: uniq('fz') }, spec });
+      assert.ok([201, 400, 422].includes(r.status), `${path} ${JSON.stringify(spec)} -> ${r.status} ${r.text}`);
+    }), { numRuns: 150 });
+  });
+});

@@ -140,3 +140,14 @@ export function checkBodyShape(def: ResourceDef, obj: Record<string, unknown>, f
   }
   return { warnings: mode === 'Warn' ? report.unknown.map(unknownFieldWarning) : [] };
 }
+
+/**
+ * The result of a patch on the main resource or /status, read as the real server decodes it back into
+ * the typed object: wrong JSON types are 400 and undeclared fields are dropped (never stored).
+ */
+export function checkPatchedBody(def: ResourceDef, obj: Record<string, unknown>): void {
+  checkBodyShape(def, obj);
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : `${def.group ? `${def.group}/` : ''}${def.version}`;
+  const schema = typeSchemaFor(apiVersion, def.kind);
+  if (schema) pruneUnknownFields(schema, obj);
+}

@@ -13,6 +13,7 @@ import { ApiError, badRequest, notFound, unsupportedMediaType } from '../errors.
 import { essence } from '../media-types.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
 import { groupResource, keyOf, present } from './common.ts';
+import { checkPatchedBody } from '../../api/kinds/shape-check.ts';
 import { nextForStatus, nextForUpdate, scaleDefOf, scaleOf, writeScale, writeThroughParent } from './write.ts';
 
 function patched(req: ResourceRequest, current: KubeObject, schema: TypeSchema | undefined): KubeObject {
@@ -57,6 +58,7 @@ export async function patch(ctx: ServerContext, req: ResourceRequest): Promise<A
   return writeThroughParent(ctx, req, name, (cur) => {
     const current = present(def, cur.value);
     const body = patched(req, current, schema);
+    checkPatchedBody(def, body as unknown as Record<string, unknown>);
     if (req.subresource === 'status') return nextForStatus(def, body, cur);
     return nextForUpdate(def, body, cur);
   });
