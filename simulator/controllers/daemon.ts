@@ -94,11 +94,21 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+function helpAppendix(tables: SpecTables): string[] {
+  const gates = tables.featureGates.map((g) => `      ${g.name}=true|false (${g.stage ? `${g.stage} - ` : ''}default=${g.default})`);
+  const controllers = tables.controllers.map((c) => `      ${c.name}${c.enabledByDefault ? '' : ' (off by default)'}`);
+  return [
+    `Feature gates for --feature-gates (AllAlpha=true turns on every alpha gate not set explicitly):\n${gates.join('\n')}`,
+    `Controllers for --controllers ("*" = all on by default, "name" enables, "-name" disables, first match wins):\n${controllers.join('\n')}`,
+    'Note: --insecure-experimental-approve-all-kubelet-csrs-for-group is accepted and has no effect.',
+  ];
+}
+
 /** Parses and validates argv. Throws UsageError (exit 2) or DaemonExit (help, version; exit 0). */
 export function prepareOptions(argv: readonly string[], tables: SpecTables): ValidatedOptions {
   const defs = new OptionDefs(tables.options);
   const parsed = parseCommandLine(argv, defs);
-  if (parsed.action === 'help') throw new DaemonExit(formatHelp(defs, PROGRAM, INTRO));
+  if (parsed.action === 'help') throw new DaemonExit(formatHelp(defs, PROGRAM, INTRO, helpAppendix(tables)));
   if (parsed.action === 'version') {
     const info = { gitVersion: DAEMON_VERSION, platform: `${process.platform}/${process.arch}`, runtime: `node ${process.version}`, vendor: tables.vendor };
     throw new DaemonExit(parsed.mode === 'raw' ? `${JSON.stringify(info)}\n` : `${tables.vendor.charAt(0).toUpperCase()}${tables.vendor.slice(1)} ${DAEMON_VERSION}\n`);

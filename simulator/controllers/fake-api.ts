@@ -43,6 +43,8 @@ export class FakeApi {
   readonly requests: string[] = [];
   /** Events older than this revision are forgotten: watching from before it gives 410. */
   compactedBefore = 0;
+  /** Served resources as "group/version/resource" (group "" = core), for discovery documents. */
+  resources: string[] = ['/v1/namespaces', '/v1/endpoints', '/v1/configmaps', '/v1/events', 'apps/v1/deployments', 'batch/v1/jobs'];
   /** While true every request is answered 503. */
   unavailable = false;
   url = '';
@@ -125,6 +127,9 @@ export class FakeApi {
     const url = new URL(req.url ?? '/', 'http://fake');
     this.requests.push(`${req.method} ${url.pathname}${url.search}`);
     if (this.unavailable) return this.send(res, 503, status(503, 'ServiceUnavailable', 'unavailable'));
+    if (req.method === 'GET' && (url.pathname === '/api/v1' || url.pathname === '/apis' || /^\/apis\/[^/]+\/[^/]+$/.test(url.pathname))) {
+      return this.send(res, 200, this.discovery(url.pathname));
+    }
     const p = parsePath(url.pathname);
     if (!p) return this.send(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
     const key = `${p.collection}|${p.namespace ?? ''}|${p.name ?? ''}`;
@@ -175,6 +180,28 @@ export class FakeApi {
       default:
         return this.send(res, 405, status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
     }
+  }
+
+  private discovery(path: string): unknown {
+    const split = this.resources.map((r) => {
+      const [group, version, resource] = r.split('/');
+      return { group, version, resource };
+    });
+    if (path === '/apis') {
+      const gvs = new Map<string, Set<string>>();
+      for (const r of split) if (r.group) gvs.set(r.group, (gvs.get(r.group) ?? new Set()).add(r.version));
+      return {
+        kind: 'APIGroupList',
+        apiVersion: 'v1',
+        groups: [...gvs].map(([name, versions]) => ({ name, versions: [...versions].map((version) => ({ groupVersion: `${name}/${version}`, version })) })),
+      };
+    }
+    const gv = path === '/api/v1' ? { group: '', version: 'v1' } : { group: path.split('/')[2], version: path.split('/')[3] };
+    return {
+      kind: 'APIResourceList',
+      groupVersion: gv.group ? `${gv.group}/${gv.version}` : 'v1',
+      resources: split.filter((r) => r.group === gv.group && r.version === gv.version).map((r) => ({ name: r.resource, namespaced: true, kind: '', verbs: [] })),
+    };
   }
 
   private watch(collection: string, namespace: string | undefined, url: URL, res: http.ServerResponse): void {

@@ -177,7 +177,7 @@ test('help lists every option with type, default and purpose, grouped', () => {
   for (const row of FIXTURE_OPTIONS) assert.ok(text.includes(row.name), `help mentions ${row.name}`);
   assert.match(text, /--port int32 +Port of the HTTP service\. \(default 10252\)/);
   assert.match(text, /--attach-detach-reconcile-sync-period duration +.*\(default 1m0s\)/);
-  assert.match(text, /--allocate-node-cidrs +Allocate pod CIDRs\. \(default: none\)/);
+  assert.match(text, /--allocate-node-cidrs +Allocate pod CIDRs\. \(default false\)/);
   assert.match(text, /--controllers stringSlice +.*\(default \[\*\]\)/);
   assert.match(text, /--x-api-qps float32 +.*\(default 20\)/);
   assert.match(text, /leader-election flags:\n( +--leader-elect.*\n){5}/);

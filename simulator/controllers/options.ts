@@ -210,8 +210,17 @@ export class DaemonOptions {
 
 const HELP_INDENT = 6;
 
+/** pflag prints "(default X)" for non-zero defaults; for zero ones the table's own words say more than nothing. */
+function helpDefault(def: OptionDef): string {
+  if (!def.type.isZero(def.defaultValue as never)) return ` (default ${def.type.format(def.defaultValue as never)})`;
+  const text = def.row.defaultText ?? '';
+  if (text === '' || /^none$/i.test(text)) return ' (default: none)';
+  if (/^empty$/i.test(text)) return ' (default "")';
+  return ` (default ${text})`;
+}
+
 /** --help text: every option with its type, default and purpose, grouped by the table's group column. */
-export function formatHelp(defs: OptionDefs, program: string, intro: string): string {
+export function formatHelp(defs: OptionDefs, program: string, intro: string, appendix: readonly string[] = []): string {
   const groups = new Map<string, OptionDef[]>();
   for (const def of defs.list) {
     const group = def.row.group || 'General';
@@ -225,13 +234,11 @@ export function formatHelp(defs: OptionDefs, program: string, intro: string): st
     lines.push(`${group} flags:`);
     for (const def of members) {
       const head = `${def.name}${def.type.helpWord ? ` ${def.type.helpWord}` : ''}`;
-      const dflt = def.type.isZero(def.defaultValue as never)
-        ? def.row.defaultText && !/^(none|empty|off|false)$/i.test(def.row.defaultText) ? ` (default ${def.row.defaultText})` : ' (default: none)'
-        : ` (default ${def.type.format(def.defaultValue as never)})`;
-      lines.push(`${' '.repeat(HELP_INDENT)}${head.padEnd(width)}${def.row.purpose}${dflt}`);
+      lines.push(`${' '.repeat(HELP_INDENT)}${head.padEnd(width)}${def.row.purpose}${helpDefault(def)}`);
     }
     lines.push('');
   }
   lines.push(`${' '.repeat(HELP_INDENT)}${'-h, --help'.padEnd(width)}help for ${program}`);
+  for (const section of appendix) lines.push('', section);
   return lines.join('\n') + '\n';
 }
