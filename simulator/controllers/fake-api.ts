@@ -99,6 +99,16 @@ export class FakeApi {
     this.record(collection, key, 'DELETED', { ...old, metadata: { ...old.metadata, resourceVersion: String(++this.rv) } });
   }
 
+  /** Deletes without an event, as if the change fell out of a compacted history. */
+  removeSilently(collection: string, namespace: string | undefined, name: string): void {
+    this.objects.delete(`${collection}|${namespace ?? ''}|${name}`);
+    this.rv++;
+  }
+
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+
   private write(collection: string, key: string, obj: KubeObject, type: 'ADDED' | 'MODIFIED'): KubeObject {
     const stored: KubeObject = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.rv), uid: obj.metadata.uid ?? `uid-${this.rv}` } };
     this.objects.set(key, stored);

@@ -136,6 +136,7 @@ export class Informer {
     const max = this.opts.maxBackoffMs ?? 30_000;
     let backoff = base;
     let needList = true;
+    let consecutiveGone = 0;
     while (!signal.aborted) {
       try {
         if (needList) {
@@ -143,13 +144,19 @@ export class Informer {
           needList = false;
         }
         await this.watch(signal);
-        backoff = base; // a watch that ran and ended normally: resume from the last resourceVersion
+        backoff = base;
+        consecutiveGone = 0; // a watch that ran and ended normally: resume from the last resourceVersion
       } catch (err) {
         if (signal.aborted) return;
         if (err instanceof GoneError || (err instanceof ApiError && err.code === 410)) {
           this.stats.relistsAfterGone++;
           this.opts.log?.(`informer ${this.path}: resource version too old, listing again`);
           needList = true;
+          // A fresh list is the cure for 410; if the watch after it is refused again, back off before the next.
+          if (++consecutiveGone > 1) {
+            await sleep(backoff, signal);
+            backoff = Math.min(max, backoff * 2);
+          }
           continue;
         }
         this.opts.log?.(`informer ${this.path}: ${(err as Error).message}; retrying in ${Math.round(backoff)} ms`);
