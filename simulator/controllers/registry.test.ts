@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadSpecTables } from '../../spec-tables/index.ts';
+import { OptionDefs, parseCommandLine, type DaemonOptions } from './options.ts';
+import { FeatureGates } from './feature-gates.ts';
+import { CONTROLLER_PLANS, decideStart, type StartConditions } from './registry.ts';
+
+const tables = loadSpecTables();
+const defs = new OptionDefs(tables.options);
+const options = (...argv: string[]) => (parseCommandLine(argv, defs) as { options: DaemonOptions }).options;
+const cond = (argv: string[] = [], gates: Record<string, boolean> = {}, available: string[] = []): StartConditions => ({
+  options: options(...argv),
+  gates: new FeatureGates(tables.featureGates, gates),
+  available: new Set(available),
+});
+
+test('every controller of the spec table has a plan', () => {
+  assert.deepEqual(Object.keys(CONTROLLER_PLANS).sort(), tables.controllers.map((c) => c.name).sort());
+});
+
+test('not-started reasons follow the real start conditions', () => {
+  const reason = (name: string, c: StartConditions) => {
+    const d = decideStart(name, c);
+    assert.equal(d.start, false);
+    return (d as { reason: string }).reason;
+  };
+  assert.match(reason('route', cond()), /--allocate-node-cidrs and --configure-cloud-routes/);
+  assert.match(reason('route', cond(['--allocate-node-cidrs'])), /no --cloud-provider/);
+  assert.match(reason('service', cond()), /no --cloud-provider is set/);
+  assert.match(reason('service', cond(['--cloud-provider=gce'])), /cloud providers are not simulated/);
+  assert.match(reason('pvc-protection', cond()), /feature gate PVCProtection is off/);
+  assert.match(reason('pvc-protection', cond([], { PVCProtection: true })), /volumes/);
+  assert.match(reason('persistentvolume-expander', cond()), /ExpandPersistentVolumes/);
+  assert.match(reason('attachdetach', cond()), /volumes/);
+  assert.match(reason('garbagecollector', cond(['--enable-garbage-collector=false'])), /--enable-garbage-collector is false/);
+  assert.match(reason('serviceaccount-token', cond()), /--service-account-private-key-file/);
+  assert.match(reason('csrsigning', cond([], {}, ['certificates.k8s.io/v1beta1/certificatesigningrequests'])), /--cluster-signing-cert-file \/etc\/kubernetes\/ca\/ca\.pem does not exist/);
+  assert.match(reason('disruption', cond()), /does not serve policy\/v1beta1 poddisruptionbudgets/);
+  assert.match(reason('deployment', cond()), /extensions\/v1beta1 deployments or apps\/v1 deployments/);
+  assert.match(reason('deployment', cond([], {}, ['apps/v1/deployments'])), /no control loop for it yet/);
+  assert.match(reason('namespace', cond()), /no control loop for it yet/);
+  assert.match(decideStart('nosuch', cond()).start ? '' : (decideStart('nosuch', cond()) as { reason: string }).reason, /unknown to this build/);
+});
+
+test('a plan with an implementation starts', () => {
+  const d = decideStart('namespace', cond(), { namespace: { create: () => ({ name: 'namespace', run: async () => {} }) } });
+  assert.equal(d.start, true);
+});
