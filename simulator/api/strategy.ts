@@ -14,6 +14,8 @@ export interface KindRules {
   validateUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): FieldError[];
   /** Create-time adjustments after defaulting (e.g. Job selectors that need the uid). */
   prepareForCreate?(obj: KubeObject, def: ResourceDef): void;
+  /** Update-time adjustments of the stored form, after status is carried over (e.g. DaemonSet templateGeneration). */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): void;
 }
 
 const rulesByKind = new Map<string, KindRules[]>();
@@ -63,6 +65,7 @@ export function prepareForUpdate(obj: KubeObject, old: KubeObject, def: Resource
   if (def.kind === 'Namespace') {
     obj.spec = old.spec;
   }
+  for (const r of kindRules(def.kind)) r.prepareForUpdate?.(obj, old, def);
 }
 
 /** Update through /status: only status changes; everything else is taken from the stored object. */

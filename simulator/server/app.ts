@@ -140,6 +140,7 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
       query: firstValues(request.query as Query),
       headers: request.headers,
       body: Buffer.isBuffer(request.body) ? request.body : undefined,
+      warnings: [],
     };
     return await route(ctx, req, request, reply);
   } catch (e) {
@@ -188,7 +189,10 @@ function serveDiscovery(ctx: ServerContext, request: FastifyRequest, reply: Fast
 
 async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
   const { def, method } = req;
-  const send = (r: ApiResult) => sendResult(ctx, request, reply, r);
+  const send = (r: ApiResult) => {
+    if (req.warnings.length) reply.header('Warning', req.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+    return sendResult(ctx, request, reply, r);
+  };
   const isWatch = req.watchPath || (method === 'GET' && req.name === undefined && (req.query.watch === 'true' || req.query.watch === '1'));
   if (isWatch) {
     if (method !== 'GET' || req.subresource) throw methodNotAllowed();

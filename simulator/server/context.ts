@@ -42,6 +42,8 @@ export interface ResourceRequest {
   query: Record<string, string | undefined>;
   headers: Record<string, string | string[] | undefined>;
   body?: Buffer;
+  /** Warnings for the client, sent as `Warning: 299 - "..."` headers (fieldValidation=Warn). */
+  warnings: string[];
 }
 
 export interface ApiResult {

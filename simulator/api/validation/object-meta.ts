@@ -80,7 +80,8 @@ export function validateObjectMetaUpdate(next: ObjectMeta, old: ObjectMeta): Fie
   const errs: FieldError[] = [];
   const immutable: Array<keyof ObjectMeta> = ['name', 'namespace', 'uid', 'creationTimestamp'];
   for (const f of immutable) {
-    if (next[f] !== undefined && next[f] !== old[f]) errs.push(invalidValue(`metadata.${f}`, next[f], 'field is immutable'));
+    // null is how a client without the field (e.g. a protobuf body) says "unset": the stored value is kept.
+    if (next[f] !== undefined && next[f] !== null && next[f] !== old[f]) errs.push(invalidValue(`metadata.${f}`, next[f], 'field is immutable'));
   }
   if (old.deletionTimestamp) {
     const added = (next.finalizers ?? []).filter((f) => !(old.finalizers ?? []).includes(f));

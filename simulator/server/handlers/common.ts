@@ -66,8 +66,9 @@ export function readObjectBody(ctx: ServerContext, req: ResourceRequest, def: Re
     throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata must be an object`);
   }
   // Wrong JSON types are 400 (the real decoder fails); unknown fields are dropped, or refused under
-  // fieldValidation=Strict (kinds/shape-check.ts). Warn-mode warnings need a response header (not wired).
-  checkBodyShape(def, raw, req.query.fieldValidation);
+  // fieldValidation=Strict (kinds/shape-check.ts); under Warn they become Warning headers.
+  const { warnings } = checkBodyShape(def, raw, req.query.fieldValidation);
+  if (req.query.fieldValidation === 'Warn') req.warnings.push(...warnings);
   const obj = structuredClone(raw) as KubeObject;
   const schema = typeSchemaFor(apiVersion || expected, def.kind);
   if (schema) pruneUnknownFields(schema, obj as unknown as Record<string, unknown>);
