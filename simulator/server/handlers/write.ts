@@ -121,9 +121,16 @@ function carrySystemMeta(def: ResourceDef, next: KubeObject, old: KubeObject): v
   else delete m.generation;
 }
 
+/** No finalizer keeps the object: metadata.finalizers, and for a namespace spec.finalizers, are empty. */
+export function nothingHolds(obj: KubeObject): boolean {
+  if ((obj.metadata.finalizers ?? []).length > 0) return false;
+  if (obj.kind === 'Namespace') return ((obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length === 0;
+  return true;
+}
+
 /** Decides what an update writes: the new object, null (finalizers emptied on a deleting object) or no change. */
 function settle(next: KubeObject, old: KubeObject): KubeObject | null | undefined {
-  if (old.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && !old.metadata.deletionGracePeriodSeconds) return null;
+  if (old.metadata.deletionTimestamp && !old.metadata.deletionGracePeriodSeconds && nothingHolds(next)) return null;
   const withoutRv = (o: KubeObject) => canonicalObject({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
   if (isDeepStrictEqual(withoutRv(next), withoutRv(old))) return undefined;
   return canonicalObject({ ...next, metadata: { ...next.metadata, resourceVersion: '0' } });
@@ -201,7 +208,7 @@ export async function finalizeNamespace(ctx: ServerContext, req: ResourceRequest
   const body = readObjectBody(ctx, req);
   checkNamespaceMatches(req, body);
   const name = checkNameMatches(req, body);
-  return writeThroughParent(ctx, req, name, (cur) => {
+  const result = await writeThroughParent(ctx, req, name, (cur) => {
     checkPrecondition(def, name, body.metadata.resourceVersion, cur);
     const next = prepareForFinalize(body, cur.value);
     delete next.metadata.resourceVersion;
@@ -212,10 +219,15 @@ export async function finalizeNamespace(ctx: ServerContext, req: ResourceRequest
       if (typeof f !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/.test(f)) errs.push(invalidValue(`spec.finalizers[${i}]`, f, 'a qualified name must be a valid finalizer name'));
     });
     throwIfInvalid(def, name, errs);
-    // The namespace goes once it is terminating and nothing holds it any more.
-    if (next.metadata.deletionTimestamp && (fins as string[]).length === 0 && (next.metadata.finalizers ?? []).length === 0) return null;
     return next;
   });
+  // A terminating namespace that nothing holds any more goes, as the namespace controller's final delete
+  // would make it: watchers see the finalize (MODIFIED), then DELETED.
+  const ns = result.object as KubeObject;
+  if (ns.metadata.deletionTimestamp && nothingHolds(ns)) {
+    await ctx.store.delete(keyOf(req, name), { expectedRevision: Number(ns.metadata.resourceVersion) }).catch(() => undefined);
+  }
+  return result;
 }
 
 /** Read-modify-write of the parent object through a subresource; answers the parent in the request's version. */
