@@ -3,6 +3,7 @@
 // the command line wrapper. Leadership lost means the daemon stops (the real one exits so that its
 // supervisor restarts it); `done` resolves with the reason.
 
+import { setMaxListeners } from 'node:events';
 import { loadSpecTables, type SpecTables } from '../../spec-tables/index.ts';
 import { OptionDefs, parseCommandLine, formatHelp, UsageError, type DaemonOptions } from './options.ts';
 import { validateOptions, type ValidatedOptions } from './option-rules.ts';
@@ -175,6 +176,8 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
   log(`serving /healthz, /metrics, /configz${o.bool('--profiling') ? ', /debug/pprof' : ''} on ${http.url}`);
 
   const runControllers = async (signal: AbortSignal) => {
+    // Every informer, queue and worker listens for this one signal: dozens of listeners are expected.
+    setMaxListeners(0, signal);
     const informers = new InformerFactory(client, { resyncMs: resyncPeriodMs(o.durationMs('--min-resync-period')), log });
     // The API must answer discovery before anything starts (the real daemon waits for the server's health).
     let available: Set<string> | undefined;

@@ -38,11 +38,22 @@ test('not-started reasons follow the real start conditions', () => {
   assert.match(reason('disruption', cond()), /does not serve policy\/v1beta1 poddisruptionbudgets/);
   assert.match(reason('deployment', cond()), /extensions\/v1beta1 deployments or apps\/v1 deployments/);
   assert.match(reason('deployment', cond([], {}, ['apps/v1/deployments'])), /no control loop for it yet/);
-  assert.match(reason('namespace', cond()), /no control loop for it yet/);
+  assert.match(reason('namespace', cond()), /does not serve \/v1 namespaces\/finalize/);
+  assert.match(reason('serviceaccount', cond()), /does not serve \/v1 serviceaccounts/);
+  assert.match(reason('node', cond()), /no control loop for it yet/);
   assert.match(decideStart('nosuch', cond()).start ? '' : (decideStart('nosuch', cond()) as { reason: string }).reason, /unknown to this build/);
 });
 
 test('a plan with an implementation starts', () => {
   const d = decideStart('namespace', cond(), { namespace: { create: () => ({ name: 'namespace', run: async () => {} }) } });
   assert.equal(d.start, true);
+});
+
+test('the namespace, service-account and garbage-collector loops start when the API serves what they need', () => {
+  const served = ['/v1/namespaces/finalize', '/v1/serviceaccounts'];
+  for (const name of ['namespace', 'serviceaccount', 'garbagecollector']) {
+    const d = decideStart(name, cond([], {}, served));
+    assert.equal(d.start, true, name);
+    assert.equal((d as { controller: { name: string } }).controller.name, name);
+  }
 });

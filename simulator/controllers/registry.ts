@@ -8,6 +8,9 @@ import type { Controller } from './controller.ts';
 import type { DaemonOptions } from './options.ts';
 import type { FeatureGates } from './feature-gates.ts';
 import { gvrKey, type GroupVersionResourceRef } from './discovery.ts';
+import { namespaceController } from './namespace-controller.ts';
+import { garbageCollector } from './garbage-collector.ts';
+import { serviceAccountController } from './serviceaccount-controller.ts';
 
 export interface StartConditions {
   options: DaemonOptions;
@@ -54,10 +57,13 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   deployment: { requires: [gvr('extensions', 'v1beta1', 'deployments'), gvr('apps', 'v1', 'deployments')] },
   disruption: { requires: [gvr('policy', 'v1beta1', 'poddisruptionbudgets')] },
   endpoint: {},
-  garbagecollector: { skip: (c) => (c.options.bool('--enable-garbage-collector') ? undefined : '--enable-garbage-collector is false') },
+  garbagecollector: {
+    skip: (c) => (c.options.bool('--enable-garbage-collector') ? undefined : '--enable-garbage-collector is false'),
+    create: garbageCollector,
+  },
   horizontalpodautoscaling: { requires: [gvr('autoscaling', 'v1', 'horizontalpodautoscalers')] },
   job: { requires: [gvr('batch', 'v1', 'jobs')] },
-  namespace: {},
+  namespace: { requires: [gvr('', 'v1', 'namespaces/finalize')], create: namespaceController },
   node: {},
   'persistentvolume-binder': { skip: () => VOLUMES },
   'persistentvolume-expander': { skip: (c) => needsGate('ExpandPersistentVolumes')(c) ?? VOLUMES },
@@ -75,7 +81,7 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
     },
   },
   service: { skip: needsCloud('services of type LoadBalancer cannot be provisioned') },
-  serviceaccount: {},
+  serviceaccount: { requires: [gvr('', 'v1', 'serviceaccounts')], create: serviceAccountController },
   'serviceaccount-token': {
     skip: (c) => (c.options.string('--service-account-private-key-file') === '' ? 'no --service-account-private-key-file, so tokens cannot be signed' : undefined),
   },

@@ -11,6 +11,7 @@ import { WatchHub } from './watch-hub.ts';
 import type { BinaryCodec } from './serializers.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
 import { decodeObject, encodeObject, encodeWatchEvent, hasProtobuf } from '../codec/protobuf.ts';
+import type { DaemonHandle } from '../controllers/daemon.ts';
 
 export interface SimulatorOptions {
   port?: number;
@@ -23,6 +24,16 @@ export interface SimulatorOptions {
   watchHistoryAgeMs?: number;
   store?: Store;
   bodyLimit?: number;
+  /**
+   * Also run the controller daemon in this process, as a client of this server over HTTP (leader election
+   * off, its HTTP service on a free loopback port): true for every controller on by default, or the list
+   * given to --controllers. Default: the API server alone.
+   */
+  controllers?: boolean | string[];
+  /** More daemon options (e.g. ["--concurrent-gc-syncs=5"]); they come last and so win. */
+  controllerArgs?: string[];
+  /** Where the daemon's log lines go (default: nowhere). */
+  controllerLog?: (line: string) => void;
 }
 
 export interface RunningSimulator {
@@ -30,6 +41,8 @@ export interface RunningSimulator {
   port: number;
   app: FastifyInstance;
   ctx: ServerContext;
+  /** The in-process controller daemon, when started with `controllers`. */
+  daemon?: DaemonHandle;
   close(): Promise<void>;
 }
 
@@ -66,12 +79,26 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   settings.serverAddress = `${host}:${port}`;
   await bootstrapNamespaces(ctx);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const url = `http://${displayHost}:${port}`;
+  let daemon: DaemonHandle | undefined;
+  if (opts.controllers) {
+    try {
+      daemon = await startControllers(url, vendor, opts);
+    } catch (err) {
+      await app.close();
+      await store.close();
+      throw err;
+    }
+  }
   return {
-    url: `http://${displayHost}:${port}`,
+    url,
     port,
     app,
     ctx,
+    daemon,
     async close() {
+      // The daemon first: its watches would otherwise hold the server open.
+      await daemon?.close();
       for (const t of ctx.timers) clearTimeout(t);
       ctx.timers.clear();
       await app.close();
@@ -93,4 +120,14 @@ async function bootstrapNamespaces(ctx: ServerContext): Promise<void> {
       status: { phase: 'Active' },
     });
   }
+}
+
+/** The controller daemon against this server, the way `npx tsx simulator/controllers --master URL` runs it. */
+async function startControllers(url: string, vendor: string, opts: SimulatorOptions): Promise<DaemonHandle> {
+  // Loaded only when asked for, so that the API server alone does not pay for the daemon's modules.
+  const { startDaemon } = await import('../controllers/daemon.ts');
+  const argv = ['--master', url, '--leader-elect=false', '--address=127.0.0.1', '--port=0'];
+  if (Array.isArray(opts.controllers)) argv.push(`--controllers=${opts.controllers.join(',')}`);
+  argv.push(...(opts.controllerArgs ?? []));
+  return startDaemon(argv, { vendor, log: opts.controllerLog ?? (() => {}) });
 }
