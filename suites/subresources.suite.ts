@@ -1,0 +1,229 @@
+// Subresources and writes (spec 1.8, 4.8, 4.10): a write to /status changes only status and one to /scale
+// only the replica count; PUT and PATCH of the main resource ignore status; PUT .../finalize changes only
+// spec.finalizers; Scale objects agree with their parent (name, spec.replicas, status.replicas, selector);
+// creates answer 200/201/202 and PUTs 200/201. Values written to status are sentinels (>= 1000) a controller
+// would not produce, and the answers of the writes are checked as well as later reads, so a target with
+// controllers running does not disturb the checks.
+import fc from 'fast-check';
+import type { KubeObject } from '../simulator/api/meta.ts';
+import { check, type CheckContext } from './harness/check.ts';
+import { labelKey } from './harness/arbitraries.ts';
+import { describeResponse, expectEqual, expectStatusCode, expectTrue, fail, forRows } from './harness/expect.ts';
+import { collectionPath, objectPath, type KindRef } from './harness/fixtures.ts';
+import { DEPLOYMENTS, NEEDS_NAMESPACES, needs, readObject } from './harness/objects.ts';
+import { canonicalJson, type JsonObject } from './harness/models/json.ts';
+import { getIn } from './harness/workloads.ts';
+
+const EXT_DEPLOYMENTS: KindRef = { group: 'extensions', version: 'v1beta1', kind: 'Deployment', resource: 'deployments', namespaced: true };
+const EXT_REPLICASETS: KindRef = { group: 'extensions', version: 'v1beta1', kind: 'ReplicaSet', resource: 'replicasets', namespaced: true };
+const NAMESPACES: KindRef = { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false };
+
+type Obj = KubeObject & { spec?: JsonObject; status?: JsonObject };
+
+const labelValue = fc.stringMatching(/^[a-z0-9]([a-z0-9._-]{0,6}[a-z0-9])?$/);
+const selectorLabels = fc.dictionary(labelKey(), labelValue, { minKeys: 1, maxKeys: 3 });
+
+function workloadBody(ref: KindRef, name: string, selector: Record<string, string>, replicas: number): JsonObject {
+  return {
+    apiVersion: ref.group ? `${ref.group}/${ref.version}` : ref.version,
+    kind: ref.kind,
+    metadata: { name },
+    spec: { replicas, selector: { matchLabels: selector }, template: { metadata: { labels: selector }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } } },
+  };
+}
+
+async function createWorkload(ctx: CheckContext, ref: KindRef, ns: string, name: string, selector: Record<string, string>, replicas: number): Promise<Obj> {
+  const res = await ctx.client.create(collectionPath(ref, ns), workloadBody(ref, name, selector, replicas));
+  expectStatusCode(res, [200, 201, 202], `create ${ref.kind} ${name}`, 'rule.writes.create-codes');
+  return readObject(ctx, ref, name, ns) as Promise<Obj>;
+}
+
+const withoutReplicas = (spec: unknown) => canonicalJson({ ...(spec as JsonObject), replicas: undefined });
+
+// ---- /status changes only status; the main resource ignores status ------------------------------------
+
+const statusValues = fc.record({
+  replicas: fc.integer({ min: 1000, max: 9999 }),
+  observedGeneration: fc.integer({ min: 1000, max: 9999 }),
+  collisionCount: fc.integer({ min: 1000, max: 9999 }),
+});
+const specChange = fc.record({ minReadySeconds: fc.integer({ min: 1, max: 120 }), replicas: fc.integer({ min: 0, max: 4 }) });
+
+check(
+  'subresources.status-writes-only-status',
+  {
+    rows: ['rule.writes.subresource-only-part', 'rule.ops.status-only-through-status', 'endpoint.apps.deployments.status.namespaced.update', 'endpoint.apps.deployments.status.namespaced.patch', 'endpoint.apps.deployments.status.namespaced.get', 'rule.writes.put-codes'],
+    requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get']), needs(DEPLOYMENTS, ['get', 'update', 'patch'], 'status')],
+    title: 'PUT and PATCH of /status with spec and status changes change status only',
+  },
+  async (ctx) => {
+    const ns = await ctx.namespace();
+    await ctx.forAll(fc.record({ status: statusValues, spec: specChange, verb: fc.constantFrom('PUT', 'PATCH') }), async ({ status, spec, verb }) => {
+      const name = ctx.uniqueName('status');
+      const before = await createWorkload(ctx, DEPLOYMENTS, ns, name, { app: name }, 1);
+      const path = `${objectPath(DEPLOYMENTS, name, ns)}/status`;
+      const got = await ctx.client.get(path);
+      expectStatusCode(got, 200, `GET ${path}`, 'endpoint.apps.deployments.status.namespaced.get');
+      expectEqual(got.object?.metadata?.uid, before.metadata.uid, `GET ${path}: uid of the object`, 'endpoint.apps.deployments.status.namespaced.get');
+      const what = `${verb} ${path} with spec ${JSON.stringify(spec)} and status ${JSON.stringify(status)}`;
+      const res =
+        verb === 'PUT'
+          ? await ctx.client.replace(path, { ...before, spec: { ...before.spec, ...spec }, status: { ...(before.status ?? {}), ...status } })
+          : await ctx.client.patch(path, { spec, status }, 'merge');
+      expectStatusCode(res, verb === 'PUT' ? [200, 201] : 200, what, verb === 'PUT' ? ['rule.writes.put-codes', 'endpoint.apps.deployments.status.namespaced.update'] : 'endpoint.apps.deployments.status.namespaced.patch');
+      const answer = res.object as Obj;
+      await forRows(['rule.writes.subresource-only-part', 'rule.ops.status-only-through-status'], async () => {
+        for (const [k, v] of Object.entries(status)) expectEqual(getIn(answer, `status.${k}`), v, `${what}: status.${k} in the answer`);
+        expectEqual(canonicalJson(answer.spec), canonicalJson(before.spec), `${what}: spec in the answer`);
+        const read = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
+        expectEqual(canonicalJson(read.spec), canonicalJson(before.spec), `${what}: spec read back`);
+      });
+    });
+  },
+);
+
+check(
+  'subresources.main-resource-ignores-status',
+  {
+    rows: ['rule.writes.put-ignores-status', 'rule.ops.replace-ignores-status', 'rule.ops.status-only-through-status', 'rule.writes.put-codes'],
+    requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get', 'update', 'patch'])],
+    title: 'PUT and PATCH of the main resource apply their spec change and ignore their status',
+  },
+  async (ctx) => {
+    const ns = await ctx.namespace();
+    await ctx.forAll(fc.record({ status: statusValues, spec: specChange, verb: fc.constantFrom('PUT', 'PATCH') }), async ({ status, spec, verb }) => {
+      const name = ctx.uniqueName('main');
+      const before = await createWorkload(ctx, DEPLOYMENTS, ns, name, { app: name }, 1);
+      const path = objectPath(DEPLOYMENTS, name, ns);
+      const what = `${verb} ${path} with spec ${JSON.stringify(spec)} and status ${JSON.stringify(status)}`;
+      const res =
+        verb === 'PUT'
+          ? await ctx.client.replace(path, { ...before, spec: { ...before.spec, ...spec }, status: { ...(before.status ?? {}), ...status } })
+          : await ctx.client.patch(path, { spec, status }, 'merge');
+      expectStatusCode(res, verb === 'PUT' ? [200, 201] : 200, what, verb === 'PUT' ? 'rule.writes.put-codes' : undefined);
+      const answer = res.object as Obj;
+      const read = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
+      for (const [label, obj] of [['answer', answer], ['GET after', read]] as const) {
+        for (const [k, v] of Object.entries(spec)) expectEqual(getIn(obj, `spec.${k}`), v, `${what}: spec.${k} in the ${label}`);
+        await forRows(verb === 'PUT' ? ['rule.writes.put-ignores-status', 'rule.ops.replace-ignores-status'] : 'rule.ops.status-only-through-status', () => {
+          for (const [k, v] of Object.entries(status)) expectTrue(getIn(obj, `status.${k}`) !== v, `${what}: status.${k} became ${v} in the ${label}; the main resource must ignore status`);
+        });
+      }
+    });
+  },
+);
+
+// ---- scale ----------------------------------------------------------------------------------------------
+
+/** Label pairs of a Scale's selector: a string "a=b,c=d" (autoscaling/v1) or a map (extensions/v1beta1). */
+function scaleSelectorPairs(status: unknown): string[] | undefined {
+  const sel = (status as JsonObject | undefined)?.selector;
+  if (typeof sel === 'string') return sel === '' ? [] : sel.split(',').map((s) => s.trim()).sort();
+  if (sel && typeof sel === 'object' && !Array.isArray(sel)) {
+    const m = (sel as JsonObject).matchLabels && typeof (sel as JsonObject).matchLabels === 'object' ? ((sel as JsonObject).matchLabels as JsonObject) : (sel as JsonObject);
+    return Object.entries(m).map(([k, v]) => `${k}=${v}`).sort();
+  }
+  return undefined;
+}
+
+const SCALE_PARENTS: Array<{ ref: KindRef; rows: string[] }> = [
+  { ref: DEPLOYMENTS, rows: ['endpoint.apps.deployments.scale.namespaced.get', 'endpoint.apps.deployments.scale.namespaced.update'] },
+  { ref: EXT_DEPLOYMENTS, rows: [] },
+  { ref: EXT_REPLICASETS, rows: ['endpoint.ext.replicasets.scale.namespaced.get', 'endpoint.ext.replicasets.scale.namespaced.update'] },
+];
+
+check(
+  'subresources.scale-consistent',
+  {
+    rows: ['rule.ops.scale', 'rule.writes.subresource-only-part', 'rule.media.path-parameters', 'rule.writes.put-codes', ...SCALE_PARENTS.flatMap((p) => p.rows)],
+    requires: [NEEDS_NAMESPACES],
+    title: 'a Scale names its parent and shows its spec.replicas, status.replicas and selector; PUT /scale changes spec.replicas only',
+  },
+  async (ctx) => {
+    const parents = SCALE_PARENTS.filter((p) => ctx.serves(needs(p.ref, ['create', 'get'])) && ctx.serves(needs(p.ref, ['get', 'update'], 'scale')));
+    if (parents.length === 0) ctx.skip('target serves no scale subresource of the spec (apps/v1 deployments, extensions/v1beta1 deployments or replicasets)');
+    const ns = await ctx.namespace();
+    const arb = fc.record({ parent: fc.constantFrom(...parents), selector: selectorLabels, from: fc.integer({ min: 0, max: 3 }), to: fc.integer({ min: 0, max: 6 }) });
+    await ctx.forAll(arb, async ({ parent, selector, from, to }) => {
+      const ref = parent.ref;
+      const rows = ['rule.ops.scale', ...parent.rows];
+      const name = ctx.uniqueName('scale');
+      const before = await createWorkload(ctx, ref, ns, name, selector, from);
+      const path = `${objectPath(ref, name, ns)}/scale`;
+      const label = `${ref.group}/${ref.version} ${ref.kind} ${name}`;
+      const scale = await ctx.client.get<Obj>(path);
+      expectStatusCode(scale, 200, `GET ${path}`, rows);
+      const after = (await readObject(ctx, ref, name, ns)) as Obj;
+      await forRows(rows, () => {
+        const s = scale.object!;
+        expectEqual(s.kind, 'Scale', `GET ${path}: kind`);
+        expectEqual(s.metadata?.name, name, `GET ${path}: metadata.name (the Scale is named like its parent)`, 'rule.media.path-parameters');
+        expectEqual(getIn(s, 'spec.replicas'), from, `GET ${path}: spec.replicas of ${label} created with ${from}`);
+        const statusReplicas = (getIn(s, 'status.replicas') as number | undefined) ?? 0;
+        const parentReplicas = [before, after].map((o) => (getIn(o, 'status.replicas') as number | undefined) ?? 0);
+        expectTrue(parentReplicas.includes(statusReplicas), `GET ${path}: status.replicas ${statusReplicas}, the parent shows ${parentReplicas.join(' then ')}`);
+        const want = Object.entries(selector).map(([k, v]) => `${k}=${v}`).sort();
+        expectEqual(scaleSelectorPairs(s.status), want, `GET ${path}: status.selector against the parent's selector ${JSON.stringify(selector)}`);
+      });
+      const body = structuredClone(scale.object!);
+      body.spec = { ...(body.spec ?? {}), replicas: to };
+      const put = await ctx.client.replace(path, body);
+      expectStatusCode(put, [200, 201], `PUT ${path} with spec.replicas ${to}`, ['rule.writes.put-codes', ...rows]);
+      expectEqual(getIn(put.object, 'spec.replicas'), to, `PUT ${path}: spec.replicas in the answer`, rows);
+      const read = (await readObject(ctx, ref, name, ns)) as Obj;
+      expectEqual(getIn(read, 'spec.replicas'), to, `${label}: spec.replicas after PUT ${path}`, rows);
+      expectEqual(withoutReplicas(read.spec), withoutReplicas(before.spec), `${label}: the rest of spec after PUT ${path}`, 'rule.writes.subresource-only-part');
+      expectEqual(canonicalJson(read.metadata.labels ?? {}), canonicalJson(before.metadata.labels ?? {}), `${label}: labels after PUT ${path}`, 'rule.writes.subresource-only-part');
+    });
+  },
+);
+
+// ---- namespace finalize -----------------------------------------------------------------------------
+
+const finalizerName = fc.oneof(fc.constant('kubernetes'), fc.stringMatching(/^[a-z]{1,8}$/).map((w) => `conformance.example.com/${w}`));
+
+check(
+  'subresources.namespace-finalize',
+  {
+    rows: ['endpoint.core.namespaces.finalize.cluster-scoped.update', 'rule.writes.subresource-only-part', 'field.ObjectMeta.labels', 'rule.writes.put-codes'],
+    requires: [NEEDS_NAMESPACES, needs(NAMESPACES, ['get']), needs(NAMESPACES, ['update'], 'finalize')],
+    title: 'PUT .../finalize sets spec.finalizers and changes nothing else (labels, annotations, status)',
+  },
+  async (ctx) => {
+    const arb = fc.record({ finalizers: fc.uniqueArray(finalizerName, { maxLength: 3 }), label: fc.stringMatching(/^[a-z0-9]{1,8}$/) });
+    const ns = await ctx.namespace();
+    const path = `/api/v1/namespaces/${ns}`;
+    try {
+      await ctx.forAll(arb, async ({ finalizers, label }) => {
+        const before = (await readObject(ctx, NAMESPACES, ns)) as Obj;
+        const body = structuredClone(before);
+        body.spec = { ...(body.spec ?? {}), finalizers };
+        body.metadata.labels = { ...(body.metadata.labels ?? {}), 'conformance.example.com/changed': label };
+        body.metadata.annotations = { ...(body.metadata.annotations ?? {}), 'conformance.example.com/changed': label };
+        const what = `PUT ${path}/finalize with spec.finalizers ${JSON.stringify(finalizers)}, a new label and annotation`;
+        const res = await ctx.client.replace(`${path}/finalize`, body);
+        expectStatusCode(res, [200, 201], what, ['endpoint.core.namespaces.finalize.cluster-scoped.update', 'rule.writes.put-codes']);
+        const read = (await readObject(ctx, NAMESPACES, ns)) as Obj;
+        for (const [which, obj] of [['answer', res.object as Obj], ['GET after', read]] as const) {
+          await forRows('endpoint.core.namespaces.finalize.cluster-scoped.update', () =>
+            expectEqual([...((getIn(obj, 'spec.finalizers') as string[] | undefined) ?? [])].sort(), [...finalizers].sort(), `${what}: spec.finalizers in the ${which}`),
+          );
+          await forRows('rule.writes.subresource-only-part', () => {
+            expectEqual(canonicalJson(obj.metadata.labels ?? {}), canonicalJson(before.metadata.labels ?? {}), `${what}: labels in the ${which}`);
+            expectEqual(canonicalJson(obj.metadata.annotations ?? {}), canonicalJson(before.metadata.annotations ?? {}), `${what}: annotations in the ${which}`);
+            expectEqual(getIn(obj, 'status.phase'), getIn(before, 'status.phase'), `${what}: status.phase in the ${which}`);
+          });
+        }
+      });
+    } finally {
+      // Leave only the standard finalizer, so the namespace can be deleted when the check ends.
+      const current = await ctx.client.get(path);
+      if (current.status === 200 && current.object) {
+        const body = structuredClone(current.object) as Obj;
+        body.spec = { ...(body.spec ?? {}), finalizers: ['kubernetes'] };
+        const res = await ctx.client.replace(`${path}/finalize`, body);
+        if (![200, 201].includes(res.status)) fail(`cleanup: PUT ${path}/finalize back to [kubernetes] answered ${describeResponse(res)}`);
+      }
+    }
+  },
+);
