@@ -16,6 +16,7 @@ import { prepareWatch } from './handlers/watch.ts';
 import { patch } from './handlers/patch.ts';
 import { groupResource } from './handlers/common.ts';
 import { apiVersionOf } from '../api/meta.ts';
+import { isOpenApiPath, serveOpenApi } from '../openapi/serve.ts';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -70,7 +71,7 @@ export function buildApp(ctx: ServerContext): FastifyInstance {
 }
 
 function rootPaths(ctx: ServerContext): string[] {
-  const paths = new Set(['/api', '/api/v1', '/apis', '/healthz', '/version']);
+  const paths = new Set(['/api', '/api/v1', '/apis', '/healthz', '/openapi/v2', '/openapi/v3', '/version']);
   for (const d of ctx.registry.defs) {
     if (d.group) {
       paths.add(`/apis/${d.group}`);
@@ -83,9 +84,25 @@ function rootPaths(ctx: ServerContext): string[] {
 function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, result: ApiResult, protobufOk = true): FastifyReply {
   const query = firstValues(request.query as Query);
   const negotiated = negotiateOutput(request.headers.accept, { stream: false, protobuf: ctx.protobuf, protobufOk: protobufOk && hasProtobufForm(ctx, result.object) });
-  const body = encodeAs(negotiated.format, result.object, wantsPretty(query, request.headers['user-agent']), ctx.protobuf);
+  const pretty = wantsPretty(query, request.headers['user-agent']);
+  let body: string | Buffer;
+  if (negotiated.format === 'json' && !pretty && Object.isFrozen(result.object)) {
+    // Stored objects are frozen and never change (storage README): their compact JSON is computed once.
+    body = compactJsonOf(result.object);
+  } else body = encodeAs(negotiated.format, result.object, pretty, ctx.protobuf);
   // Bytes, not a string: Fastify would append "; charset=utf-8" to a JSON Content-Type the real server sends bare.
   return reply.code(result.code).header('Content-Type', negotiated.contentType).send(typeof body === 'string' ? Buffer.from(body) : body);
+}
+
+const jsonCache = new WeakMap<object, Buffer>();
+
+function compactJsonOf(obj: object): Buffer {
+  let buf = jsonCache.get(obj);
+  if (!buf) {
+    buf = Buffer.from(encodeJson(obj, false));
+    jsonCache.set(obj, buf);
+  }
+  return buf;
 }
 
 function hasProtobufForm(ctx: ServerContext, obj: object): boolean {
@@ -119,6 +136,8 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
       return reply.header('Content-Type', 'text/plain; charset=utf-8').send('ok');
     }
     if (path === '/version') return sendResult(ctx, request, reply, { code: 200, object: versionInfo() }, false);
+    // OpenAPI documents (simulator/openapi): /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>.
+    if (isOpenApiPath(path)) return serveOpenApi(ctx.registry, ctx.protobuf?.mediaType ?? 'application/vnd.kubernetes.protobuf', request, reply);
     const target = parseRequestPath(path);
     if (target.type !== 'resource') return serveDiscovery(ctx, request, reply, target);
     const def = ctx.registry.lookup(target.group, target.version, target.resource);
