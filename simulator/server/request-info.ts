@@ -29,7 +29,7 @@ export function parseRequestPath(path: string): RequestTarget {
   const parts = clean.split('/').filter((p) => p !== '');
   let decoded: string[];
   try {
-    decoded = parts.map((p) => decodeURIComponent(p));
+    decoded = parts.map((p) => (p.includes('%') ? decodeURIComponent(p) : p));
   } catch {
     return { type: 'unknown' };
   }
