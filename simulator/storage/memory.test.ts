@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
 import { MemoryStore } from './memory.ts';
 import { StoreError, type StoreEvent, type StoreErrorCode } from './store.ts';
+import { storeContract } from './store-contract.ts';
 
 function cm(name: string, data: Record<string, string> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data };
@@ -347,4 +348,11 @@ describe('MemoryStore guaranteedUpdate', () => {
     await Promise.all(Array.from({ length: 10 }, incr));
     assert.deepEqual((await s.get('/r/n'))?.value.data, { n: '10' });
   });
+});
+
+// The behaviour shared with every other backend (store-contract.ts); the tests above cover what is the memory
+// store's own (its synchronous delivery, its window rule in detail, its memory bounds).
+storeContract('MemoryStore', {
+  make: async (opts) => new MemoryStore(opts),
+  applyWindow: async () => undefined, // the window is a rule evaluated on every call
 });

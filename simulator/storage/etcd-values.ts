@@ -1,0 +1,108 @@
+// How EtcdStore lays out keys and values in etcd.
+//
+// Values: the object as JSON without metadata.resourceVersion, which is derived from the key's mod_revision on
+// every read (as the real apiserver does), so a value never disagrees with the revision that wrote it.
+// Keys: the store's keys (/registry/<resource>/...) moved under a configurable etcd prefix, so several clusters (or
+// test runs) can share one etcd and `etcdctl get --prefix /registry/` shows what a real cluster would.
+
+import type { KubeObject } from '../api/meta.ts';
+
+/** ObjectMeta fields that come before resourceVersion in the real server's (Go struct) order. */
+const META_BEFORE_RV = new Set(['name', 'generateName', 'namespace', 'selfLink', 'uid']);
+
+/** Bytes to store for `obj`; refuses what the memory store refuses (same TypeErrors), so the backends agree. */
+export function encodeValue(obj: KubeObject): Buffer {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+    throw new TypeError('store: the value must be a JSON object');
+  }
+  const m = obj.metadata as unknown;
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) {
+    throw new TypeError('store: the value must have a metadata object');
+  }
+  const { resourceVersion: _rv, ...metadata } = obj.metadata;
+  let text: string;
+  try {
+    text = JSON.stringify({ ...obj, metadata });
+  } catch (err) {
+    throw new TypeError(`store: the value is not representable as JSON: ${(err as Error).message}`);
+  }
+  return Buffer.from(text, 'utf8');
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null) {
+    for (const child of Object.values(v)) deepFreeze(child);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+/**
+ * The object stored in `bytes`, stamped with resourceVersion = `revision` at its Go-struct position (after uid),
+ * and deep-frozen: the memory store hands out frozen objects, and code that mutates what a store returns should
+ * fail the same way on both backends.
+ */
+export function decodeValue(bytes: Buffer | Uint8Array, revision: number): KubeObject {
+  const obj = JSON.parse(Buffer.from(bytes).toString('utf8')) as KubeObject;
+  return deepFreeze(stampResourceVersion(obj, revision));
+}
+
+function stampResourceVersion(obj: KubeObject, revision: number): KubeObject {
+  const metadata: Record<string, unknown> = {};
+  let placed = false;
+  for (const [k, v] of Object.entries(obj.metadata)) {
+    if (!placed && !META_BEFORE_RV.has(k)) {
+      metadata.resourceVersion = String(revision);
+      placed = true;
+    }
+    if (k !== 'resourceVersion') metadata[k] = v;
+  }
+  if (!placed) metadata.resourceVersion = String(revision);
+  obj.metadata = metadata as KubeObject['metadata'];
+  return obj;
+}
+
+/** A frozen object re-stamped with another resourceVersion (the DELETED event's object). */
+export function withResourceVersion(obj: KubeObject, revision: number): KubeObject {
+  return deepFreeze(stampResourceVersion({ ...obj, metadata: { ...obj.metadata } }, revision));
+}
+
+/**
+ * Store keys <-> etcd keys. Every store key starts with `root` (default "/registry", the simulator's key root);
+ * in etcd that root is replaced by `prefix` (default also "/registry", the apiserver's --etcd-prefix default).
+ */
+export class KeyMapper {
+  constructor(
+    readonly root: string,
+    readonly prefix: string,
+  ) {}
+
+  toEtcd(key: string): Buffer {
+    if (typeof key !== 'string' || key === '') throw new TypeError('store: key must be a non-empty string');
+    if (!key.startsWith(this.root)) throw new TypeError(`store: key ${JSON.stringify(key)} is not under ${JSON.stringify(this.root)}`);
+    return Buffer.from(this.prefix + key.slice(this.root.length), 'utf8');
+  }
+
+  /** A store prefix as an etcd prefix; a store prefix shorter than the root (e.g. "") means the whole root. */
+  prefixToEtcd(prefix: string): Buffer {
+    if (this.root.startsWith(prefix)) return Buffer.from(this.prefix, 'utf8');
+    return this.toEtcd(prefix);
+  }
+
+  fromEtcd(key: Buffer | Uint8Array): string {
+    const s = Buffer.from(key).toString('utf8');
+    return this.root + s.slice(this.prefix.length);
+  }
+}
+
+/** The smallest key greater than every key with this prefix (etcd's range_end for a prefix). */
+export function prefixEnd(prefix: Buffer): Buffer {
+  const end = Buffer.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i] < 0xff) {
+      end[i]++;
+      return end.subarray(0, i + 1);
+    }
+  }
+  return Buffer.from([0]); // all 0xff (or empty): to the end of the keyspace
+}
