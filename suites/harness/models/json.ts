@@ -34,26 +34,3 @@ function sortKeys(v: unknown): unknown {
   if (isObject(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
   return v;
 }
-
-/** Reads a dotted path (a.b.c); undefined when any step is missing. */
-export function getPath(obj: unknown, path: string): unknown {
-  let cur: unknown = obj;
-  for (const part of path.split('.')) {
-    if (!isObject(cur)) return undefined;
-    cur = cur[part];
-  }
-  return cur;
-}
-
-/** Writes a dotted path, creating objects on the way; undefined deletes the last key. */
-export function setPath(obj: JsonObject, path: string, value: JsonValue | undefined): void {
-  const parts = path.split('.');
-  let cur: JsonObject = obj;
-  for (const part of parts.slice(0, -1)) {
-    if (!isObject(cur[part])) cur[part] = {};
-    cur = cur[part] as JsonObject;
-  }
-  const last = parts[parts.length - 1];
-  if (value === undefined) delete cur[last];
-  else cur[last] = value;
-}
