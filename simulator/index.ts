@@ -1,5 +1,8 @@
 // npx tsx simulator [--port 8080] [--host 127.0.0.1] [--vendor kubernetes] ...
-// Starts the API server and prints its URL and a ready-to-use client config (kubeconfig).
+// Starts the API server and prints its URL and a ready-to-use client config (kubeconfig). The controller
+// daemon runs in the same process as a client of the server over HTTP (leader election off), unless
+// --no-controllers asks for the API server alone (then `npx tsx simulator/controllers --master URL` can be
+// pointed at it).
 
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
@@ -7,10 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator } from './server/start.ts';
 import { parseGoDuration, toMilliseconds } from './controllers/go-duration.ts';
+import { openStore, parseStorageArgs, STORAGE_HELP, STORAGE_OPTIONS } from './storage/etcd-cli.ts';
 
 const HELP = `Usage: npx tsx simulator [options]
 
-Starts the reference API server (core/v1, apps/v1, batch/v1, batch/v1beta1, extensions/v1beta1) on HTTP.
+Starts the reference API server (core/v1, apps/v1, batch/v1, batch/v1beta1, extensions/v1beta1) on HTTP,
+with the controller daemon (namespace, garbage collector, service accounts, ...) running against it.
 
 Options:
   --port N                    port to listen on (default 8080; 0 picks a free port)
@@ -20,6 +25,9 @@ Options:
   --watch-history-events N    changes kept for watch resumption (default 1000)
   --watch-history-age DURATION  age of changes kept for watch resumption (default 5m0s)
   --kubeconfig-out FILE       where to write the client config (default: a file in the temp directory)
+${STORAGE_HELP}  --no-controllers            run the API server alone, without the controller daemon
+  --daemon-arg ARG            an option for the in-process daemon, e.g. --daemon-arg=--concurrent-gc-syncs=5
+                              (repeatable; see npx tsx simulator/controllers --help)
   -h, --help                  this help
 `;
 
@@ -40,6 +48,9 @@ async function main(): Promise<void> {
         'watch-history-events': { type: 'string', default: '1000' },
         'watch-history-age': { type: 'string', default: '5m0s' },
         'kubeconfig-out': { type: 'string' },
+        ...STORAGE_OPTIONS,
+        'no-controllers': { type: 'boolean' },
+        'daemon-arg': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -64,17 +75,38 @@ async function main(): Promise<void> {
   } catch (e) {
     fail((e as Error).message);
   }
+  let storage;
+  try {
+    storage = parseStorageArgs(values);
+  } catch (e) {
+    fail((e as Error).message);
+  }
   let sim;
   try {
-    sim = await startSimulator({ port, host: values.host, vendor: values.vendor, continueTtlMs, watchHistoryEvents: historyEvents, watchHistoryAgeMs: historyAgeMs });
+    const store = await openStore(storage, { historyEvents, historyAgeMs });
+    sim = await startSimulator({
+      store,
+      port,
+      host: values.host,
+      vendor: values.vendor,
+      continueTtlMs,
+      watchHistoryEvents: historyEvents,
+      watchHistoryAgeMs: historyAgeMs,
+      controllers: !values['no-controllers'],
+      controllerArgs: values['daemon-arg'] ?? [],
+      controllerLog: (line) => process.stderr.write(`${glogPrefix()}controller-daemon] ${line}\n`),
+    });
   } catch (e) {
     fail(`cannot start: ${(e as Error).message}`);
   }
   const kubeconfigPath = values['kubeconfig-out'] ?? join(tmpdir(), `cluster-simulator-${sim.port}.kubeconfig`);
   writeFileSync(kubeconfigPath, kubeconfig(sim.url));
   process.stdout.write(`API server listening on ${sim.url}\n`);
+  if (storage.storage === 'etcd') process.stdout.write(`storage: etcd at ${storage.servers.join(',')} under ${storage.prefix}/\n`);
   process.stdout.write(`client config: ${kubeconfigPath}\n`);
   process.stdout.write(`try: kubectl --kubeconfig ${kubeconfigPath} get namespaces\n`);
+  if (sim.daemon) process.stdout.write(`controller daemon: ${sim.daemon.url}/configz (log on stderr)\n`);
+  else process.stdout.write(`controller daemon: not running (--no-controllers); start one with: npx tsx simulator/controllers --master ${sim.url}\n`);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -85,6 +117,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** glog-style "I1122 00:20:43.624000 " prefix for the daemon's lines. */
+function glogPrefix(): string {
+  const d = new Date();
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `I${p(d.getMonth() + 1)}${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}000 `;
 }
 
 function kubeconfig(url: string): string {

@@ -2,12 +2,19 @@
 // Exit codes: 0 after --help/--version or a clean stop, 2 for a bad command line, 1 for any other failure
 // (including lost leadership, after which a supervisor is expected to restart the daemon, as with the real one).
 
-import { startDaemon, DaemonExit, UsageError } from './daemon.ts';
+import { loadSpecTables } from '../../spec-tables/index.ts';
+import { DaemonExit, prepareOptions } from './command-line.ts';
+import { UsageError } from './options.ts';
 
 async function main(): Promise<number> {
   let handle;
   try {
-    handle = await startDaemon(process.argv.slice(2));
+    const tables = loadSpecTables();
+    const argv = process.argv.slice(2);
+    // Help, version and a bad command line are answered before the rest of the daemon is loaded.
+    prepareOptions(argv, tables);
+    const { startDaemon } = await import('./daemon.ts');
+    handle = await startDaemon(argv, { tables });
   } catch (err) {
     if (err instanceof DaemonExit) {
       process.stdout.write(err.text);

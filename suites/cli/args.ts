@@ -24,6 +24,8 @@ export interface CliOptions {
   workers: number;
   timeoutSeconds: number;
   vendor: string;
+  /** Command that starts the controller daemon under test (daemon-options suite); default: this project's. */
+  daemonCmd?: string;
   help: boolean;
 }
 
@@ -48,6 +50,7 @@ const OPTIONS = {
   workers: { type: 'string' },
   timeout: { type: 'string' },
   vendor: { type: 'string', default: 'kubernetes' },
+  'daemon-cmd': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -66,6 +69,12 @@ function regex(name: string, text: string | undefined): RegExp | undefined {
   } catch (err) {
     throw new UsageError(`--${name} is not a valid regular expression: ${(err as Error).message}`);
   }
+}
+
+function daemonCommand(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (text.trim() === '') throw new UsageError('--daemon-cmd needs a command, e.g. "npx tsx simulator/controllers"');
+  return text;
 }
 
 export function parseCliArgs(argv: string[]): CliOptions {
@@ -104,6 +113,7 @@ export function parseCliArgs(argv: string[]): CliOptions {
     workers: integer('workers', str('workers'), DEFAULT_WORKERS, 1, 64),
     timeoutSeconds: integer('timeout', str('timeout'), DEFAULT_TIMEOUT_SECONDS, 1, 86_400),
     vendor,
+    daemonCmd: daemonCommand(str('daemon-cmd')),
     help: values.help === true,
   };
 }
@@ -118,6 +128,8 @@ Target
   --kubeconfig FILE            use the current context: server, CA, client certificate/key, token
   --insecure-skip-tls-verify   do not verify the target's TLS certificate
   --vendor NAME                vendor word in media types (application/vnd.NAME.protobuf); default kubernetes
+  --daemon-cmd CMD             controller daemon to check (daemon-options suite), run through the shell with
+                               options appended; default: node --import tsx simulator/controllers/index.ts
 
 Selection
   --suite NAME                 run only this suite (repeatable)

@@ -6,6 +6,7 @@ import { HELP, UsageError, parseCliArgs, type CliOptions } from './args.ts';
 import { readKubeconfig } from './kubeconfig.ts';
 import { readExpectedFailures, type ExpectedFailure } from './expected-failures.ts';
 import { Progress, type ProgressStream } from './progress.ts';
+import { DAEMON_CMD_ENV } from './daemon-command.ts';
 import { normaliseTargetUrl, type TargetConnection } from '../harness/connection.ts';
 import { TargetClient, TransportError } from '../harness/client.ts';
 import { loadCatalog } from '../harness/catalog.ts';
@@ -64,6 +65,7 @@ function replayBase(options: CliOptions, embedded: boolean, connection: TargetCo
     if (options.insecureSkipTlsVerify) parts.push('--insecure-skip-tls-verify');
   }
   if (options.vendor !== 'kubernetes') parts.push(`--vendor ${options.vendor}`);
+  if (options.daemonCmd !== undefined) parts.push(`--daemon-cmd '${options.daemonCmd.replace(/'/g, `'\\''`)}'`);
   parts.push(`--runs ${options.runs}`);
   return parts.join(' ');
 }
@@ -101,12 +103,17 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     const embedded = connection === undefined;
     if (!connection) {
       const { startSimulator } = await import('../../simulator/server/start.ts');
-      const simulator = await startSimulator({ port: 0, host: '127.0.0.1', vendor: options.vendor });
+      // With the controller daemon in-process, so that namespace deletion and garbage collection happen.
+      const simulator = await startSimulator({ port: 0, host: '127.0.0.1', vendor: options.vendor, controllers: true });
       stopSimulator = () => simulator.close();
       connection = { url: simulator.url.replace(/\/+$/, '') };
       say(`embedded simulator at ${connection.url}`);
     }
     await probe(connection, options.vendor);
+
+    // The daemon command reaches the check processes (started by node's test runner) through the environment.
+    const previousDaemonCmd = process.env[DAEMON_CMD_ENV];
+    if (options.daemonCmd !== undefined) process.env[DAEMON_CMD_ENV] = options.daemonCmd;
 
     const controller = new AbortController();
     const onSigint = () => {
@@ -137,6 +144,8 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         onCheckDone: (o) => progress.done(o),
       });
     } finally {
+      if (previousDaemonCmd === undefined) delete process.env[DAEMON_CMD_ENV];
+      else process.env[DAEMON_CMD_ENV] = previousDaemonCmd;
       process.off('SIGINT', onSigint);
       progress.finish();
     }

@@ -1,0 +1,133 @@
+// Starting the controller daemon under test as a process (through the shell, since --daemon-cmd is a command
+// line such as "npx tsx simulator/controllers"), reading its output, waiting for its /configz, stopping it.
+// Each daemon runs in its own process group so that wrappers (npx, shells) and the daemon stop together.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export const shellQuote = (arg: string) => (/^[A-Za-z0-9_./:=,@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
+
+export class DaemonProcess {
+  private out = '';
+  private err = '';
+  private readonly child: ChildProcess;
+  readonly exited: Promise<Exit>;
+  private exitValue: Exit | undefined;
+
+  constructor(command: string, args: readonly string[], cwd: string) {
+    this.child = spawn(`${command} ${args.map(shellQuote).join(' ')}`, { shell: true, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout!.on('data', (b: Buffer) => (this.out += b.toString('utf8')));
+    this.child.stderr!.on('data', (b: Buffer) => (this.err += b.toString('utf8')));
+    this.exited = new Promise((resolve) => {
+      this.child.on('error', (e) => {
+        this.err += `\nspawn failed: ${e.message}`;
+        resolve((this.exitValue = { code: -1, signal: null }));
+      });
+      this.child.on('close', (code, signal) => resolve((this.exitValue = { code, signal })));
+    });
+  }
+
+  get stdout(): string {
+    return this.out;
+  }
+
+  get stderr(): string {
+    return this.err;
+  }
+
+  get exit(): Exit | undefined {
+    return this.exitValue;
+  }
+
+  /** SIGTERM to the whole process group, SIGKILL if it has not gone after a grace period. */
+  async stop(graceMs = 5_000): Promise<Exit> {
+    if (this.exitValue) return this.exitValue;
+    const kill = (sig: NodeJS.Signals) => {
+      try {
+        if (this.child.pid) process.kill(-this.child.pid, sig);
+      } catch {
+        // Already gone.
+      }
+    };
+    kill('SIGTERM');
+    const timer = setTimeout(() => kill('SIGKILL'), graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Runs the command to completion (or kills it after timeoutMs). */
+export async function runToExit(command: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<Exit & { stdout: string; stderr: string; timedOut: boolean }> {
+  const p = new DaemonProcess(command, args, cwd);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void p.stop();
+  }, timeoutMs);
+  const exit = await p.exited;
+  clearTimeout(timer);
+  return { ...exit, stdout: p.stdout, stderr: p.stderr, timedOut };
+}
+
+export type ConfigzOutcome = { kind: 'serving'; configz: Record<string, unknown> } | { kind: 'exited'; exit: Exit } | { kind: 'timeout' };
+
+/** Polls http://host:port/configz until it answers 200 with JSON, the process exits, or the time is up. */
+export async function waitForConfigz(p: DaemonProcess, host: string, port: number, timeoutMs: number): Promise<ConfigzOutcome> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (p.exit) return { kind: 'exited', exit: p.exit };
+    try {
+      const res = await fetch(`http://${host}:${port}/configz`, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return { kind: 'serving', configz: (await res.json()) as Record<string, unknown> };
+      await res.body?.cancel();
+    } catch {
+      // Not listening yet.
+    }
+    const exit = await Promise.race([p.exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 100))]);
+    if (exit) return { kind: 'exited', exit };
+  }
+  return { kind: 'timeout' };
+}
+
+/** A TCP port that was free a moment ago on the loopback interface. */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, host, () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether a port can be listened on (e.g. the daemon's default 10252). */
+export function portIsFree(port: number, host = '0.0.0.0'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
+}
+
+/** Runs tasks with at most `limit` at a time, keeping their order in the result. */
+export async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
