@@ -70,7 +70,7 @@ const KEYS = { 'spec.containers': 'name', 'spec.containers[].env': 'name', 'spec
 
 test('strategic merge: keyed lists merge by key, other lists are replaced, null deletes, directives apply', () => {
   const original = { spec: { containers: [{ name: 'a', image: 'x', args: ['1', '2'], env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], ports: [{ containerPort: 80 }] }] } };
-  const patch = {
+  const patch: JsonValue = {
     spec: {
       containers: [
         { name: 'a', args: ['3'], env: [{ name: 'B', value: 'b' }, { name: 'C', value: '3' }, { name: 'A', $patch: 'delete' }], ports: [{ containerPort: 81 }] },
