@@ -11,6 +11,14 @@ import { gvrKey, type GroupVersionResourceRef } from './discovery.ts';
 import { namespaceController } from './namespace-controller.ts';
 import { garbageCollector } from './garbage-collector.ts';
 import { serviceAccountController } from './serviceaccount-controller.ts';
+import { cronJobController } from './cronjob.ts';
+import { daemonSetController } from './daemonset.ts';
+import { deploymentController } from './deployment.ts';
+import { endpointsController } from './endpoints.ts';
+import { jobController } from './job.ts';
+import { podGCController } from './podgc.ts';
+import { replicaSetController } from './replicaset.ts';
+import { replicationControllerController } from './replicationcontroller.ts';
 
 export interface StartConditions {
   options: DaemonOptions;
@@ -40,7 +48,7 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   attachdetach: { skip: () => VOLUMES },
   bootstrapsigner: {},
   'clusterrole-aggregation': { requires: [gvr('rbac.authorization.k8s.io', 'v1', 'clusterroles')] },
-  cronjob: { requires: [gvr('batch', 'v1beta1', 'cronjobs')] },
+  cronjob: { requires: [gvr('batch', 'v1beta1', 'cronjobs')], create: cronJobController },
   csrapproving: { requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')] },
   csrcleaner: { requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')] },
   csrsigning: {
@@ -53,24 +61,24 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
       return undefined;
     },
   },
-  daemonset: { requires: [gvr('extensions', 'v1beta1', 'daemonsets'), gvr('apps', 'v1', 'daemonsets')] },
-  deployment: { requires: [gvr('extensions', 'v1beta1', 'deployments'), gvr('apps', 'v1', 'deployments')] },
+  daemonset: { requires: [gvr('extensions', 'v1beta1', 'daemonsets'), gvr('apps', 'v1', 'daemonsets')], create: daemonSetController },
+  deployment: { requires: [gvr('extensions', 'v1beta1', 'deployments'), gvr('apps', 'v1', 'deployments')], create: deploymentController },
   disruption: { requires: [gvr('policy', 'v1beta1', 'poddisruptionbudgets')] },
-  endpoint: {},
+  endpoint: { create: endpointsController },
   garbagecollector: {
     skip: (c) => (c.options.bool('--enable-garbage-collector') ? undefined : '--enable-garbage-collector is false'),
     create: garbageCollector,
   },
   horizontalpodautoscaling: { requires: [gvr('autoscaling', 'v1', 'horizontalpodautoscalers')] },
-  job: { requires: [gvr('batch', 'v1', 'jobs')] },
+  job: { requires: [gvr('batch', 'v1', 'jobs')], create: jobController },
   namespace: { requires: [gvr('', 'v1', 'namespaces/finalize')], create: namespaceController },
   node: {},
   'persistentvolume-binder': { skip: () => VOLUMES },
   'persistentvolume-expander': { skip: (c) => needsGate('ExpandPersistentVolumes')(c) ?? VOLUMES },
-  podgc: {},
+  podgc: { create: podGCController },
   'pvc-protection': { skip: (c) => needsGate('PVCProtection')(c) ?? VOLUMES },
-  replicaset: { requires: [gvr('extensions', 'v1beta1', 'replicasets'), gvr('apps', 'v1', 'replicasets')] },
-  replicationcontroller: {},
+  replicaset: { requires: [gvr('extensions', 'v1beta1', 'replicasets'), gvr('apps', 'v1', 'replicasets')], create: replicaSetController },
+  replicationcontroller: { create: replicationControllerController },
   resourcequota: {},
   route: {
     skip: (c) => {

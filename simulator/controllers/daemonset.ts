@@ -1,0 +1,189 @@
+// The DaemonSet controller (2 workers, as 1.9): one pod per eligible node. In 1.9 the controller places
+// daemon pods itself (spec.nodeName set at creation; the scheduler is not involved). A node is eligible when
+// it matches the template's nodeSelector and has no NoSchedule/NoExecute taint the pod does not tolerate
+// (spec.unschedulable does not keep daemons away, as in 1.9). Pods on ineligible nodes and extra pods on a
+// node are deleted; failed daemon pods are deleted so that they are replaced. Pods carry the labels
+// pod-template-generation and controller-revision-hash. Updates: RollingUpdate (apps/v1 default) replaces
+// pods of an older template, at most maxUnavailable (default 1) unavailable at a time; OnDelete waits for the
+// user to delete them. Status: currentNumberScheduled, numberMisscheduled, desiredNumberScheduled,
+// numberReady, updatedNumberScheduled, numberAvailable, numberUnavailable, observedGeneration.
+
+import type { KubeObject } from '../api/meta.ts';
+import type { LabelSelector } from '../api/labels.ts';
+import { scaledValue } from '../api/kinds/int-or-percent.ts';
+import type { Controller, ControllerContext } from './controller.ts';
+import { keyOf, type Informer } from './informer.ts';
+import { WorkQueue, runWorkers } from './work-queue.ts';
+import { PodIndex, claimPods } from './replicaset.ts';
+import {
+  Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, isPodAvailable, isPodReady, msUntilAvailable, omitEmpty, ownerRef, podFromTemplate,
+  podPath, podsPath, specOf, statusOf, templateHash, writeStatus, type Obj,
+} from './workload-util.ts';
+
+interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+}
+
+interface DaemonSetSpec {
+  selector?: LabelSelector;
+  template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] } & Obj };
+  minReadySeconds?: number;
+  templateGeneration?: number;
+  updateStrategy?: { type?: string; rollingUpdate?: { maxUnavailable?: number | string } };
+}
+
+const tolerates = (tolerations: Toleration[], taint: { key?: string; value?: string; effect?: string }) =>
+  tolerations.some(
+    (t) => (!t.effect || t.effect === taint.effect) && (t.key === undefined || t.key === '' ? t.operator === 'Exists' : t.key === taint.key) && (t.operator === 'Exists' || (t.value ?? '') === (taint.value ?? '')),
+  );
+
+/** Whether the daemon pod should run on the node (nodeSelector, taints). */
+export function shouldRun(spec: DaemonSetSpec, node: KubeObject): boolean {
+  const selector = spec.template?.spec?.nodeSelector ?? {};
+  const labels = node.metadata.labels ?? {};
+  if (!Object.entries(selector).every(([k, v]) => labels[k] === v)) return false;
+  const taints = ((node.spec as { taints?: Array<{ key?: string; value?: string; effect?: string }> } | undefined)?.taints ?? []).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+  const tolerations = spec.template?.spec?.tolerations ?? [];
+  return taints.every((t) => tolerates(tolerations, t));
+}
+
+const dsPath = (ds: KubeObject) => `/apis/apps/v1/namespaces/${encodeURIComponent(ds.metadata.namespace ?? '')}/daemonsets/${encodeURIComponent(ds.metadata.name ?? '')}`;
+const nodeOf = (pod: KubeObject) => specOf<{ nodeName?: string }>(pod).nodeName ?? '';
+
+export class DaemonSetController implements Controller {
+  readonly name = 'daemonset';
+
+  async run(ctx: ControllerContext): Promise<void> {
+    const sets = ctx.informers.informerFor('/apis/apps/v1/daemonsets');
+    const nodes = ctx.informers.informerFor('/api/v1/nodes');
+    const podInformer = ctx.informers.informerFor('/api/v1/pods');
+    const pods = new PodIndex(podInformer);
+    const queue = new WorkQueue<string>({ name: 'daemonset', metrics: ctx.metrics });
+    const expectations = new Expectations();
+    const ownerKey = (pod: KubeObject) => {
+      const ref = controllerRefOf(pod);
+      if (ref?.kind !== 'DaemonSet') return undefined;
+      const key = `${pod.metadata.namespace}/${ref.name}`;
+      return sets.get(key)?.metadata.uid === ref.uid ? key : undefined;
+    };
+    const all = () => sets.list().forEach((ds) => queue.add(keyOf(ds)));
+    sets.addEventHandler({ onAdd: (ds) => queue.add(keyOf(ds)), onUpdate: (_o, ds) => queue.add(keyOf(ds)), onDelete: (ds) => expectations.forget(keyOf(ds)) });
+    nodes.addEventHandler({
+      onAdd: all,
+      onUpdate: (o, n) => {
+        // Heartbeats change only condition times: not a reason to look at every DaemonSet.
+        if (JSON.stringify(o.metadata.labels) !== JSON.stringify(n.metadata.labels) || JSON.stringify(o.spec) !== JSON.stringify(n.spec)) all();
+      },
+      onDelete: all,
+    });
+    podInformer.addEventHandler({
+      onAdd: (p) => {
+        const k = ownerKey(p);
+        if (k) {
+          expectations.creationObserved(k);
+          queue.add(k);
+        }
+      },
+      onUpdate: (old, p) => {
+        const k = ownerKey(p);
+        if (!k) return;
+        if (p.metadata.deletionTimestamp && !old.metadata.deletionTimestamp) expectations.deletionObserved(k, keyOf(p));
+        queue.add(k);
+      },
+      onDelete: (p) => {
+        const k = ownerKey(p);
+        if (!k) return;
+        expectations.deletionObserved(k, keyOf(p));
+        queue.add(k);
+      },
+    });
+    if (!(await sets.waitForSync(ctx.signal)) || !(await nodes.waitForSync(ctx.signal)) || !(await podInformer.waitForSync(ctx.signal))) return;
+    await runWorkers(queue, 2, (key) => this.sync(ctx, key, sets, nodes, pods, expectations, queue), ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
+  }
+
+  async sync(ctx: ControllerContext, key: string, sets: Informer, nodes: Informer, pods: PodIndex, expectations: Expectations, queue: WorkQueue<string>): Promise<void> {
+    const ds = sets.get(key);
+    if (!ds) return;
+    const spec = specOf<DaemonSetSpec>(ds);
+    const ns = ds.metadata.namespace ?? 'default';
+    const hash = templateHash(spec.template);
+    const generation = String(spec.templateGeneration ?? ds.metadata.generation ?? 1);
+    const isCurrent = (p: KubeObject) => p.metadata.labels?.['controller-revision-hash'] === hash;
+    const owned = (await claimPods(ctx.client, ds, spec.selector, pods.inNamespace(ns), 'apps/v1', 'DaemonSet', ctx.signal)).filter((p) => !p.metadata.deletionTimestamp);
+    const byNode = new Map<string, KubeObject[]>();
+    for (const p of owned) byNode.set(nodeOf(p), [...(byNode.get(nodeOf(p)) ?? []), p]);
+    const minReady = spec.minReadySeconds ?? 0;
+    const eligible = nodes.list().filter((n) => shouldRun(spec, n));
+    const eligibleNames = new Set(eligible.map((n) => n.metadata.name ?? ''));
+
+    if (expectations.satisfied(key) && !ds.metadata.deletionTimestamp) {
+      const toCreate: string[] = [];
+      const toDelete: KubeObject[] = [];
+      for (const node of eligible) {
+        const name = node.metadata.name ?? '';
+        const here = byNode.get(name) ?? [];
+        const failed = here.filter((p) => statusOf(p).phase === 'Failed');
+        toDelete.push(...failed);
+        const alive = here.filter(isPodActive);
+        if (alive.length === 0 && failed.length === 0) toCreate.push(name);
+        else if (alive.length > 1) toDelete.push(...alive.sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(0, alive.length - 1));
+      }
+      for (const [node, list] of byNode) if (!eligibleNames.has(node)) toDelete.push(...list);
+      // RollingUpdate: replace old-template pods while few enough are unavailable.
+      if ((spec.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate') {
+        const maxUnavailable = Math.max(1, scaledValue(spec.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1, eligible.length, 'up'));
+        let unavailable = eligible.filter((n) => !(byNode.get(n.metadata.name ?? '') ?? []).some((p) => isPodAvailable(p, minReady))).length;
+        for (const node of eligible) {
+          const old = (byNode.get(node.metadata.name ?? '') ?? []).filter((p) => isPodActive(p) && !isCurrent(p) && !toDelete.includes(p));
+          for (const p of old) {
+            const wasAvailable = isPodAvailable(p, minReady);
+            if (wasAvailable && unavailable >= maxUnavailable) continue;
+            toDelete.push(p);
+            if (wasAvailable) unavailable++;
+          }
+        }
+      }
+      for (const p of toDelete) expectations.expectDeletion(key, keyOf(p));
+      expectations.expectCreations(key, toCreate.length);
+      const ref = ownerRef(ds, 'apps/v1', 'DaemonSet');
+      await inBatches(toDelete, 20, async (p) => {
+        if (!(await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal))) expectations.deletionObserved(key, keyOf(p));
+      });
+      await inBatches(toCreate, 20, async (nodeName) => {
+        let pod: KubeObject | undefined;
+        try {
+          const labels = { 'controller-revision-hash': hash, 'pod-template-generation': generation };
+          pod = await createIn(ctx.client, podsPath(ns), podFromTemplate(spec.template, ds, ref, { labels, nodeName }), ctx.signal);
+        } finally {
+          if (!pod) expectations.creationObserved(key);
+        }
+      });
+    }
+
+    const active = owned.filter(isPodActive);
+    const scheduledOn = (names: Set<string>) => [...byNode.keys()].filter((n) => names.has(n) && (byNode.get(n) ?? []).some(isPodActive));
+    const current = scheduledOn(eligibleNames);
+    const misscheduled = [...byNode.keys()].filter((n) => !eligibleNames.has(n) && (byNode.get(n) ?? []).some(isPodActive));
+    const available = active.filter((p) => eligibleNames.has(nodeOf(p)) && isPodAvailable(p, minReady)).length;
+    const status = {
+      currentNumberScheduled: current.length,
+      numberMisscheduled: misscheduled.length,
+      desiredNumberScheduled: eligible.length,
+      numberReady: active.filter((p) => eligibleNames.has(nodeOf(p)) && isPodReady(p)).length,
+      ...omitEmpty({
+        observedGeneration: ds.metadata.generation,
+        updatedNumberScheduled: active.filter((p) => eligibleNames.has(nodeOf(p)) && isCurrent(p)).length,
+        numberAvailable: available,
+        numberUnavailable: Math.max(0, eligible.length - available),
+      }),
+    };
+    await writeStatus(ctx.client, dsPath(ds), ds.status as Obj | undefined, status, ctx.signal);
+    const waits = active.map((p) => msUntilAvailable(p, minReady)).filter((ms): ms is number => ms !== undefined);
+    if (waits.length) queue.addAfter(key, Math.min(...waits) + 50);
+  }
+}
+
+export const daemonSetController = (): Controller => new DaemonSetController();

@@ -1,0 +1,212 @@
+// The Job controller (5 workers, as the 1.9 daemon hard-codes): runs pods from the template until
+// `completions` succeeded (or, with completions unset, until one succeeded and none is active), at most
+// `parallelism` at once (fewer when less work remains). Failed pods are replaced after a back-off that doubles
+// from 10 s up to 6 min (the real DefaultJobBackOff/MaxJobBackOff; configurable here for tests) until more
+// than backoffLimit pods failed (restartPolicy OnFailure: restarts count), then the job fails with reason
+// BackoffLimitExceeded; after activeDeadlineSeconds from startTime it fails with DeadlineExceeded. Either
+// way its active pods are deleted and counted as failed. Status: active, succeeded, failed, startTime,
+// completionTime (on success), conditions Complete / Failed.
+
+import type { KubeObject } from '../api/meta.ts';
+import type { LabelSelector } from '../api/labels.ts';
+import type { Controller, ControllerContext } from './controller.ts';
+import { keyOf, type Informer } from './informer.ts';
+import { WorkQueue, runWorkers } from './work-queue.ts';
+import { PodIndex, claimPods, deletionRank } from './replicaset.ts';
+import {
+  Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, omitEmpty, ownerRef, podFromTemplate, podPath, podsPath, rfc3339, specOf, statusOf,
+  writeStatus, type Condition, type Obj,
+} from './workload-util.ts';
+
+export interface JobSpec {
+  parallelism?: number;
+  completions?: number;
+  backoffLimit?: number;
+  activeDeadlineSeconds?: number;
+  selector?: LabelSelector;
+  template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Obj };
+}
+
+export interface JobStatus {
+  active?: number;
+  succeeded?: number;
+  failed?: number;
+  startTime?: string;
+  completionTime?: string;
+  conditions?: Condition[];
+}
+
+export interface JobControllerOptions {
+  workers?: number;
+  /** First delay before a failed pod is replaced (default 10 s); doubles per failure up to maxBackoffMs. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export const jobStatus = (job: KubeObject) => (job.status ?? {}) as JobStatus;
+
+/** Finished: a Complete or Failed condition is True. */
+export function jobFinished(job: KubeObject): 'Complete' | 'Failed' | undefined {
+  const c = (jobStatus(job).conditions ?? []).find((x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True');
+  return c?.type as 'Complete' | 'Failed' | undefined;
+}
+
+const jobPath = (job: KubeObject) => `/apis/batch/v1/namespaces/${encodeURIComponent(job.metadata.namespace ?? '')}/jobs/${encodeURIComponent(job.metadata.name ?? '')}`;
+const restarts = (pod: KubeObject) => ((pod.status as { containerStatuses?: Array<{ restartCount?: number }> } | undefined)?.containerStatuses ?? []).reduce((n, c) => n + (c.restartCount ?? 0), 0);
+
+function jobCondition(type: 'Complete' | 'Failed', reason?: string, message?: string): Condition {
+  const now = rfc3339();
+  return { type, status: 'True', lastProbeTime: now, lastTransitionTime: now, ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
+}
+
+export class JobController implements Controller {
+  readonly name = 'job';
+  /** Per job: failures seen, and when the next replacement pod may be created. */
+  private readonly backoff = new Map<string, { failed: number; notBefore: number }>();
+
+  constructor(private readonly opts: JobControllerOptions = {}) {}
+
+  async run(ctx: ControllerContext): Promise<void> {
+    const jobs = ctx.informers.informerFor('/apis/batch/v1/jobs');
+    const podInformer = ctx.informers.informerFor('/api/v1/pods');
+    const pods = new PodIndex(podInformer);
+    const queue = new WorkQueue<string>({ name: 'job', metrics: ctx.metrics });
+    const expectations = new Expectations();
+    const ownerKey = (pod: KubeObject) => {
+      const ref = controllerRefOf(pod);
+      if (ref?.kind !== 'Job') return undefined;
+      const key = `${pod.metadata.namespace}/${ref.name}`;
+      return jobs.get(key)?.metadata.uid === ref.uid ? key : undefined;
+    };
+    jobs.addEventHandler({
+      onAdd: (j) => queue.add(keyOf(j)),
+      onUpdate: (_o, j) => queue.add(keyOf(j)),
+      onDelete: (j) => {
+        expectations.forget(keyOf(j));
+        this.backoff.delete(keyOf(j));
+      },
+    });
+    podInformer.addEventHandler({
+      onAdd: (p) => {
+        const k = ownerKey(p);
+        if (!k) return;
+        expectations.creationObserved(k);
+        queue.add(k);
+      },
+      onUpdate: (old, p) => {
+        const k = ownerKey(p);
+        if (!k) return;
+        if (p.metadata.deletionTimestamp && !old.metadata.deletionTimestamp) expectations.deletionObserved(k, keyOf(p));
+        queue.add(k);
+      },
+      onDelete: (p) => {
+        const k = ownerKey(p);
+        if (!k) return;
+        expectations.deletionObserved(k, keyOf(p));
+        queue.add(k);
+      },
+    });
+    if (!(await jobs.waitForSync(ctx.signal)) || !(await podInformer.waitForSync(ctx.signal))) return;
+    await runWorkers(queue, this.opts.workers ?? 5, (key) => this.sync(ctx, key, jobs, pods, expectations, queue), ctx.signal, {
+      controller: this.name,
+      metrics: ctx.metrics,
+      log: ctx.log,
+    });
+  }
+
+  async sync(ctx: ControllerContext, key: string, jobs: Informer, pods: PodIndex, expectations: Expectations, queue: WorkQueue<string>): Promise<void> {
+    const job = jobs.get(key);
+    if (!job || jobFinished(job)) return;
+    const spec = specOf<JobSpec>(job);
+    const ns = job.metadata.namespace ?? 'default';
+    const old = jobStatus(job);
+    const owned = await claimPods(ctx.client, job, spec.selector, pods.inNamespace(ns), 'batch/v1', 'Job', ctx.signal);
+    const active = owned.filter(isPodActive);
+    const succeeded = owned.filter((p) => statusOf(p).phase === 'Succeeded').length;
+    let failed = owned.filter((p) => statusOf(p).phase === 'Failed').length;
+    // Pods already gone keep counting: the status is the record of what failed and succeeded.
+    failed = Math.max(failed, old.failed ?? 0);
+    const succeededCount = Math.max(succeeded, old.succeeded ?? 0);
+    const now = Date.now();
+    const startTime = old.startTime ?? rfc3339(new Date(now));
+    const conditions = [...(old.conditions ?? [])];
+    const backoffLimit = spec.backoffLimit ?? 6;
+    const restartPolicy = (spec.template?.spec as { restartPolicy?: string } | undefined)?.restartPolicy;
+    const retries = restartPolicy === 'OnFailure' ? failed + active.reduce((n, p) => n + restarts(p), 0) : failed;
+    const pastBackoff = restartPolicy === 'OnFailure' ? retries > backoffLimit || (backoffLimit === 0 && retries > 0) : failed > backoffLimit;
+    const deadlineMs = spec.activeDeadlineSeconds ? Date.parse(startTime) + spec.activeDeadlineSeconds * 1000 : undefined;
+    const pastDeadline = deadlineMs !== undefined && now >= deadlineMs;
+
+    let activeCount = active.length;
+    let completionTime = old.completionTime;
+    if (pastBackoff || pastDeadline) {
+      // The job failed: its running pods are killed and count as failed (1.9: failed += active).
+      await inBatches(active, 20, async (p) => void (await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal)));
+      failed += activeCount;
+      activeCount = 0;
+      conditions.push(
+        pastDeadline
+          ? jobCondition('Failed', 'DeadlineExceeded', 'Job was active longer than specified deadline')
+          : jobCondition('Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'),
+      );
+    } else {
+      const complete = spec.completions === undefined || spec.completions === null ? succeededCount > 0 && activeCount === 0 : succeededCount >= spec.completions;
+      if (complete) {
+        conditions.push(jobCondition('Complete'));
+        completionTime = rfc3339();
+      } else if (expectations.satisfied(key) && !job.metadata.deletionTimestamp) {
+        activeCount += await this.manage(ctx, key, job, active, succeededCount, failed, expectations, queue);
+      }
+      if (deadlineMs !== undefined) queue.addAfter(key, Math.max(0, deadlineMs - now) + 20);
+    }
+    const status = omitEmpty({ startTime, completionTime, active: activeCount, succeeded: succeededCount, failed, conditions });
+    await writeStatus(ctx.client, jobPath(job), job.status as Obj | undefined, status, ctx.signal);
+  }
+
+  /** Creates or deletes pods toward the wanted number; returns the change in active pods. */
+  private async manage(ctx: ControllerContext, key: string, job: KubeObject, active: KubeObject[], succeeded: number, failed: number, expectations: Expectations, queue: WorkQueue<string>): Promise<number> {
+    const spec = specOf<JobSpec>(job);
+    const parallelism = spec.parallelism ?? 1;
+    let want: number;
+    if (spec.completions === undefined || spec.completions === null) want = succeeded > 0 ? active.length : parallelism;
+    else want = Math.min(Math.max(0, spec.completions - succeeded), parallelism);
+    if (active.length > want) {
+      const victims = [...active].sort(deletionRank).slice(0, active.length - want);
+      for (const p of victims) expectations.expectDeletion(key, keyOf(p));
+      await inBatches(victims, 20, async (p) => {
+        if (!(await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal))) expectations.deletionObserved(key, keyOf(p));
+      });
+      return -victims.length;
+    }
+    const n = want - active.length;
+    if (n <= 0) return 0;
+    // Back-off after failures: replacement pods wait 10 s, 20 s, 40 s ... (capped).
+    if (failed > 0) {
+      const b = this.backoff.get(key);
+      if (!b || b.failed !== failed) {
+        const delay = Math.min(this.opts.maxBackoffMs ?? 360_000, (this.opts.backoffMs ?? 10_000) * 2 ** (failed - 1));
+        this.backoff.set(key, { failed, notBefore: Date.now() + delay });
+      }
+      const wait = this.backoff.get(key)!.notBefore - Date.now();
+      if (wait > 0) {
+        queue.addAfter(key, wait);
+        return 0;
+      }
+    }
+    expectations.expectCreations(key, n);
+    const ref = ownerRef(job, 'batch/v1', 'Job');
+    let made = 0;
+    await inBatches(Array.from({ length: n }), 20, async () => {
+      let pod: KubeObject | undefined;
+      try {
+        pod = await createIn(ctx.client, podsPath(job.metadata.namespace ?? 'default'), podFromTemplate(spec.template, job, ref), ctx.signal);
+      } finally {
+        if (!pod) expectations.creationObserved(key);
+        else made++;
+      }
+    });
+    return made;
+  }
+}
+
+export const jobController = (opts?: JobControllerOptions): Controller => new JobController(opts);

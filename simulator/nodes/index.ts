@@ -1,0 +1,165 @@
+// Simulated nodes against any API server (README.md in this folder): N kubelet stand-ins that register
+// Node objects and run the pods bound to them, and a default-scheduler that binds pending pods. Everything
+// goes through the HTTP API with the daemon's ApiClient, so the nodes behave the same against this
+// simulator and against a real API server.
+//
+// One pod informer (list + watch of every pod) feeds the scheduler and all kubelets: a real kubelet watches
+// only its own pods (a field selector on spec.nodeName), but N watches of the same stream would only cost
+// the simulator time. Each kubelet keeps its own client and rate limit (kubelet: 5 qps, burst 10; scheduler:
+// 50 qps, burst 100, the real defaults), so writes are paced as a real cluster would pace them.
+
+import { setMaxListeners } from 'node:events';
+import type { KubeObject } from '../api/meta.ts';
+import { ApiClient } from '../controllers/api-client.ts';
+import type { ClientConfig } from '../controllers/kubeconfig.ts';
+import { Informer, keyOf } from '../controllers/informer.ts';
+import { SimKubelet, type KubeletOptions } from './kubelet.ts';
+import { DEFAULT_NODE_SHAPE, type NodeShape } from './node-object.ts';
+import { SimScheduler } from './scheduler.ts';
+
+export interface NodesOptions {
+  /** Number of nodes (default 3). */
+  count?: number;
+  /** Node names are `<prefix><i>`, i from 0 (default "sim-node-"). */
+  namePrefix?: string;
+  /** Offset of the first node's index (pod and node IP ranges); lets two node sets share one cluster. */
+  indexOffset?: number;
+  shape?: Partial<NodeShape>;
+  /** Pending -> Running, ms (default 200). */
+  startMs?: number;
+  /** Run time of batch pods (restartPolicy Never/OnFailure) without a run-seconds annotation, ms (default 1000). */
+  batchRunMs?: number;
+  heartbeatMs?: number;
+  /** Containers' stop time on graceful deletion, ms (default 100; never more than the grace period). */
+  stopMs?: number;
+  restartBackoffMs?: number;
+  maxRestartBackoffMs?: number;
+  /** Per-kubelet client limits (default 5 qps, burst 10; a negative qps = unlimited). */
+  kubeletQps?: number;
+  kubeletBurst?: number;
+  /** Scheduler client limits (default 50 qps, burst 100). */
+  schedulerQps?: number;
+  schedulerBurst?: number;
+  schedulerWorkers?: number;
+  /** Wait before an unschedulable pod is tried again, ms (default 1000). */
+  schedulerRetryMs?: number;
+  /** Credentials and TLS for the API (server is taken from apiUrl). */
+  clientConfig?: Omit<ClientConfig, 'server'>;
+  /** Set false to leave scheduling to another scheduler. */
+  scheduler?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface NodesHandle {
+  nodeNames: string[];
+  kubelets: ReadonlyMap<string, SimKubelet>;
+  scheduler: SimScheduler | undefined;
+  /** Pods seen running on the simulated nodes right now (not finished). */
+  activePods(): number;
+  close(): Promise<void>;
+}
+
+export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promise<NodesHandle> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`nodes: ${line}\n`));
+  const cfg: ClientConfig = { ...opts.clientConfig, server: apiUrl };
+  const contentType = 'application/json';
+  const schedulerClient = await ApiClient.create(cfg, { qps: opts.schedulerQps ?? 50, burst: opts.schedulerBurst ?? 100, contentType, codec: null, userAgent: 'default-scheduler/v1.9.0' });
+  const kopts: KubeletOptions = {
+    shape: { ...DEFAULT_NODE_SHAPE, ...opts.shape },
+    startMs: opts.startMs ?? 200,
+    batchRunMs: opts.batchRunMs ?? 1000,
+    heartbeatMs: opts.heartbeatMs ?? 10_000,
+    stopMs: opts.stopMs ?? 100,
+    restartBackoffMs: opts.restartBackoffMs ?? 10_000,
+    maxRestartBackoffMs: opts.maxRestartBackoffMs ?? 300_000,
+    log,
+  };
+  const count = opts.count ?? 3;
+  const prefix = opts.namePrefix ?? 'sim-node-';
+  const kubelets = new Map<string, SimKubelet>();
+  const clients: ApiClient[] = [schedulerClient];
+  for (let i = 0; i < count; i++) {
+    const name = `${prefix}${i}`;
+    const client = await ApiClient.create(cfg, { qps: opts.kubeletQps ?? 5, burst: opts.kubeletBurst ?? 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})` });
+    clients.push(client);
+    kubelets.set(name, new SimKubelet(name, (opts.indexOffset ?? 0) + i, client, kopts));
+  }
+  const lifetime = new AbortController();
+  setMaxListeners(0, lifetime.signal); // every scheduler worker and watch listens to it
+  const closeAll = async () => {
+    lifetime.abort();
+    for (const k of kubelets.values()) k.close();
+    await Promise.all(clients.map((c) => c.close()));
+  };
+  try {
+    await Promise.all([...kubelets.values()].map((k) => k.register(lifetime.signal)));
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+
+  // Non-terminal pods bound to each node, for the scheduler's room check.
+  const boundTo = new Map<string, Set<string>>();
+  const podNode = new Map<string, string>();
+  const track = (pod: KubeObject | undefined, key: string) => {
+    const old = podNode.get(key);
+    const phase = (pod?.status as { phase?: string } | undefined)?.phase;
+    const node = pod && !['Succeeded', 'Failed'].includes(phase ?? '') ? (pod.spec as { nodeName?: string } | undefined)?.nodeName : undefined;
+    if (old === node) return;
+    if (old) boundTo.get(old)?.delete(key);
+    if (node) {
+      podNode.set(key, node);
+      let set = boundTo.get(node);
+      if (!set) boundTo.set(node, (set = new Set()));
+      set.add(key);
+    } else podNode.delete(key);
+  };
+
+  const pods = new Informer(schedulerClient, '/api/v1/pods', { log });
+  const nodes = new Informer(schedulerClient, '/api/v1/nodes', { log });
+  const scheduler =
+    opts.scheduler === false
+      ? undefined
+      : new SimScheduler(
+          schedulerClient,
+          { pod: (key) => pods.get(key), nodes: () => nodes.list(), podsOn: (node) => boundTo.get(node)?.size ?? 0 },
+          { workers: opts.schedulerWorkers ?? 16, retryMs: opts.schedulerRetryMs ?? 1000, log },
+        );
+  const onPod = (pod: KubeObject) => {
+    const key = keyOf(pod);
+    track(pod, key);
+    const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+    if (nodeName) {
+      scheduler?.settled(pod);
+      kubelets.get(nodeName)?.observe(pod);
+    } else scheduler?.enqueue(pod);
+  };
+  pods.addEventHandler({
+    onAdd: onPod,
+    onUpdate: (_old, pod) => onPod(pod),
+    onDelete: (pod) => {
+      track(undefined, keyOf(pod));
+      scheduler?.settled(pod);
+      const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+      if (nodeName) kubelets.get(nodeName)?.forget(pod);
+    },
+  });
+  // A node that becomes ready or gains room may take pods that were waiting.
+  nodes.addEventHandler({ onAdd: () => pods.list().forEach((p) => scheduler?.enqueue(p)) });
+  void nodes.run(lifetime.signal);
+  void pods.run(lifetime.signal);
+  await nodes.waitForSync(lifetime.signal);
+  await pods.waitForSync(lifetime.signal);
+  void scheduler?.run(lifetime.signal);
+  log(`${count} simulated node(s) registered: ${[...kubelets.keys()].join(', ')}${scheduler ? '; scheduler running' : ''}`);
+
+  return {
+    nodeNames: [...kubelets.keys()],
+    kubelets,
+    scheduler,
+    activePods: () => [...kubelets.values()].reduce((n, k) => n + k.activePods, 0),
+    close: closeAll,
+  };
+}
+
+export { ANN_EXIT_CODE, ANN_FAIL_AFTER_SECONDS, ANN_NEVER_READY, ANN_READY_AFTER_SECONDS, ANN_RUN_SECONDS, ANN_START_SECONDS } from './annotations.ts';

@@ -1,0 +1,304 @@
+// The kubelet stand-in of one simulated node (kwok's stages, in code): it registers the Node, posts heartbeats,
+// and moves each pod bound to it through its life by writing pod status through the API:
+//   Pending --start--> Running (ready now, or after ready-after-seconds)
+//   Running --run ends--> Succeeded / Failed (restartPolicy Never, or OnFailure with exit code 0)
+//                      \-> restarted in place (Always; OnFailure with a failure): restartCount + 1,
+//                          lastState terminated, waiting CrashLoopBackOff for a doubling back-off, running again
+//   spec.activeDeadlineSeconds passed -> Failed, reason DeadlineExceeded
+//   deletionTimestamp set -> containers stop (a short stop time, at most the grace period), then the kubelet
+//                          confirms with a DELETE of grace 0 and the pod's uid as precondition.
+// Every write is a merge patch of the status subresource, in order per pod; a 404 means the pod is gone.
+
+import type { KubeObject } from '../api/meta.ts';
+import { ApiError, type ApiClient } from '../controllers/api-client.ts';
+import { podBehaviour, type BehaviourDefaults, type PodBehaviour } from './annotations.ts';
+import { nodeConditions, nodeInternalIP, nodeObject, podIP, rfc3339, type NodeShape } from './node-object.ts';
+import { containersOf, newContainerID, podStatus, type ContainerState, type ContainersView } from './pod-status.ts';
+
+export interface KubeletOptions extends BehaviourDefaults {
+  shape: NodeShape;
+  /** Node status heartbeat (the kubelet's --node-status-update-frequency, 10 s). */
+  heartbeatMs: number;
+  /** Time containers take to stop after a graceful delete (capped by the grace period). */
+  stopMs: number;
+  /** First restart back-off; doubles per restart up to maxRestartBackoffMs (real: 10 s .. 5 min). */
+  restartBackoffMs: number;
+  maxRestartBackoffMs: number;
+  log(line: string): void;
+}
+
+interface PodRun {
+  uid: string;
+  namespace: string;
+  name: string;
+  behaviour: PodBehaviour;
+  restartPolicy: string;
+  ipSlot: number;
+  view: ContainersView;
+  timers: Set<NodeJS.Timeout>;
+  /** Status writes of this pod, one after another. */
+  chain: Promise<void>;
+  containerStartedAt?: string;
+  stopping: boolean;
+  done: boolean;
+  /** The last pod object seen (for condition transition times and the container list). */
+  pod: KubeObject;
+}
+
+const podPath = (ns: string, name: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}`;
+const isGone = (err: unknown) => err instanceof ApiError && (err.code === 404 || err.code === 409);
+const phaseOf = (pod: KubeObject) => (pod.status as { phase?: string } | undefined)?.phase;
+
+export class SimKubelet {
+  private readonly runs = new Map<string, PodRun>();
+  private readonly usedSlots = new Set<number>();
+  private nextSlot = 1;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private stopped = false;
+  readonly hostIP: string;
+
+  constructor(
+    readonly nodeName: string,
+    readonly index: number,
+    private readonly client: ApiClient,
+    private readonly opts: KubeletOptions,
+  ) {
+    this.hostIP = nodeInternalIP(index);
+  }
+
+  /** Pods this kubelet is running (not finished, not yet removed). */
+  get activePods(): number {
+    let n = 0;
+    for (const r of this.runs.values()) if (!r.done) n++;
+    return n;
+  }
+
+  /** Creates the Node (or refreshes its status when it exists) and starts heartbeats. */
+  async register(signal?: AbortSignal): Promise<void> {
+    const node = nodeObject(this.nodeName, this.index, this.opts.shape);
+    try {
+      await this.client.create('/api/v1/nodes', node, signal);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 409)) throw err;
+      await this.client.patch(`/api/v1/nodes/${encodeURIComponent(this.nodeName)}/status`, { status: node.status }, 'application/merge-patch+json', signal);
+    }
+    const transition = rfc3339();
+    this.heartbeat = setInterval(() => {
+      const now = rfc3339();
+      this.client
+        .patch(`/api/v1/nodes/${encodeURIComponent(this.nodeName)}/status`, { status: { conditions: nodeConditions(now, transition) } }, 'application/merge-patch+json')
+        .catch((err: unknown) => !this.stopped && this.opts.log(`node ${this.nodeName}: heartbeat failed: ${(err as Error).message}`));
+    }, this.opts.heartbeatMs);
+    this.heartbeat.unref?.();
+  }
+
+  /** A pod bound to this node was added or changed. */
+  observe(pod: KubeObject): void {
+    if (this.stopped) return;
+    const uid = pod.metadata.uid ?? '';
+    let run = this.runs.get(uid);
+    if (!run) {
+      const phase = phaseOf(pod);
+      if (phase === 'Succeeded' || phase === 'Failed') return; // finished before this kubelet saw it
+      run = this.admit(pod);
+      if (!run) return;
+    }
+    run.pod = pod;
+    if (pod.metadata.deletionTimestamp && !run.stopping) this.stop(run, pod);
+  }
+
+  /** The pod is gone from the API. */
+  forget(pod: KubeObject): void {
+    const run = this.runs.get(pod.metadata.uid ?? '');
+    if (!run) return;
+    this.clear(run);
+    run.done = true;
+    this.usedSlots.delete(run.ipSlot);
+    this.runs.delete(run.uid);
+  }
+
+  close(): void {
+    this.stopped = true;
+    clearInterval(this.heartbeat);
+    for (const run of this.runs.values()) this.clear(run);
+  }
+
+  private admit(pod: KubeObject): PodRun | undefined {
+    const behaviour = podBehaviour(pod, this.opts);
+    const slot = this.allocateSlot();
+    const status = (pod.status ?? {}) as { phase?: string; startTime?: string; podIP?: string };
+    const run: PodRun = {
+      uid: pod.metadata.uid ?? '',
+      namespace: pod.metadata.namespace ?? 'default',
+      name: pod.metadata.name ?? '',
+      behaviour,
+      restartPolicy: (pod.spec as { restartPolicy?: string } | undefined)?.restartPolicy ?? 'Always',
+      ipSlot: slot,
+      timers: new Set(),
+      chain: Promise.resolve(),
+      stopping: false,
+      done: false,
+      pod,
+      view: {
+        phase: 'Pending',
+        state: { waiting: { reason: 'ContainerCreating' } },
+        lastState: {},
+        ready: false,
+        restarts: 0,
+        containerIDs: containersOf(pod).map(() => newContainerID()),
+        lastContainerIDs: [],
+        hostIP: this.hostIP,
+        podIP: slot > 0 ? podIP(this.index, slot) : undefined,
+      },
+    };
+    this.runs.set(run.uid, run);
+    if (status.phase === 'Running') {
+      // Adopted after a restart of the nodes: it keeps running as reported; only its end is simulated again.
+      run.view = { ...run.view, phase: 'Running', state: { running: { startedAt: status.startTime ?? rfc3339() } }, ready: true, startTime: status.startTime, podIP: status.podIP ?? run.view.podIP };
+      this.scheduleEnd(run);
+      return run;
+    }
+    if (pod.metadata.deletionTimestamp) return run; // observe() stops it
+    this.later(run, behaviour.startMs, () => this.start(run));
+    return run;
+  }
+
+  private allocateSlot(): number {
+    for (let i = 0; i < 253; i++) {
+      const slot = ((this.nextSlot - 1 + i) % 253) + 1;
+      if (!this.usedSlots.has(slot)) {
+        this.usedSlots.add(slot);
+        this.nextSlot = (slot % 253) + 1;
+        return slot;
+      }
+    }
+    return 0; // the range is full: no IP (the pod still runs, like a host-network pod)
+  }
+
+  private later(run: PodRun, ms: number, fn: () => void): void {
+    if (!Number.isFinite(ms)) return;
+    const t = setTimeout(() => {
+      run.timers.delete(t);
+      if (!run.done && !this.stopped) fn();
+    }, ms);
+    run.timers.add(t);
+  }
+
+  private clear(run: PodRun): void {
+    for (const t of run.timers) clearTimeout(t);
+    run.timers.clear();
+  }
+
+  /** Queues a status write built from the run's view at the time of writing. */
+  private write(run: PodRun): void {
+    run.chain = run.chain.then(async () => {
+      if (run.done || this.stopped) return;
+      try {
+        const status = podStatus(run.pod, run.view);
+        const updated = await this.client.patch(`${podPath(run.namespace, run.name)}/status`, { status }, 'application/merge-patch+json');
+        if (updated.metadata.uid === run.uid) run.pod = updated;
+      } catch (err) {
+        if (isGone(err)) return;
+        if (!this.stopped) this.opts.log(`node ${this.nodeName}: status of ${run.namespace}/${run.name}: ${(err as Error).message}`);
+      }
+    });
+  }
+
+  private start(run: PodRun): void {
+    const now = rfc3339();
+    const first = run.view.phase === 'Pending';
+    run.containerStartedAt = now;
+    run.view = {
+      ...run.view,
+      // A restart runs new containers (the dead ones stay in lastState).
+      containerIDs: run.view.restarts > 0 ? run.view.containerIDs.map(() => newContainerID()) : run.view.containerIDs,
+      phase: 'Running',
+      state: { running: { startedAt: now } },
+      ready: run.behaviour.readyAfterMs === 0,
+      startTime: run.view.startTime ?? now,
+    };
+    this.write(run);
+    if (run.behaviour.readyAfterMs > 0) {
+      this.later(run, run.behaviour.readyAfterMs, () => {
+        run.view = { ...run.view, ready: true };
+        this.write(run);
+      });
+    }
+    if (first) this.scheduleDeadline(run);
+    this.scheduleEnd(run);
+  }
+
+  private scheduleEnd(run: PodRun): void {
+    if (run.behaviour.runMs !== undefined) this.later(run, run.behaviour.runMs, () => this.exit(run));
+  }
+
+  /** spec.activeDeadlineSeconds: the kubelet fails the pod once it has been active that long. */
+  private scheduleDeadline(run: PodRun): void {
+    const deadline = (run.pod.spec as { activeDeadlineSeconds?: number } | undefined)?.activeDeadlineSeconds;
+    if (typeof deadline !== 'number' || deadline <= 0) return;
+    const since = Date.parse(run.view.startTime ?? '') || Date.now();
+    this.later(run, Math.max(0, since + deadline * 1000 - Date.now()), () => {
+      this.clear(run);
+      this.finish(run, 'Failed', this.terminated(run, 137, 'DeadlineExceeded'), 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
+    });
+  }
+
+  private terminated(run: PodRun, exitCode: number, reason?: string): ContainerState {
+    return {
+      terminated: {
+        exitCode,
+        reason: reason ?? (exitCode === 0 ? 'Completed' : 'Error'),
+        startedAt: run.containerStartedAt ?? rfc3339(),
+        finishedAt: rfc3339(),
+      },
+    };
+  }
+
+  private finish(run: PodRun, phase: 'Succeeded' | 'Failed', state: ContainerState, reason?: string, message?: string): void {
+    run.view = { ...run.view, phase, state, ready: false, reason, message };
+    this.write(run);
+    run.chain = run.chain.then(() => {
+      run.done = true;
+      this.usedSlots.delete(run.ipSlot);
+    });
+  }
+
+  /** The containers' run ended with the pod's exit code. */
+  private exit(run: PodRun): void {
+    const code = run.behaviour.exitCode;
+    const state = this.terminated(run, code);
+    if (run.restartPolicy === 'Never' || (run.restartPolicy === 'OnFailure' && code === 0)) {
+      this.finish(run, code === 0 ? 'Succeeded' : 'Failed', state);
+      return;
+    }
+    // Restarted in place: the dead container becomes lastState, a back-off passes, a new container starts.
+    const backoff = Math.min(this.opts.maxRestartBackoffMs, this.opts.restartBackoffMs * 2 ** run.view.restarts);
+    run.view = {
+      ...run.view,
+      state: { waiting: { reason: 'CrashLoopBackOff', message: `Back-off ${Math.round(backoff / 1000)}s restarting failed container` } },
+      lastState: state,
+      ready: false,
+      restarts: run.view.restarts + 1,
+      lastContainerIDs: run.view.containerIDs,
+    };
+    this.write(run);
+    this.later(run, backoff, () => this.start(run));
+  }
+
+  /** Graceful deletion: stop the containers, then confirm with a grace-0 delete. */
+  private stop(run: PodRun, pod: KubeObject): void {
+    run.stopping = true;
+    this.clear(run);
+    const grace = pod.metadata.deletionGracePeriodSeconds ?? 0;
+    const ms = Math.min(this.opts.stopMs, grace * 1000);
+    this.later(run, ms, () => {
+      run.chain = run.chain.then(async () => {
+        try {
+          await this.client.delete(podPath(run.namespace, run.name), { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
+        } catch (err) {
+          if (!isGone(err) && !this.stopped) this.opts.log(`node ${this.nodeName}: confirming deletion of ${run.namespace}/${run.name}: ${(err as Error).message}`);
+        }
+      });
+    });
+  }
+}
