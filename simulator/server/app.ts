@@ -132,6 +132,12 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
   const url = request.url;
   const path = url.split('?')[0];
   try {
+    // Like Go's ServeMux, a path with empty, "." or ".." segments is redirected to its clean form.
+    const clean = cleanPath(path);
+    if (clean !== path) {
+      const query = url.slice(path.length);
+      return reply.code(301).header('Location', clean + query).header('Content-Type', 'text/html; charset=utf-8').send(`<a href="${clean + query}">Moved Permanently</a>.\n`);
+    }
     if (path === '/healthz' || path.startsWith('/healthz/') || path === '/livez' || path === '/readyz') {
       return reply.header('Content-Type', 'text/plain; charset=utf-8').send('ok');
     }
@@ -166,6 +172,20 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
     const err = isApiError(e) ? e : internalError(e);
     return sendError(ctx, request, reply, err);
   }
+}
+
+/** Go's path.Clean for request paths, keeping a trailing slash as ServeMux does. */
+export function cleanPath(p: string): string {
+  if (!p.includes('//') && !/\/\.\.?(\/|$)/.test(p)) return p;
+  const out: string[] = [];
+  for (const seg of p.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') out.pop();
+    else out.push(seg);
+  }
+  let cleaned = '/' + out.join('/');
+  if (p.endsWith('/') && cleaned !== '/') cleaned += '/';
+  return cleaned;
 }
 
 function versionInfo(): object {

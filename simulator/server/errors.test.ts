@@ -234,3 +234,23 @@ describe('robustness', () => {
     assert.equal(list.status, 200);
   });
 });
+
+describe('paths and resource versions the real server cleans or refuses', () => {
+  test('a path with empty segments is redirected (301) to its clean form, query kept', async () => {
+    // Clients' URL parsers already remove "." and ".." segments, so only empty segments reach the server.
+    for (const [dirty, clean] of [['/api/v1//namespaces?limit=1', '/api/v1/namespaces?limit=1'], ['/api/v1/namespaces//configmaps', '/api/v1/namespaces/configmaps'], ['//apis///apps/v1/', '/apis/apps/v1/']]) {
+      const res = await request(sim.url + dirty);
+      await res.body.text();
+      assert.equal(res.statusCode, 301, dirty);
+      assert.equal(res.headers.location, clean);
+    }
+  });
+
+  test('a resourceVersion beyond an unsigned 64-bit integer is 400, not a wait', async () => {
+    for (const rv of ['18446744073709551616', '99999999999999999999999', '-1', '1.5']) {
+      const r = await call('GET', `/api/v1/namespaces/default/configmaps?resourceVersion=${rv}`);
+      assert.equal(r.status, 400, rv);
+      assert.equal(JSON.parse(r.text).message, `invalid resource version: ${JSON.stringify(rv)}`);
+    }
+  });
+});

@@ -13,8 +13,9 @@ export function validateObjectMeta(def: ResourceDef, meta: ObjectMeta): FieldErr
   if (!meta.name && !meta.generateName) {
     errs.push(required('metadata.name', 'name or generateName is required'));
   }
+  // The prefix is checked even once a name was generated from it, as the real validator does.
+  if (meta.generateName) for (const m of nameErrors(meta.generateName, def.nameRule, true)) errs.push(invalidValue('metadata.generateName', meta.generateName, m));
   if (meta.name) for (const m of nameErrors(meta.name, def.nameRule)) errs.push(invalidValue('metadata.name', meta.name, m));
-  if (meta.generateName && !meta.name) for (const m of nameErrors(meta.generateName, def.nameRule, true)) errs.push(invalidValue('metadata.generateName', meta.generateName, m));
   if (def.namespaced) {
     if (!meta.namespace) errs.push(required('metadata.namespace'));
   }

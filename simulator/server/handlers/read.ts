@@ -54,7 +54,8 @@ export function compileSelectors(req: ResourceRequest): (obj: KubeObject) => boo
 /** resourceVersion query values are decimal revisions; anything else is 400 like the real server. */
 export function parseResourceVersion(v: string | undefined): number | undefined {
   if (v === undefined || v === '') return undefined;
-  if (!/^\d+$/.test(v)) throw badRequest(`invalid resource version: ${JSON.stringify(v)}`);
+  // Revisions are unsigned 64-bit integers on the wire; anything else is not a resource version.
+  if (!/^\d{1,20}$/.test(v) || BigInt(v) > 0xffffffffffffffffn) throw badRequest(`invalid resource version: ${JSON.stringify(v)}`);
   return Number(v);
 }
 
