@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from '../api/registry.ts';
 import { MemoryStore } from '../storage/memory.ts';
-import type { Store } from '../storage/store.ts';
+import { StoreError, type Store } from '../storage/store.ts';
 import { buildApp } from './app.ts';
 import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
@@ -112,13 +112,18 @@ async function bootstrapNamespaces(ctx: ServerContext): Promise<void> {
     const key = `/registry/namespaces/${name}`;
     if (await ctx.store.get(key)) continue;
     const ts = ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    await ctx.store.create(key, {
-      kind: 'Namespace',
-      apiVersion: 'v1',
-      metadata: { name, selfLink: `/api/v1/namespaces/${name}`, uid: crypto.randomUUID(), creationTimestamp: ts },
-      spec: { finalizers: ['kubernetes'] },
-      status: { phase: 'Active' },
-    });
+    await ctx.store
+      .create(key, {
+        kind: 'Namespace',
+        apiVersion: 'v1',
+        metadata: { name, selfLink: `/api/v1/namespaces/${name}`, uid: crypto.randomUUID(), creationTimestamp: ts },
+        spec: { finalizers: ['kubernetes'] },
+        status: { phase: 'Active' },
+      })
+      .catch((e: unknown) => {
+        // Another API server on the same etcd made it between our get and create: it exists, which is the point.
+        if (!(e instanceof StoreError && e.code === 'KeyExists')) throw e;
+      });
   }
 }
 

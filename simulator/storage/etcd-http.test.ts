@@ -95,9 +95,9 @@ async function watchEvents(base: string, path: string, until: (evs: Ev[]) => boo
 describe('API server on etcd', { skip }, () => {
   before(async () => {
     etcd = await startEtcd();
-    // Both on the default prefix (/registry): one cluster, two API servers.
-    a = await startSimulator({ store: new EtcdStore({ servers: [etcd.url] }) });
-    b = await startSimulator({ store: new EtcdStore({ servers: [etcd.url] }) });
+    // Both on the default prefix (/registry): one cluster, two API servers, started together on an empty etcd
+    // (both try to create the system namespaces; one finds them made by the other).
+    [a, b] = await Promise.all([0, 1].map(() => startSimulator({ store: new EtcdStore({ servers: [etcd.url] }) })));
   });
   after(async () => {
     await a?.close();
