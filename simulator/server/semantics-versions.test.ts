@@ -82,6 +82,13 @@ describe('shared storage reads back in the version asked for (GET, list, watch)'
     assert.equal(apps.body.metadata.annotations['deprecated.daemonset.template.generation'], '1');
     const ext = await h.call('GET', `/apis/extensions/v1beta1/namespaces/${ns}/daemonsets/tg`);
     assert.equal(ext.body.spec.templateGeneration, 1);
+    // A template change bumps it, whichever version writes; a metadata-only change does not.
+    const changed = await h.call('PUT', `/apis/apps/v1/namespaces/${ns}/daemonsets/tg`, { ...apps.body, spec: { ...apps.body.spec, template: podTemplate({ app: 't', v: '2' }) } });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.equal(changed.body.metadata.annotations['deprecated.daemonset.template.generation'], '2');
+    const relabelled = await h.call('PUT', `/apis/extensions/v1beta1/namespaces/${ns}/daemonsets/tg`, { ...ext.body, metadata: { ...ext.body.metadata, resourceVersion: undefined, labels: { x: 'y' } }, spec: { ...ext.body.spec, template: changed.body.spec.template, templateGeneration: 1 } });
+    assert.equal(relabelled.status, 200, JSON.stringify(relabelled.body));
+    assert.equal(relabelled.body.spec.templateGeneration, 2);
   });
 });
 

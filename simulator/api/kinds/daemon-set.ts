@@ -6,6 +6,7 @@
 
 import type { KubeObject } from '../meta.ts';
 import type { ResourceDef } from '../registry.ts';
+import { isDeepStrictEqual } from 'node:util';
 import { registerKindRules } from '../strategy.ts';
 import { type FieldError, invalidValue, notSupported, required } from '../../server/errors.ts';
 import { DS_TEMPLATE_GENERATION } from '../conversion.ts';
@@ -34,6 +35,16 @@ export function defaultDaemonSet(obj: KubeObject, def: ResourceDef): void {
 function prepareDaemonSetForCreate(obj: KubeObject, def: ResourceDef): void {
   if (def.group === 'extensions') (obj.spec as Obj).templateGeneration = 1;
   else obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [DS_TEMPLATE_GENERATION]: '1' };
+}
+
+/**
+ * A template change bumps the template generation (the real strategy's PrepareForUpdate). Stored objects are
+ * apps/v1, where the generation lives in an annotation; clients of either version cannot set it themselves.
+ */
+function prepareDaemonSetForUpdate(obj: KubeObject, old: KubeObject): void {
+  const oldGeneration = Number(old.metadata.annotations?.[DS_TEMPLATE_GENERATION] ?? 1);
+  const changed = !isDeepStrictEqual((obj.spec as Obj | undefined)?.template, (old.spec as Obj | undefined)?.template);
+  obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [DS_TEMPLATE_GENERATION]: String(changed ? oldGeneration + 1 : oldGeneration) };
 }
 
 export function validateDaemonSet(obj: KubeObject): FieldError[] {
@@ -66,6 +77,7 @@ export function validateDaemonSet(obj: KubeObject): FieldError[] {
 registerKindRules('DaemonSet', {
   applyDefaults: defaultDaemonSet,
   prepareForCreate: prepareDaemonSetForCreate,
+  prepareForUpdate: prepareDaemonSetForUpdate,
   validate: validateDaemonSet,
   validateUpdate: (next, old, def) => (def.group === 'apps' ? validateSelectorImmutable(next.spec as Obj, old.spec as Obj, 'spec') : []),
 });
