@@ -59,6 +59,7 @@ const cmScenario = fc
     fc.record({
       orig: fc.constant(orig),
       data: fc.option(fc.oneof({ weight: 5, arbitrary: mapPatch(Object.keys(orig.data), configMapData(1).map((d) => Object.keys(d)[0] ?? 'k'), fc.string({ maxLength: 10 })) }, { weight: 1, arbitrary: fc.constant(null) }), { nil: undefined }),
+      directive: fc.option(fc.constantFrom('replace', 'delete'), { nil: undefined, freq: 4 }),
       labels: fc.option(mapPatch(Object.keys(orig.labels), labelKey(), fc.constantFrom('a', 'b', 'x-1', 'Z.z')), { nil: undefined }),
     }),
   );
@@ -68,17 +69,20 @@ check(
   {
     rows: ['media.merge-patch', 'media.strategic-merge-patch', 'rule.media.patch-types', 'bodyType.Patch', 'rule.ops.patch-merge-per-field', 'endpoint.core.configmaps.namespaced.patch', 'field.ObjectMeta.labels'],
     requires: CM_PATCH,
-    title: 'merge and strategic merge patches of ConfigMap data and labels match RFC 7386 (null deletes, maps merge)',
+    title: 'merge and strategic merge patches of ConfigMap data and labels: null deletes, maps merge, $patch replace/delete directives in a map',
   },
   async (ctx) => {
     const ns = await ctx.namespace();
-    await ctx.forAll(cmScenario, async ({ orig, data, labels }) => {
+    await ctx.forAll(cmScenario, async ({ orig, data, labels, directive }) => {
       const name = ctx.uniqueName('cm');
       const created = await create(ctx, collectionPath(CONFIGMAPS, ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: orig.labels }, data: orig.data }, `create ConfigMap ${name}`);
       const patch: JsonObject = {};
-      if (data !== undefined) patch.data = data;
+      // With a directive the map's other members are set (replace) or ignored (delete); nulls next to a
+      // directive have no defined meaning, so they are left out.
+      const withoutNulls = (m: Record<string, string | null>) => Object.fromEntries(Object.entries(m).filter(([, v]) => v !== null));
+      if (data !== undefined) patch.data = directive && orig.type === 'strategic' && data !== null ? { ...withoutNulls(data), $patch: directive } : data;
       if (labels !== undefined) patch.metadata = { labels };
-      const expected = applyMergePatch(created as unknown as JsonValue, patch) as JsonObject;
+      const expected = (orig.type === 'strategic' ? applyStrategicMerge(created as unknown as JsonValue, patch, {}) : applyMergePatch(created as unknown as JsonValue, patch)) as JsonObject;
       const what = `${orig.type} PATCH of ConfigMap ${name} with ${JSON.stringify(patch)}`;
       const res = await forRows([PATCH_ROW[orig.type], 'rule.media.patch-types'], async () => expectPatched(await ctx.client.patch(objectPath(CONFIGMAPS, name, ns), patch, orig.type), what));
       const read = await readObject(ctx, CONFIGMAPS, name, ns);
@@ -185,6 +189,12 @@ function keyedListPatch<T extends JsonObject>(element: fc.Arbitrary<T>, key: key
   });
 }
 
+/** An env element of a patch; for a name the container already has, value may be null (deleted). */
+function envPatchElement(original: JsonObject): fc.Arbitrary<JsonObject> {
+  const existing = new Set(((original.env as JsonObject[] | undefined) ?? []).map((e) => e.name));
+  return fc.record({ name: fc.constantFrom(...ENV_NAMES), value: fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: fc.constant(null) }) }).map((e) => (e.value === null && !existing.has(e.name) ? { ...e, value: 'v' } : e));
+}
+
 function containerPatch(original: JsonObject | undefined, name: string): fc.Arbitrary<JsonObject> {
   if (!original) return fullContainer(name);
   return fc
@@ -193,7 +203,7 @@ function containerPatch(original: JsonObject | undefined, name: string): fc.Arbi
         image: fc.constantFrom(...IMAGES),
         args: fc.oneof(fc.array(word, { maxLength: 3 }), fc.constant(null)),
         command: fc.oneof(fc.array(word, { minLength: 1, maxLength: 2 }), fc.constant(null)),
-        env: fc.oneof({ weight: 4, arbitrary: keyedListPatch(envVar, 'name', (original.env as JsonValue[]) ?? []) }, { weight: 1, arbitrary: fc.uniqueArray(envVar, { selector: (e) => e.name, maxLength: 2 }).map((l) => [{ $patch: 'replace' }, ...l] as JsonValue[]) }),
+        env: fc.oneof({ weight: 4, arbitrary: keyedListPatch(envPatchElement(original), 'name', (original.env as JsonValue[]) ?? []) }, { weight: 1, arbitrary: fc.uniqueArray(envVar, { selector: (e) => e.name, maxLength: 2 }).map((l) => [{ $patch: 'replace' }, ...l] as JsonValue[]) }),
         ports: keyedListPatch(port, 'containerPort', (original.ports as JsonValue[]) ?? []),
         volumeMounts: keyedListPatch(mount, 'mountPath', (original.volumeMounts as JsonValue[]) ?? []),
       },
