@@ -86,27 +86,36 @@ check(
   'subresources.main-resource-ignores-status',
   {
     rows: ['rule.writes.put-ignores-status', 'rule.ops.replace-ignores-status', 'rule.ops.status-only-through-status', 'rule.writes.put-codes'],
-    requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get', 'update', 'patch'])],
-    title: 'PUT and PATCH of the main resource apply their spec change and ignore their status',
+    requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get', 'update', 'patch']), needs(DEPLOYMENTS, ['update'], 'status')],
+    title: 'PUT and PATCH of the main resource apply their spec change and ignore their status (with or without one): status set through /status stays',
   },
   async (ctx) => {
     const ns = await ctx.namespace();
-    await ctx.forAll(fc.record({ status: statusValues, spec: specChange, verb: fc.constantFrom('PUT', 'PATCH') }), async ({ status, spec, verb }) => {
+    const arb = fc.record({ status: statusValues, spec: specChange, verb: fc.constantFrom('PUT', 'PATCH'), omitStatus: fc.boolean() });
+    await ctx.forAll(arb, async ({ status, spec, verb, omitStatus }) => {
       const name = ctx.uniqueName('main');
-      const before = await createWorkload(ctx, DEPLOYMENTS, ns, name, { app: name }, 1);
+      const created = await createWorkload(ctx, DEPLOYMENTS, ns, name, { app: name }, 1);
       const path = objectPath(DEPLOYMENTS, name, ns);
-      const what = `${verb} ${path} with spec ${JSON.stringify(spec)} and status ${JSON.stringify(status)}`;
+      // A condition of our own type, set through /status: a controller keeps conditions of types it does not own.
+      const marker = { type: 'ConformanceMarker', status: 'True', reason: 'SetThroughStatus', message: name };
+      const setup = await ctx.client.replace(`${path}/status`, { ...created, status: { ...(created.status ?? {}), conditions: [marker] } });
+      expectStatusCode(setup, [200, 201], `setup: PUT ${path}/status with a ConformanceMarker condition`);
+      const before = setup.object as Obj;
+      const sentStatus = omitStatus ? undefined : { ...status, conditions: [] };
+      const what = `${verb} ${path} with spec ${JSON.stringify(spec)} and ${omitStatus ? 'no status' : `status ${JSON.stringify(sentStatus)}`}`;
       const res =
         verb === 'PUT'
-          ? await ctx.client.replace(path, { ...before, spec: { ...before.spec, ...spec }, status: { ...(before.status ?? {}), ...status } })
-          : await ctx.client.patch(path, { spec, status }, 'merge');
+          ? await ctx.client.replace(path, { ...before, spec: { ...before.spec, ...spec }, status: sentStatus })
+          : await ctx.client.patch(path, omitStatus ? { spec } : { spec, status: sentStatus }, 'merge');
       expectStatusCode(res, verb === 'PUT' ? [200, 201] : 200, what, verb === 'PUT' ? 'rule.writes.put-codes' : undefined);
       const answer = res.object as Obj;
       const read = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
       for (const [label, obj] of [['answer', answer], ['GET after', read]] as const) {
         for (const [k, v] of Object.entries(spec)) expectEqual(getIn(obj, `spec.${k}`), v, `${what}: spec.${k} in the ${label}`);
         await forRows(verb === 'PUT' ? ['rule.writes.put-ignores-status', 'rule.ops.replace-ignores-status'] : 'rule.ops.status-only-through-status', () => {
-          for (const [k, v] of Object.entries(status)) expectTrue(getIn(obj, `status.${k}`) !== v, `${what}: status.${k} became ${v} in the ${label}; the main resource must ignore status`);
+          if (!omitStatus) for (const [k, v] of Object.entries(status)) expectTrue(getIn(obj, `status.${k}`) !== v, `${what}: status.${k} became ${v} in the ${label}; the main resource must ignore status`);
+          const conditions = (getIn(obj, 'status.conditions') as JsonObject[] | undefined) ?? [];
+          expectTrue(conditions.some((c) => c.type === marker.type && c.message === marker.message), `${what}: the ConformanceMarker condition set through /status is gone in the ${label} (conditions ${JSON.stringify(conditions)}); the main resource must leave status as it was`);
         });
       }
     });
