@@ -15,6 +15,8 @@ import { delimiter, join } from 'node:path';
 export interface EtcdTestServer {
   /** Client URL, e.g. http://127.0.0.1:43210 */
   url: string;
+  /** Kills etcd (SIGKILL: no goodbye to clients) and starts it again on the same ports and data. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -90,35 +92,45 @@ export async function startEtcd(opts: { extraArgs?: string[]; timeoutMs?: number
     const env: NodeJS.ProcessEnv = { ...process.env };
     // Only set for arches etcd 3.4 calls unsupported: elsewhere etcd warns about an unknown ETCD_ variable.
     if (!['amd64', 'ppc64le'].includes(goArch())) env.ETCD_UNSUPPORTED_ARCH = goArch();
-    const child = spawn(
-      bin,
-      [
-        '--name', 'default',
-        '--data-dir', dataDir,
-        '--listen-client-urls', url,
-        '--advertise-client-urls', url,
-        '--listen-peer-urls', peer,
-        '--initial-advertise-peer-urls', peer,
-        '--initial-cluster', `default=${peer}`,
-        ...(opts.extraArgs ?? []),
-      ],
-      { env, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const args = [
+      '--name', 'default',
+      '--data-dir', dataDir,
+      '--listen-client-urls', url,
+      '--advertise-client-urls', url,
+      '--listen-peer-urls', peer,
+      '--initial-advertise-peer-urls', peer,
+      '--initial-cluster', `default=${peer}`,
+      ...(opts.extraArgs ?? []),
+    ];
     let log = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      log = (log + d.toString()).slice(-8000); // the tail is what explains a failed start
-    });
-    const stop = async () => {
+    let child: ChildProcess;
+    const spawnEtcd = () => {
+      child = spawn(bin, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      child.stderr!.on('data', (d: Buffer) => {
+        log = (log + d.toString()).slice(-8000); // the tail is what explains a failed start
+      });
+    };
+    const kill = async () => {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGKILL');
         await exited;
       }
+    };
+    const stop = async () => {
+      await kill();
       rmSync(dataDir, { recursive: true, force: true });
     };
+    const timeoutMs = opts.timeoutMs ?? 15_000;
+    const restart = async () => {
+      await kill();
+      spawnEtcd();
+      await waitHealthy(url, child, () => log, timeoutMs);
+    };
+    spawnEtcd();
     try {
-      await waitHealthy(url, child, () => log, opts.timeoutMs ?? 15_000);
-      return { url, stop };
+      await waitHealthy(url, child!, () => log, timeoutMs);
+      return { url, restart, stop };
     } catch (e) {
       lastError = e;
       await stop();
