@@ -231,7 +231,7 @@ async function watchFromPoint(m: Model, r: Real, point: { rv: string; at: number
     }
     const expected = expectedAfter(m, point.at, sel);
     const isSentinel = (e: WatchEvent) => (e.object as KubeObject)?.metadata?.name === sname && (e.object as KubeObject).metadata.resourceVersion === sentinel.metadata.resourceVersion;
-    const events = await readUntil(stream, (evs) => evs.some(isSentinel) || evs.length > expected.length + 5 || evs.some((e) => e.type === 'ERROR'), 6000);
+    const events = await readUntil(stream, (evs) => evs.some(isSentinel) || evs.length > expected.length + 5 || evs.some((e) => e.type === 'ERROR'), 4000);
     compareEvents(events, expected, what);
   } finally {
     stream.close();
