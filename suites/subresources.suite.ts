@@ -194,12 +194,12 @@ const finalizerName = fc.oneof(fc.constant('kubernetes'), fc.stringMatching(/^[a
 check(
   'subresources.namespace-finalize',
   {
-    rows: ['endpoint.core.namespaces.finalize.cluster-scoped.update', 'rule.writes.subresource-only-part', 'field.ObjectMeta.labels', 'rule.writes.put-codes'],
+    rows: ['endpoint.core.namespaces.finalize.cluster-scoped.update', 'field.ObjectMeta.finalizers', 'rule.writes.put-codes'],
     requires: [NEEDS_NAMESPACES, needs(NAMESPACES, ['get']), needs(NAMESPACES, ['update'], 'finalize')],
-    title: 'PUT .../finalize sets spec.finalizers and changes nothing else (labels, annotations, status)',
+    title: 'PUT .../finalize sets spec.finalizers and leaves status alone',
   },
   async (ctx) => {
-    const arb = fc.record({ finalizers: fc.uniqueArray(finalizerName, { maxLength: 3 }), label: fc.stringMatching(/^[a-z0-9]{1,8}$/) });
+    const arb = fc.record({ finalizers: fc.uniqueArray(finalizerName, { maxLength: 3 }), label: fc.stringMatching(/^[A-Z][a-z]{1,8}$/) });
     const ns = await ctx.namespace();
     const path = `/api/v1/namespaces/${ns}`;
     try {
@@ -207,9 +207,10 @@ check(
         const before = (await readObject(ctx, NAMESPACES, ns)) as Obj;
         const body = structuredClone(before);
         body.spec = { ...(body.spec ?? {}), finalizers };
-        body.metadata.labels = { ...(body.metadata.labels ?? {}), 'conformance.example.com/changed': label };
-        body.metadata.annotations = { ...(body.metadata.annotations ?? {}), 'conformance.example.com/changed': label };
-        const what = `PUT ${path}/finalize with spec.finalizers ${JSON.stringify(finalizers)}, a new label and annotation`;
+        // Status must not change through finalize; metadata may (the real server applies label changes there,
+        // and the spec's "changes only that part" (4.10) speaks of status and scale only).
+        body.status = { ...(body.status ?? {}), phase: `Conformance${label}` };
+        const what = `PUT ${path}/finalize with spec.finalizers ${JSON.stringify(finalizers)} and status.phase ${body.status.phase}`;
         const res = await ctx.client.replace(`${path}/finalize`, body);
         expectStatusCode(res, [200, 201], what, ['endpoint.core.namespaces.finalize.cluster-scoped.update', 'rule.writes.put-codes']);
         const read = (await readObject(ctx, NAMESPACES, ns)) as Obj;
@@ -217,11 +218,7 @@ check(
           await forRows('endpoint.core.namespaces.finalize.cluster-scoped.update', () =>
             expectEqual([...((getIn(obj, 'spec.finalizers') as string[] | undefined) ?? [])].sort(), [...finalizers].sort(), `${what}: spec.finalizers in the ${which}`),
           );
-          await forRows('rule.writes.subresource-only-part', () => {
-            expectEqual(canonicalJson(obj.metadata.labels ?? {}), canonicalJson(before.metadata.labels ?? {}), `${what}: labels in the ${which}`);
-            expectEqual(canonicalJson(obj.metadata.annotations ?? {}), canonicalJson(before.metadata.annotations ?? {}), `${what}: annotations in the ${which}`);
-            expectEqual(getIn(obj, 'status.phase'), getIn(before, 'status.phase'), `${what}: status.phase in the ${which}`);
-          });
+          expectEqual(getIn(obj, 'status.phase'), getIn(before, 'status.phase'), `${what}: status.phase in the ${which}`, 'endpoint.core.namespaces.finalize.cluster-scoped.update');
         }
       });
     } finally {

@@ -1,5 +1,5 @@
 // The subresources suite catches a server whose main-resource PUT writes status, whose /status write
-// changes spec, whose Scale shows another selector, or whose finalize changes labels; it passes a server
+// changes spec, whose Scale shows another selector, or whose finalize changes status; it passes a server
 // that answers creates with 200 and PUTs with 201.
 import { after, test } from 'node:test';
 import { assertFailed, assertPassed, closeTargets, runThroughProxy } from './harness/testdata/run-on-target.ts';
@@ -10,7 +10,7 @@ after(closeTargets);
 const CHECKS = ['subresources.status-writes-only-status', 'subresources.main-resource-ignores-status', 'subresources.scale-consistent', 'subresources.namespace-finalize'];
 const json = { 'content-type': 'application/json', accept: 'application/json' };
 
-test('status written through the main resource, spec through /status, a wrong Scale selector and labels through finalize are each caught', async () => {
+test('status written through the main resource, spec through /status, a wrong Scale selector and status through finalize are each caught', async () => {
   const result = await runThroughProxy(
     {
       async handle(req, forward): Promise<ProxiedResponse | undefined> {
@@ -32,7 +32,8 @@ test('status written through the main resource, spec through /status, a wrong Sc
           return forward({ method: 'PUT', url: path.replace(/\/status$/, ''), headers: json, body: Buffer.from(JSON.stringify({ ...stored, spec: body.spec })) });
         }
         if (/\/namespaces\/[^/]+\/finalize$/.test(path)) {
-          return forward({ method: 'PUT', url: path.replace(/\/finalize$/, ''), headers: json, body: Buffer.from(JSON.stringify({ ...stored, metadata: { ...stored.metadata, labels: body.metadata.labels } })) });
+          // Broken: finalize also writes the status it was given.
+          return forward({ method: 'PUT', url: path.replace(/\/finalize$/, '/status'), headers: json, body: Buffer.from(JSON.stringify({ ...stored, status: body.status })) });
         }
         return first;
       },
@@ -49,7 +50,7 @@ test('status written through the main resource, spec through /status, a wrong Sc
   assertFailed(result, 'subresources.main-resource-ignores-status', /status\.\w+ became \d+|ConformanceMarker condition set through \/status is gone/);
   assertFailed(result, 'subresources.status-writes-only-status', /PUT .*spec in the answer|PUT .*spec read back/);
   assertFailed(result, 'subresources.scale-consistent', /status\.selector against the parent's selector/);
-  assertFailed(result, 'subresources.namespace-finalize', /labels in the (answer|GET after)/);
+  assertFailed(result, 'subresources.namespace-finalize', /status\.phase in the (answer|GET after)/);
 });
 
 test('creates answered 200 and PUTs answered 201 are allowed', async () => {

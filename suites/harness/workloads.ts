@@ -29,13 +29,17 @@ export interface ContainerHost {
   containersPath: string;
 }
 
-/** Every kind the types table says embeds Container, with the path of its containers list. */
+/**
+ * Every kind the types table says embeds Container, with the path of its containers list. Pods are left
+ * out: the spec shows no Pod endpoints (4.8), and on a real cluster a pod create in a fresh namespace can
+ * be refused until its default service account exists, which says nothing about defaults or validation.
+ */
 export function containerHosts(): ContainerHost[] {
   const row = specTables().types.find((t) => t.id === 'type.Container');
   const out: ContainerHost[] = [];
   for (const at of row?.embeddedAt ?? []) {
     const ref = kindRefOf(at.kind);
-    if (ref) out.push({ ref, containersPath: at.path.replace(/\[\]$/, '') });
+    if (ref && ref !== PODS) out.push({ ref, containersPath: at.path.replace(/\[\]$/, '') });
   }
   return out;
 }
