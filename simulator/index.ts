@@ -112,6 +112,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`${signal}: shutting down\n`);
+    // Closing waits for open requests; a watch held by an outside client (a daemon, kubectl get -w) would
+    // keep it waiting for minutes, so the process ends after a short grace period regardless.
+    setTimeout(() => process.exit(0), 3_000).unref();
     await sim.close();
     process.exit(0);
   };
