@@ -9,7 +9,7 @@ export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | '
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** How a subresource reads and writes its parent. */
-export type SubresourceName = 'status' | 'scale' | 'finalize';
+export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding';
 
 export interface ScaleDef {
   /** The Scale type this group serves: autoscaling/v1 for apps and core, extensions/v1beta1 for extensions. */
@@ -98,9 +98,11 @@ export const RESOURCES: ResourceDef[] = [
     fieldSelectors: selectors('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'source', 'type'),
   }),
   declare(CORE, {
-    kind: 'Pod', resource: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true },
+    kind: 'Pod', resource: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, binding: true },
     fieldSelectors: selectors('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'),
   }),
+  // POST a Binding to bind the pod of the same name to a node (the scheduler's write); nothing is stored.
+  declare(CORE, { kind: 'Binding', resource: 'bindings', singular: 'binding', namespaced: true, subresources: {}, verbs: ['create'], virtual: true }),
   declare(CORE, { kind: 'Node', resource: 'nodes', singular: 'node', namespaced: false, shortNames: ['no'], subresources: { status: true }, fieldSelectors: selectors('spec.unschedulable') }),
   declare(CORE, { kind: 'Endpoints', resource: 'endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'], subresources: {}, allowCreateOnUpdate: true }),
   declare(CORE, { kind: 'ServiceAccount', resource: 'serviceaccounts', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], subresources: {} }),

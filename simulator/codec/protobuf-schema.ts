@@ -179,6 +179,7 @@ const KIND_TABLE: ReadonlyArray<{ apiVersion: string; pkg: string; kinds: readon
     kinds: ['Namespace', 'ConfigMap', 'Secret', 'Service', 'Event', 'Pod', 'Node', 'Endpoints', 'ServiceAccount', 'ReplicationController'],
     lists: true,
   },
+  { apiVersion: 'v1', pkg: CORE, kinds: ['Binding'] },
   { apiVersion: 'apps/v1', pkg: APPS, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet'], lists: true },
   { apiVersion: 'extensions/v1beta1', pkg: EXT, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet', 'Ingress'], lists: true },
   { apiVersion: 'extensions/v1beta1', pkg: EXT, kinds: ['Scale', 'DeploymentRollback'] },

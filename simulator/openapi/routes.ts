@@ -169,6 +169,11 @@ function resourceRoutes(def: ResourceDef): Route[] {
     ];
     routes.push({ path: `${objPath}/scale`, params: [nameOfScale, ...nsParams, PRETTY], operations: ops });
   }
+  if (def.subresources.binding) {
+    const bindingType = definitionFor('v1', 'Binding');
+    const ops = [op({ method: 'post', operationId: `create${gv}${scoped}${def.kind}Binding`, description: `create binding of a ${def.kind}`, action: 'post', gvk: parseGvk('v1', 'Binding'), query: WRITE_QUERY, body: bindingType, responses: { '200': bindingType, '201': bindingType, '202': bindingType } })];
+    routes.push({ path: `${objPath}/binding`, params: [pathParam('name', 'name of the Binding'), ...nsParams, PRETTY], operations: ops });
+  }
   if (def.subresources.finalize) {
     const ops = [op({ method: 'put', operationId: `replace${gv}${def.kind}Finalize`, description: `replace finalize of the specified ${def.kind}`, action: 'put', query: WRITE_QUERY, body: type, responses: { '200': type, '201': type } })];
     routes.push({ path: `${objPath}/finalize`, params: [nameParam, PRETTY], operations: ops });

@@ -15,7 +15,7 @@ interface APIResource {
   categories?: string[];
 }
 
-const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'] };
+const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'], binding: ['create'] };
 
 function resourcesFor(defs: ResourceDef[]): APIResource[] {
   const out: APIResource[] = [];
@@ -25,7 +25,7 @@ function resourcesFor(defs: ResourceDef[]): APIResource[] {
     if (d.categories) main.categories = d.categories;
     out.push(main);
     for (const [sub, spec] of Object.entries(d.subresources)) {
-      const r: APIResource = { name: `${d.resource}/${sub}`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: SUBRESOURCE_VERBS[sub] };
+      const r: APIResource = { name: `${d.resource}/${sub}`, singularName: '', namespaced: d.namespaced, kind: sub === 'binding' ? 'Binding' : d.kind, verbs: SUBRESOURCE_VERBS[sub] };
       if (sub === 'scale' && spec !== true && spec) {
         const [group, version] = spec.apiVersion.split('/');
         r.group = group;

@@ -19,6 +19,9 @@ test('field.Container.imagePullPolicy (defaultRule.image-tag): property: untagge
   }));
   fc.assert(fc.property(registry, repo, tag, (reg, r, t) => assert.equal(imagePullPolicyDefault(`${reg}${r}:${t}`), other)));
   fc.assert(fc.property(registry, repo, fc.stringMatching(/^[a-f0-9]{64}$/), (reg, r, d) => assert.equal(imagePullPolicyDefault(`${reg}${r}@sha256:${d}`), other)));
+  // A tag beside the digest still decides: latest@digest is Always, v1@digest IfNotPresent.
+  fc.assert(fc.property(registry, repo, fc.stringMatching(/^[a-f0-9]{64}$/), (reg, r, d) => assert.equal(imagePullPolicyDefault(`${reg}${r}:latest@sha256:${d}`), latest)));
+  fc.assert(fc.property(registry, repo, tag, fc.stringMatching(/^[a-f0-9]{64}$/), (reg, r, t, d) => assert.equal(imagePullPolicyDefault(`${reg}${r}:${t}@sha256:${d}`), other)));
 });
 
 test('imageTagIsLatest: a registry port is not a tag', () => {

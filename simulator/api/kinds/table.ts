@@ -66,10 +66,13 @@ export function imagePullPolicyDefault(image: string): string {
 
 /** Whether an image reference means :latest (explicit tag latest, or no tag and no digest). */
 export function imageTagIsLatest(image: string): boolean {
-  if (image.includes('@')) return false;
+  // A digest pins the image unless a tag is given too: the real parser reads `name:latest@sha256:...` as tag
+  // latest, and only a reference with neither tag nor digest defaults to latest.
+  const at = image.indexOf('@');
+  const name = at >= 0 ? image.slice(0, at) : image;
   // The tag follows the last ':' after the last '/' (a ':' before a '/' is a registry port).
-  const lastSlash = image.lastIndexOf('/');
-  const colon = image.indexOf(':', lastSlash + 1);
-  if (colon < 0) return true;
-  return image.slice(colon + 1) === 'latest';
+  const lastSlash = name.lastIndexOf('/');
+  const colon = name.indexOf(':', lastSlash + 1);
+  if (colon < 0) return at < 0;
+  return name.slice(colon + 1) === 'latest';
 }
