@@ -212,6 +212,7 @@ test('rule.namespace.termination: a deleted namespace is Terminating, refuses ne
   assert.deepEqual(put.body.spec.finalizers, ['kubernetes']);
   const fin = await call('PUT', `/api/v1/namespaces/${ns}/finalize`, { ...put.body, spec: { finalizers: [] } });
   assert.equal(fin.status, 200);
+  assert.deepEqual(fin.body.spec.finalizers, [], 'the answer shows what was written');
   assert.equal((await call('GET', `/api/v1/namespaces/${ns}`)).status, 404);
 });
 

@@ -176,8 +176,8 @@ export function nothingHolds(obj: KubeObject): boolean {
 }
 
 /** Decides what an update writes: the new object, null (finalizers emptied on a deleting object) or no change. */
-function settle(next: KubeObject, old: KubeObject): KubeObject | null | undefined {
-  if (old.metadata.deletionTimestamp && !old.metadata.deletionGracePeriodSeconds && nothingHolds(next)) return null;
+function settle(next: KubeObject, old: KubeObject, mayRemove = true): KubeObject | null | undefined {
+  if (mayRemove && old.metadata.deletionTimestamp && !old.metadata.deletionGracePeriodSeconds && nothingHolds(next)) return null;
   const withoutRv = (o: KubeObject) => canonicalObject({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
   if (isDeepStrictEqual(withoutRv(next), withoutRv(old))) return undefined;
   return canonicalObject({ ...next, metadata: { ...next.metadata, resourceVersion: '0' } });
@@ -267,7 +267,7 @@ export async function finalizeNamespace(ctx: ServerContext, req: ResourceRequest
     });
     throwIfInvalid(def, name, errs);
     return next;
-  });
+  }, false);
   // A terminating namespace that nothing holds any more goes, as the namespace controller's final delete
   // would make it: watchers see the finalize (MODIFIED), then DELETED.
   const ns = result.object as KubeObject;
@@ -278,7 +278,7 @@ export async function finalizeNamespace(ctx: ServerContext, req: ResourceRequest
 }
 
 /** Read-modify-write of the parent object through a subresource; answers the parent in the request's version. */
-export async function writeThroughParent(ctx: ServerContext, req: ResourceRequest, name: string, fn: (cur: StoredObject) => KubeObject | null | undefined): Promise<ApiResult> {
+export async function writeThroughParent(ctx: ServerContext, req: ResourceRequest, name: string, fn: (cur: StoredObject) => KubeObject | null | undefined, mayRemove = true): Promise<ApiResult> {
   const def = req.def;
   const key = keyOf(req, name);
   try {
@@ -286,7 +286,7 @@ export async function writeThroughParent(ctx: ServerContext, req: ResourceReques
       if (!cur) throw notFound(groupResource(def), name);
       const next = fn(cur);
       if (next === null || next === undefined) return next;
-      return settle(canonicalObject(next), cur.value);
+      return settle(canonicalObject(next), cur.value, mayRemove);
     });
     if (out.deleted) return { code: 200, object: present(def, out.deleted.value) };
     const result = out.result ?? (await ctx.store.get(key));
