@@ -1,0 +1,138 @@
+// EtcdStore benchmarks against a throw-away etcd (etcd-test-server.ts): write and read latency, a chunk's cost
+// against the store's size (plain and through a selective filter), and how fast a write reaches another store's
+// watch (the path of a write through one simulator to a watcher of another).
+//
+// Run: node --import tsx simulator/bench/etcd.bench.ts (also `run()` for npm run bench). Without etcd: skipped.
+
+import { pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import type { KubeObject } from '../api/meta.ts';
+import { EtcdStore } from '../storage/etcd.ts';
+import { findEtcd, startEtcd } from '../storage/etcd-test-server.ts';
+
+export interface Measurement {
+  name: string;
+  value: number;
+  unit: string;
+  target: string;
+  ok: boolean;
+}
+
+const CHUNK = 500;
+
+function configMap(i: number): KubeObject {
+  const data: Record<string, string> = {};
+  for (let k = 0; k < 8; k++) data[`key-${k}.properties`] = `value ${i}-${k} `.padEnd(96, 'x');
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `cm-${i}`, namespace: 'bench', uid: `uid-${i}`, labels: { app: `app-${i % 100}` } },
+    data,
+  };
+}
+
+/** Writes n objects under prefix with `parallel` writes in flight (etcd batches the fsyncs of concurrent writes). */
+async function fill(store: EtcdStore, prefix: string, n: number, parallel = 64): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      await store.create(`${prefix}cm-${String(i).padStart(7, '0')}`, configMap(i));
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
+async function timePerOp(n: number, op: (i: number) => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await op(i);
+  return (performance.now() - t0) / n;
+}
+
+/** Median time of a middle chunk (several runs, after a warm-up). */
+async function chunkMs(store: EtcdStore, prefix: string, n: number, filter?: (o: KubeObject) => boolean): Promise<number> {
+  const startKey = `${prefix}cm-${String(Math.floor(n / 2)).padStart(7, '0')}`;
+  const times: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    const t0 = performance.now();
+    const res = await store.list(prefix, { limit: filter ? 5 : CHUNK, startKey, filter });
+    times.push(performance.now() - t0);
+    if (res.items.length === 0) throw new Error('empty chunk');
+  }
+  times.sort((a, b) => a - b);
+  return times[3];
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+export async function run(log: (s: string) => void = console.log): Promise<Measurement[]> {
+  if (!findEtcd()) {
+    log('etcd is not installed: skipped');
+    return [];
+  }
+  const etcd = await startEtcd();
+  const a = new EtcdStore({ servers: [etcd.url], compactIntervalMs: 0 });
+  const b = new EtcdStore({ servers: [etcd.url], compactIntervalMs: 0 });
+  const out: Measurement[] = [];
+  const report = (m: Measurement) => {
+    out.push(m);
+    log(`${m.ok ? 'PASS' : 'FAIL'} ${m.name}: ${m.value.toFixed(2)} ${m.unit} (target ${m.target})`);
+  };
+  try {
+    await Promise.all([a.ready(), b.ready()]);
+    const create = await timePerOp(200, (i) => a.create(`/registry/configmaps/lat/cm-${i}`, configMap(i)));
+    const get = await timePerOp(200, (i) => a.get(`/registry/configmaps/lat/cm-${i}`));
+    const update = await timePerOp(200, (i) => a.guaranteedUpdate(`/registry/configmaps/lat/cm-${i}`, (cur) => ({ ...cur!.value, data: { n: String(i) } })));
+    log(`sequential: create ${create.toFixed(2)} ms, get ${get.toFixed(2)} ms, guaranteedUpdate ${update.toFixed(2)} ms (one etcd fsync per write)`);
+    const t0 = performance.now();
+    await fill(a, '/registry/configmaps/small/', 1000);
+    const parallelRate = 1000 / ((performance.now() - t0) / 1000);
+    log(`64 writers in parallel: ${parallelRate.toFixed(0)} creates/s`);
+    await fill(a, '/registry/configmaps/big/', 20_000);
+    const small = await chunkMs(a, '/registry/configmaps/small/', 1000);
+    const big = await chunkMs(a, '/registry/configmaps/big/', 20_000);
+    report({ name: `chunk of ${CHUNK} at 20k vs 1k objects`, value: big / small, unit: 'x', target: '<= 2', ok: big / small <= 2 });
+    log(`chunk of ${CHUNK}: ${small.toFixed(1)} ms at 1k, ${big.toFixed(1)} ms at 20k`);
+    // 1 object in 100 matches: the store reads on in growing pages until 5 match.
+    const sparse = await chunkMs(a, '/registry/configmaps/big/', 20_000, (o) => (o.metadata.labels as Record<string, string>).app === 'app-7');
+    report({ name: 'filtered chunk (5 matches, 1 in 100 match) at 20k objects', value: sparse, unit: 'ms', target: '<= 250', ok: sparse <= 250 });
+
+    // A write through A reaching a watch through B.
+    const sent = new Map<string, number>(); // by key: an event can arrive before the write's own answer
+    const delays: number[] = [];
+    let done: () => void = () => undefined;
+    const all = new Promise<void>((r) => (done = r));
+    const N = 300;
+    b.watch('/registry/configmaps/w/', {
+      onEvent: (e) => {
+        const at = sent.get(e.key);
+        if (at !== undefined) delays.push(performance.now() - at);
+        if (delays.length === N) done();
+      },
+    });
+    await new Promise((r) => setTimeout(r, 100)); // let the watch reach etcd
+    for (let i = 0; i < N; i++) {
+      const key = `/registry/configmaps/w/cm-${i}`;
+      sent.set(key, performance.now());
+      await a.create(key, configMap(i));
+    }
+    await Promise.race([all, new Promise((r) => setTimeout(r, 10_000))]);
+    delays.sort((x, y) => x - y);
+    const p50 = percentile(delays, 0.5);
+    const p99 = percentile(delays, 0.99);
+    log(`write through A -> event at B's watch: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${delays.length}/${N} seen)`);
+    report({ name: 'write-to-watch latency across stores, p99', value: p99, unit: 'ms', target: '<= 50', ok: delays.length === N && p99 <= 50 });
+  } finally {
+    await a.close();
+    await b.close();
+    await etcd.stop();
+  }
+  return out;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const res = await run();
+  process.exitCode = res.every((m) => m.ok) ? 0 : 1;
+}
