@@ -26,6 +26,7 @@ Options:
   --watch-history-age DURATION  age of changes kept for watch resumption (default 5m0s)
   --kubeconfig-out FILE       where to write the client config (default: a file in the temp directory)
 ${STORAGE_HELP}  --no-controllers            run the API server alone, without the controller daemon
+  --nodes N                   simulated nodes (kubelets and a scheduler) that run the pods (default 3; 0: none)
   --daemon-arg ARG            an option for the in-process daemon, e.g. --daemon-arg=--concurrent-gc-syncs=5
                               (repeatable; see npx tsx simulator/controllers --help)
   -h, --help                  this help
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
         'kubeconfig-out': { type: 'string' },
         ...STORAGE_OPTIONS,
         'no-controllers': { type: 'boolean' },
+        nodes: { type: 'string', default: '3' },
         'daemon-arg': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
@@ -64,6 +66,8 @@ async function main(): Promise<void> {
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${JSON.stringify(values.port)}: expected 0-65535`);
+  const nodeCount = Number(values.nodes);
+  if (!Number.isInteger(nodeCount) || nodeCount < 0 || nodeCount > 10000) fail(`invalid --nodes ${JSON.stringify(values.nodes)}: expected 0-10000`);
   const historyEvents = Number(values['watch-history-events']);
   if (!Number.isInteger(historyEvents) || historyEvents < 1) fail(`invalid --watch-history-events ${JSON.stringify(values['watch-history-events'])}: expected a positive integer`);
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(values.vendor!)) fail(`invalid --vendor ${JSON.stringify(values.vendor)}: expected a lower-case word`);
@@ -93,6 +97,7 @@ async function main(): Promise<void> {
       watchHistoryEvents: historyEvents,
       watchHistoryAgeMs: historyAgeMs,
       controllers: !values['no-controllers'],
+      nodes: { count: nodeCount, log: (line) => process.stderr.write(`${glogPrefix()}nodes] ${line}\n`) },
       controllerArgs: values['daemon-arg'] ?? [],
       controllerLog: (line) => process.stderr.write(`${glogPrefix()}controller-daemon] ${line}\n`),
     });
@@ -105,6 +110,7 @@ async function main(): Promise<void> {
   if (storage.storage === 'etcd') process.stdout.write(`storage: etcd at ${storage.servers.join(',')} under ${storage.prefix}/\n`);
   process.stdout.write(`client config: ${kubeconfigPath}\n`);
   process.stdout.write(`try: kubectl --kubeconfig ${kubeconfigPath} get namespaces\n`);
+  process.stdout.write(`nodes: ${sim.nodes ? sim.nodes.nodeNames.join(', ') : 'none (--nodes 0)'}\n`);
   if (sim.daemon) process.stdout.write(`controller daemon: ${sim.daemon.url}/configz (log on stderr)\n`);
   else process.stdout.write(`controller daemon: not running (--no-controllers); start one with: npx tsx simulator/controllers --master ${sim.url}\n`);
   let stopping = false;

@@ -9,7 +9,6 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator } from '../server/start.ts';
-import { installBindingShim } from '../nodes/binding-shim.ts';
 import { startNodes } from '../nodes/index.ts';
 import { Api, startWorkloadEnv } from '../controllers/workload-test-env.ts';
 import type { KubeList } from '../api/meta.ts';
@@ -64,7 +63,6 @@ async function deploymentsPerSecond(log: (s: string) => void): Promise<Measureme
 
 async function nodesAndPods(log: (s: string) => void, limits: boolean): Promise<Measurement> {
   const sim = await startSimulator();
-  await installBindingShim(sim);
   const t0 = performance.now();
   const nodes = await startNodes(sim.url, { count: NODES, startMs: 0, log: () => {}, ...(limits ? {} : { kubeletQps: -1, schedulerQps: -1 }) });
   const registered = (performance.now() - t0) / 1000;

@@ -3,7 +3,6 @@
 // polling helpers the tests use (deadlines are generous; nothing asserts on timing).
 
 import { startSimulator, type RunningSimulator } from '../server/start.ts';
-import { installBindingShim } from '../nodes/binding-shim.ts';
 import { startNodes, type NodesHandle, type NodesOptions } from '../nodes/index.ts';
 import type { KubeObject, KubeList } from '../api/meta.ts';
 import { startDaemon, type DaemonHandle } from './daemon.ts';
@@ -51,7 +50,6 @@ export interface WorkloadEnvOptions {
 export async function startWorkloadEnv(opts: WorkloadEnvOptions): Promise<WorkloadEnv> {
   const log = opts.log ?? (() => {});
   const sim = await startSimulator();
-  await installBindingShim(sim);
   const nodes = await startNodes(sim.url, { startMs: 30, batchRunMs: 200, stopMs: 20, restartBackoffMs: 100, kubeletQps: -1, schedulerQps: -1, log, ...opts.nodes });
   const plans: Record<string, ControllerPlan> = {};
   for (const name of opts.controllers) {

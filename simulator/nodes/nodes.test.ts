@@ -4,7 +4,6 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
 import { startSimulator, type RunningSimulator } from '../server/start.ts';
-import { installBindingShim } from './binding-shim.ts';
 import { startNodes, type NodesHandle } from './index.ts';
 import { podBehaviour } from './annotations.ts';
 import { RESTART_COUNT_CAP } from './pod-status.ts';
@@ -15,7 +14,6 @@ let nodes: NodesHandle;
 let api: Api;
 before(async () => {
   sim = await startSimulator();
-  await installBindingShim(sim);
   nodes = await startNodes(sim.url, { count: 2, startMs: 30, batchRunMs: 100, stopMs: 20, restartBackoffMs: 20, maxRestartBackoffMs: 40, schedulerRetryMs: 100, shape: { pods: 4 }, log: () => {} });
   api = new Api(sim.url);
 });

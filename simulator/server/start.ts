@@ -12,6 +12,7 @@ import type { BinaryCodec } from './serializers.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
 import { decodeObject, encodeObject, encodeWatchEvent, hasProtobuf } from '../codec/protobuf.ts';
 import type { DaemonHandle } from '../controllers/daemon.ts';
+import type { NodesHandle, NodesOptions } from '../nodes/index.ts';
 
 export interface SimulatorOptions {
   port?: number;
@@ -30,6 +31,11 @@ export interface SimulatorOptions {
    * controller on by default, or the list given to --controllers. Default: the API server alone.
    */
   controllers?: boolean | string[];
+  /**
+   * Simulated nodes (kubelets and a scheduler) that run the pods, as clients of this server over HTTP
+   * (simulator/nodes): a count, or options. Default: none. `npx tsx simulator` starts 3.
+   */
+  nodes?: number | NodesOptions;
   /** More daemon options (e.g. ["--concurrent-gc-syncs=5"]); they come last and so win. */
   controllerArgs?: string[];
   /** Where the daemon's log lines go (default: nowhere). */
@@ -43,6 +49,8 @@ export interface RunningSimulator {
   ctx: ServerContext;
   /** The in-process controller daemon, when started with `controllers`. */
   daemon?: DaemonHandle;
+  /** The simulated nodes, when started with `nodes`. */
+  nodes?: NodesHandle;
   close(): Promise<void>;
 }
 
@@ -81,14 +89,20 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const url = `http://${displayHost}:${port}`;
   let daemon: DaemonHandle | undefined;
-  if (opts.controllers) {
-    try {
-      daemon = await startControllers(url, vendor, opts);
-    } catch (err) {
-      await app.close();
-      await store.close();
-      throw err;
+  let nodes: NodesHandle | undefined;
+  try {
+    if (opts.controllers) daemon = await startControllers(url, vendor, opts);
+    const nodeOpts = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
+    if (nodeOpts && (nodeOpts.count ?? 3) > 0) {
+      // Loaded only when asked for, like the daemon.
+      const { startNodes } = await import('../nodes/index.ts');
+      nodes = await startNodes(url, { log: () => {}, ...nodeOpts });
     }
+  } catch (err) {
+    await daemon?.close();
+    await app.close();
+    await store.close();
+    throw err;
   }
   return {
     url,
@@ -96,8 +110,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     app,
     ctx,
     daemon,
+    nodes,
     async close() {
-      // The daemon first: its watches would otherwise hold the server open.
+      // Clients first: their watches would otherwise hold the server open.
+      await nodes?.close();
       await daemon?.close();
       for (const t of ctx.timers) clearTimeout(t);
       ctx.timers.clear();
