@@ -5,6 +5,7 @@ import type { EndpointRow } from '../spec-tables/index.ts';
 import type { KubeObject } from '../simulator/api/meta.ts';
 import { check, type CheckContext } from './harness/check.ts';
 import type { Requirement } from './harness/discovery.ts';
+import { replaceWithRetry } from './harness/retry.ts';
 import { describeResponse, expectEqual, expectStatusCode, expectTrue, fail } from './harness/expect.ts';
 import { collectionPath, fixture, hasFixture, objectPath } from './harness/fixtures.ts';
 import { specTables } from './harness/spec.ts';
@@ -103,12 +104,18 @@ async function callEndpoint(ctx: CheckContext, row: EndpointRow): Promise<void> 
     }
     case 'update': {
       // Read what is there (object, status or scale) and send it back with a harmless change.
-      const current = await ctx.client.get(row.subresource === 'finalize' ? path.replace(/\/finalize$/, '') : path);
-      expectStatusCode(current, 200, `setup: GET before ${what}`);
-      const body = structuredClone(current.object!) as KubeObject & { spec?: { replicas?: number } };
-      if (row.subresource === 'scale') body.spec = { ...(body.spec ?? {}), replicas: 2 };
-      else body.metadata = { ...body.metadata, annotations: { ...(body.metadata.annotations ?? {}), 'conformance/updated': 'true' } };
-      const res = await ctx.client.replace(path, body);
+      // Retried on 409 Conflict with a fresh read: a controller may write the object between our GET and PUT.
+      const readPath = row.subresource === 'finalize' ? path.replace(/\/finalize$/, '') : path;
+      const { res } = await replaceWithRetry<KubeObject & { spec?: { replicas?: number } }>(
+        ctx,
+        path,
+        (body) => {
+          if (row.subresource === 'scale') body.spec = { ...(body.spec ?? {}), replicas: 2 };
+          else body.metadata = { ...body.metadata, annotations: { ...(body.metadata.annotations ?? {}), 'conformance/updated': 'true' } };
+          return body;
+        },
+        { readPath, what: `setup: ${what}` },
+      );
       expectStatusCode(res, row.responseCodes, what);
       expectKind(res.object, row.responseType, what);
       if (row.responseApiVersion) expectEqual(res.object?.apiVersion, row.responseApiVersion, `${what}: apiVersion`);
@@ -130,16 +137,21 @@ async function callEndpoint(ctx: CheckContext, row: EndpointRow): Promise<void> 
     }
     case 'deletecollection': {
       const ref = { group: row.group, version: row.version, kind: row.kind ?? '', resource: row.resource ?? '' };
+      const madeNames: string[] = [];
       if (hasFixture(ref.kind)) {
-        const made = await ctx.client.create(collectionPath(ref, subject.ns), fixture(ref, ctx.uniqueName(ref.kind), subject.ns));
+        const madeName = ctx.uniqueName(ref.kind);
+        const made = await ctx.client.create(collectionPath(ref, subject.ns), fixture(ref, madeName, subject.ns));
         if (![200, 201, 202].includes(made.status)) fail(`setup: creating a ${ref.kind} to delete failed: ${describeResponse(made)}`);
+        madeNames.push(madeName);
       }
       const res = await ctx.client.delete(path);
       expectStatusCode(res, row.responseCodes, what);
       expectDeleteBody(row, res.object, what);
+      // Objects that existed at the delete must be gone (or pending with a deletionTimestamp); a controller
+      // may create new ones of its own afterwards (events, a CA bundle ConfigMap), so only ours are judged.
       const after = await ctx.client.get(collectionPath(ref, subject.ns));
-      const left = ((after.object as { items?: KubeObject[] } | undefined)?.items ?? []).filter((o) => !o.metadata?.deletionTimestamp);
-      expectEqual(left.length, 0, `${what}: objects left in the namespace after the collection delete`);
+      const left = ((after.object as { items?: KubeObject[] } | undefined)?.items ?? []).filter((o) => !o.metadata?.deletionTimestamp && madeNames.includes(o.metadata?.name ?? ''));
+      expectEqual(left.map((o) => o.metadata.name), [], `${what}: objects left in the namespace after the collection delete`);
       return;
     }
   }

@@ -52,7 +52,16 @@ async function getAs(ctx: CheckContext, path: string, format: Format): Promise<K
   return res.object;
 }
 
-const SAME_FIELDS = (o: KubeObject) => ({ kind: o.kind, name: o.metadata?.name, uid: o.metadata?.uid, rv: o.metadata?.resourceVersion });
+// Identity and user-set parts. resourceVersion only for kinds no controller writes: a controller's status write
+// (DaemonSet, Deployment, Job, CronJob...) between the create and the read moves it, as it should.
+const NO_CONTROLLER_WRITES = new Set(['ConfigMap', 'Secret']);
+const SAME_FIELDS = (o: KubeObject) => ({
+  kind: o.kind,
+  name: o.metadata?.name,
+  uid: o.metadata?.uid,
+  labels: o.metadata?.labels ?? {},
+  ...(NO_CONTROLLER_WRITES.has(o.kind ?? '') ? { rv: o.metadata?.resourceVersion } : {}),
+});
 
 check(
   'negotiation.accept-each-type',

@@ -9,6 +9,7 @@ import { check, type CheckContext } from './harness/check.ts';
 import { describeResponse, expectEqual, expectTrue, fail } from './harness/expect.ts';
 import { DEPLOYMENTS, NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import type { KindRef } from './harness/fixtures.ts';
+import { replaceWithRetry } from './harness/retry.ts';
 
 /** How long a target may take to show that a controller or a node acts at all. */
 const NOTHING_MOVES_MS = 20_000;
@@ -103,10 +104,9 @@ check(
     const ns = await ctx.namespace();
     const path = await availableDeployment(ctx, ns, 'scaled', 1);
     for (const n of [3, 1]) {
-      const scale = await ctx.client.get(`${path}/scale`);
-      if (scale.status !== 200 || !scale.object) fail(`GET ${path}/scale: ${describeResponse(scale)}`, 'rule.ops.scale');
-      const put = await ctx.client.replace(`${path}/scale`, { ...scale.object, spec: { replicas: n } });
-      expectTrue(put.status === 200, `PUT ${path}/scale with replicas ${n}: ${describeResponse(put)}`, 'rule.ops.scale');
+      // Read-modify-write of the Scale, retried on 409: the controllers keep writing the Deployment's status.
+      const { res: put } = await replaceWithRetry(ctx, `${path}/scale`, (scale) => ({ ...scale, spec: { replicas: n } }));
+      expectTrue(put.status === 200 || put.status === 201, `PUT ${path}/scale with replicas ${n}: ${describeResponse(put)}`, 'rule.ops.scale');
       const reached = await within(FINISH_MS, async () => {
         const list = await pods(ctx, ns, 'app=scaled');
         return list.length === n && running(list) === n ? true : undefined;

@@ -103,8 +103,9 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     const embedded = connection === undefined;
     if (!connection) {
       const { startSimulator } = await import('../../simulator/server/start.ts');
-      // With the controller daemon in-process, so that namespace deletion and garbage collection happen.
-      const simulator = await startSimulator({ port: 0, host: '127.0.0.1', vendor: options.vendor, controllers: true });
+      // Like a real cluster: the controller daemon in-process (namespace deletion, garbage collection, workload
+      // controllers) and simulated nodes that run the pods (as `npx tsx simulator` starts them).
+      const simulator = await startSimulator({ port: 0, host: '127.0.0.1', vendor: options.vendor, controllers: true, nodes: 3 });
       stopSimulator = () => simulator.close();
       connection = { url: simulator.url.replace(/\/+$/, '') };
       say(`embedded simulator at ${connection.url}`);

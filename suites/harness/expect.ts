@@ -1,6 +1,7 @@
 // Assertions for checks. A failure can name the spec rows it disproves (`forRows`), so a check that covers
 // several rows tells which one the target broke; untagged failures count against all the check's rows.
 import type { RawResponse } from './client.ts';
+import { canonicalJson, deepEqual } from './models/json.ts';
 
 export const ROWS_PROPERTY = 'specRows';
 
@@ -57,9 +58,20 @@ export function expectStatusCode(res: RawResponse, allowed: number | number[], w
   }
 }
 
+/**
+ * Structural equality of JSON values: object key order carries no meaning (a map is a map whatever order its
+ * keys arrive in; real servers sort them), array order does. undefined members count as absent.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (a === undefined || b === undefined) return false;
+  return deepEqual(JSON.parse(JSON.stringify(a)) as unknown, JSON.parse(JSON.stringify(b)) as unknown);
+}
+
+/** Fails unless actual and expected are the same JSON value (key order of objects ignored; see sameJson). */
 export function expectEqual<T>(actual: T, expected: T, what: string, rows?: string | string[]): void {
-  if (!Object.is(actual, expected) && JSON.stringify(actual) !== JSON.stringify(expected)) {
-    fail(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`, rows);
+  if (!sameJson(actual, expected)) {
+    fail(`${what}: expected ${canonicalJson(expected)}, got ${canonicalJson(actual)}`, rows);
   }
 }
 
