@@ -17,6 +17,7 @@ import { patch } from './handlers/patch.ts';
 import { groupResource } from './handlers/common.ts';
 import { apiVersionOf } from '../api/meta.ts';
 import { isOpenApiPath, serveOpenApi } from '../openapi/serve.ts';
+import { parseIncludeObject, tableSourceOf, toTable } from './table/table.ts';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -83,10 +84,16 @@ function rootPaths(ctx: ServerContext): string[] {
 
 function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, result: ApiResult, protobufOk = true): FastifyReply {
   const query = firstValues(request.query as Query);
-  const negotiated = negotiateOutput(request.headers.accept, { stream: false, protobuf: ctx.protobuf, protobufOk: protobufOk && hasProtobufForm(ctx, result.object) });
+  const accept = request.headers.accept;
+  // Server-side printing (simulator/server/table) is looked at only when the client asks for a Table at all.
+  const tableSource = accept !== undefined && accept.includes('Table') ? tableSourceOf(ctx.registry, result.object) : undefined;
+  const negotiated = negotiateOutput(accept, { stream: false, protobuf: ctx.protobuf, protobufOk: protobufOk && hasProtobufForm(ctx, result.object), table: tableSource !== undefined });
   const pretty = wantsPretty(query, request.headers['user-agent']);
   let body: string | Buffer;
-  if (negotiated.format === 'json' && !pretty && Object.isFrozen(result.object)) {
+  if (negotiated.table && tableSource) {
+    const table = toTable(tableSource, result.object, { version: negotiated.table, includeObject: parseIncludeObject(query.includeObject), now: ctx.now().getTime(), headers: true });
+    body = encodeAs(negotiated.format, table, pretty, ctx.protobuf);
+  } else if (negotiated.format === 'json' && !pretty && Object.isFrozen(result.object)) {
     // Stored objects are frozen and never change (storage README): their compact JSON is computed once.
     body = compactJsonOf(result.object);
   } else body = encodeAs(negotiated.format, result.object, pretty, ctx.protobuf);

@@ -37,6 +37,8 @@ export type OutputFormat = 'json' | 'yaml' | 'protobuf';
 export interface Negotiated {
   format: OutputFormat;
   contentType: string;
+  /** Set when the client asked for server-side printing (as=Table;g=meta.k8s.io;v=...) and it applies. */
+  table?: 'v1' | 'v1beta1';
 }
 
 export interface NegotiateOptions {
@@ -44,6 +46,8 @@ export interface NegotiateOptions {
   protobuf?: BinaryCodec;
   /** Whether the object (or list item kind) has a protobuf form. */
   protobufOk?: boolean;
+  /** Whether the response has a Table form (simulator/server/table): as=Table ranges are skipped otherwise. */
+  table?: boolean;
 }
 
 /** The media types offered, for 406 messages. */
@@ -54,8 +58,7 @@ export function offeredTypes(opts: NegotiateOptions): string[] {
 }
 
 function candidate(range: MediaRange, opts: NegotiateOptions): Negotiated | undefined {
-  // Conversions such as as=Table or as=APIGroupDiscoveryList are not served: the client's next choice applies.
-  if (range.params.as !== undefined) return undefined;
+  if (range.params.as !== undefined) return tableCandidate(range, opts);
   const streamParam = range.params.stream;
   if (streamParam !== undefined && (streamParam !== 'watch' || !opts.stream)) return undefined;
   if (matches(range, JSON_TYPE) && (range.subtype === 'json' || range.type === '*' || range.subtype === '*')) {
@@ -67,6 +70,19 @@ function candidate(range: MediaRange, opts: NegotiateOptions): Negotiated | unde
     return { format: 'protobuf', contentType: opts.stream ? `${pb.mediaType};stream=watch` : pb.mediaType };
   }
   return undefined;
+}
+
+/**
+ * as=Table;g=meta.k8s.io;v=v1|v1beta1 in JSON or YAML, for responses that have a Table form. Other conversions
+ * (as=PartialObjectMetadata, as=APIGroupDiscoveryList, a Table of another group or version, a protobuf Table) are
+ * not served: the client's next choice applies.
+ */
+function tableCandidate(range: MediaRange, opts: NegotiateOptions): Negotiated | undefined {
+  const { as, g, v, ...rest } = range.params;
+  if (!opts.table || as !== 'Table' || g !== 'meta.k8s.io' || (v !== 'v1' && v !== 'v1beta1')) return undefined;
+  const base = candidate({ ...range, params: rest }, { ...opts, protobufOk: false });
+  if (!base || base.format === 'protobuf') return undefined;
+  return { ...base, table: v };
 }
 
 /** Picks the response format from Accept, or throws 406. */

@@ -12,6 +12,7 @@ import { encodeJson, negotiateOutput } from '../serializers.ts';
 import { header, type ResourceRequest, type ServerContext } from '../context.ts';
 import { intParam, present } from './common.ts';
 import { compileSelectors, parseResourceVersion } from './read.ts';
+import { objectTable, parseIncludeObject } from '../table/table.ts';
 
 /** Default watch lifetime when the client gives none: random in [30, 60) minutes, like the real server. */
 function defaultTimeoutSeconds(): number {
@@ -31,7 +32,11 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
     req = { ...req, query: { ...req.query, fieldSelector: sel } };
   }
   const matches = compileSelectors(req);
-  const negotiated = negotiateOutput(header(req, 'accept'), { stream: true, protobuf: ctx.protobuf, protobufOk: !!ctx.protobuf?.hasProtobuf(apiVersionOf(def), def.kind) });
+  const negotiated = negotiateOutput(header(req, 'accept'), { stream: true, protobuf: ctx.protobuf, protobufOk: !!ctx.protobuf?.hasProtobuf(apiVersionOf(def), def.kind), table: true });
+  // Server-side printing: every event's object is a one-row Table; the first event of the stream alone carries
+  // the column definitions, as on the real server. ERROR events stay Status.
+  const tableVersion = negotiated.table;
+  const includeObject = tableVersion ? parseIncludeObject(req.query.includeObject) : 'Metadata';
   const timeoutSeconds = intParam(req, 'timeoutSeconds', { min: 0 }) ?? defaultTimeoutSeconds();
   const rv = parseResourceVersion(req.query.resourceVersion);
   const prefix = collectionPrefix(def, req.namespace);
@@ -74,9 +79,19 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
         handle?.stop();
         if (!res.writableEnded) res.end();
       };
+      let headersSent = false;
+      const tableFrame = (type: string, obj: KubeObject): Buffer | string => {
+        const now = ctx.now().getTime();
+        const headers = !headersSent;
+        headersSent = true;
+        // Cells hold ages ("5m"), so a cached frame is good for the second it was made in.
+        const key = `table-${tableVersion}|${includeObject}|${headers ? 'headers' : 'rows'}|${apiVersionOf(def)}|${Math.floor(now / 1000)}`;
+        const opts = { version: tableVersion!, includeObject, now, headers };
+        return hub.frame(key, type, obj, (t, o) => encodeJson({ type: t, object: objectTable(def.kind, apiVersionOf(def), o, opts) }, false));
+      };
       const send = (type: string, obj: KubeObject) => {
         if (ended) return;
-        const bytes = hub.frame(formatKey, type, obj, encode);
+        const bytes = tableVersion ? tableFrame(type, obj) : hub.frame(formatKey, type, obj, encode);
         hub.stats.deliveries++;
         res.write(bytes);
         if (res.writableLength > hub.maxBufferedBytes) {

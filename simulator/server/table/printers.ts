@@ -1,0 +1,515 @@
+// Server-side printers: for each kind, the columns the real server's printers declare (names, types, formats,
+// priorities) and the cells of one row. The server always fills every column, wide ones (priority 1) included;
+// kubectl shows priority-0 columns and adds the others with -o wide.
+
+import { boolPtr, containerCells, formatLabelSelector, formatLabels, humanDuration, since } from './format.ts';
+
+export interface ColumnDefinition {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+
+export interface RowCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface PrintedRow {
+  cells: unknown[];
+  conditions?: RowCondition[];
+}
+
+export interface Printer {
+  columns: ColumnDefinition[];
+  row(obj: Obj, now: number): PrintedRow;
+}
+
+// Objects are read loosely: any field may be missing.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Obj = any;
+
+function col(name: string, type: string, description: string, extra: { format?: string; priority?: number } = {}): ColumnDefinition {
+  return { name, type, format: extra.format ?? '', description, priority: extra.priority ?? 0 };
+}
+
+const NAME = col('Name', 'string', 'Name of the object, unique within its namespace (or cluster-wide for cluster-scoped kinds).', { format: 'name' });
+const AGE = col('Age', 'string', 'Time since the object was created (metadata.creationTimestamp).');
+const CONTAINERS = col('Containers', 'string', 'Names of the containers in the pod template.', { priority: 1 });
+const IMAGES = col('Images', 'string', 'Images of the containers in the pod template.', { priority: 1 });
+const selectorCol = (what: string) => col('Selector', 'string', `Label selector of the ${what}.`, { priority: 1 });
+
+const age = (o: Obj, now: number) => since(o?.metadata?.creationTimestamp, now);
+const int = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : 0);
+const len = (v: unknown): number => (Array.isArray(v) ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0);
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
+const orNone = (s: string): string => (s === '' ? '<none>' : s);
+
+// ---------------------------------------------------------------------------------------------------- pods
+
+const podCompleted: RowCondition[] = [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }];
+const podFailed: RowCondition[] = [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }];
+
+function terminatedReason(t: Obj, prefix: string): string {
+  if (t.reason) return prefix + t.reason;
+  if (t.signal) return `${prefix}Signal:${t.signal}`;
+  return `${prefix}ExitCode:${int(t.exitCode)}`;
+}
+
+/** READY, STATUS and RESTARTS of a pod, as the real printer works them out from its container statuses. */
+export function podSummary(pod: Obj, now: number): { ready: string; status: string; restarts: string } {
+  const spec = pod?.spec ?? {};
+  const status = pod?.status ?? {};
+  const total = Array.isArray(spec.containers) ? spec.containers.length : 0;
+  let readyCount = 0;
+  let restarts = 0;
+  let lastRestart = 0;
+  const noteLastTermination = (cs: Obj) => {
+    const finished = cs?.lastState?.terminated?.finishedAt;
+    if (typeof finished === 'string') {
+      const t = Date.parse(finished);
+      if (!Number.isNaN(t) && t > lastRestart) lastRestart = t;
+    }
+  };
+  let reason: string = str(status.reason) || str(status.phase);
+  let initializing = false;
+  const initStatuses: Obj[] = Array.isArray(status.initContainerStatuses) ? status.initContainerStatuses : [];
+  const initCount = Array.isArray(spec.initContainers) ? spec.initContainers.length : 0;
+  for (let i = 0; i < initStatuses.length; i++) {
+    const cs = initStatuses[i] ?? {};
+    restarts += int(cs.restartCount);
+    noteLastTermination(cs);
+    const st = cs.state ?? {};
+    if (st.terminated && int(st.terminated.exitCode) === 0) continue;
+    if (st.terminated) reason = terminatedReason(st.terminated, 'Init:');
+    else if (st.waiting?.reason && st.waiting.reason !== 'PodInitializing') reason = 'Init:' + st.waiting.reason;
+    else reason = `Init:${i}/${initCount}`;
+    initializing = true;
+    break;
+  }
+  if (!initializing) {
+    restarts = 0;
+    let hasRunning = false;
+    const statuses: Obj[] = Array.isArray(status.containerStatuses) ? status.containerStatuses : [];
+    for (let i = statuses.length - 1; i >= 0; i--) {
+      const cs = statuses[i] ?? {};
+      restarts += int(cs.restartCount);
+      noteLastTermination(cs);
+      const st = cs.state ?? {};
+      if (st.waiting?.reason) reason = st.waiting.reason;
+      else if (st.terminated) reason = terminatedReason(st.terminated, '');
+      else if (cs.ready && st.running) {
+        hasRunning = true;
+        readyCount++;
+      }
+    }
+    // A pod whose last container finished while another still runs is Running (or NotReady), not Completed.
+    if (reason === 'Completed' && hasRunning) {
+      const podReady = (Array.isArray(status.conditions) ? status.conditions : []).some((c: Obj) => c?.type === 'Ready' && c?.status === 'True');
+      reason = podReady ? 'Running' : 'NotReady';
+    }
+  }
+  if (pod?.metadata?.deletionTimestamp) reason = status.reason === 'NodeLost' ? 'Unknown' : 'Terminating';
+  const restartsCell = lastRestart > 0 ? `${restarts} (${humanDuration(now - lastRestart)} ago)` : String(restarts);
+  return { ready: `${readyCount}/${total}`, status: reason, restarts: restartsCell };
+}
+
+const podPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Ready', 'string', 'Ready containers out of all containers of the pod.'),
+    col('Status', 'string', 'Summary of the state of the pod and its containers.'),
+    col('Restarts', 'string', 'How many times the containers of the pod restarted, and how long ago the last restart was.'),
+    AGE,
+    col('IP', 'string', 'IP address of the pod.', { priority: 1 }),
+    col('Node', 'string', 'Node the pod is bound to.', { priority: 1 }),
+    col('Nominated Node', 'string', 'Node the scheduler nominated for the pod after preempting others.', { priority: 1 }),
+    col('Readiness Gates', 'string', 'Readiness gates that are true, out of all readiness gates of the pod.', { priority: 1 }),
+  ],
+  row(pod, now) {
+    const s = podSummary(pod, now);
+    const status = pod?.status ?? {};
+    const ip = str(status.podIPs?.[0]?.ip) || str(status.podIP);
+    const gates: Obj[] = Array.isArray(pod?.spec?.readinessGates) ? pod.spec.readinessGates : [];
+    let gatesCell = '<none>';
+    if (gates.length > 0) {
+      const conds: Obj[] = Array.isArray(status.conditions) ? status.conditions : [];
+      const trueCount = gates.filter((g) => conds.find((c) => c?.type === g?.conditionType)?.status === 'True').length;
+      gatesCell = `${trueCount}/${gates.length}`;
+    }
+    const row: PrintedRow = {
+      cells: [str(pod?.metadata?.name), s.ready, s.status, s.restarts, age(pod, now), orNone(ip), orNone(str(pod?.spec?.nodeName)), orNone(str(status.nominatedNodeName)), gatesCell],
+    };
+    if (status.phase === 'Succeeded') row.conditions = podCompleted;
+    else if (status.phase === 'Failed') row.conditions = podFailed;
+    return row;
+  },
+};
+
+// --------------------------------------------------------------------------------------------- workloads
+
+const deploymentPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Ready', 'string', 'Ready pods out of the desired number of pods.'),
+    col('Up-to-date', 'string', 'Pods that run the current pod template.'),
+    col('Available', 'string', 'Pods that have been ready for at least minReadySeconds.'),
+    AGE,
+    CONTAINERS,
+    IMAGES,
+    selectorCol('deployment'),
+  ],
+  row(d, now) {
+    const desired = d?.spec?.replicas === undefined ? 1 : int(d.spec.replicas);
+    const st = d?.status ?? {};
+    const [names, images] = containerCells(d?.spec?.template?.spec?.containers);
+    return { cells: [str(d?.metadata?.name), `${int(st.readyReplicas)}/${desired}`, int(st.updatedReplicas), int(st.availableReplicas), age(d, now), names, images, formatLabelSelector(d?.spec?.selector)] };
+  },
+};
+
+function replicasPrinter(what: string, selector: (o: Obj) => string): Printer {
+  return {
+    columns: [
+      NAME,
+      col('Desired', 'integer', `Desired number of pods of the ${what}.`),
+      col('Current', 'integer', `Pods the ${what} currently has.`),
+      col('Ready', 'integer', `Ready pods of the ${what}.`),
+      AGE,
+      CONTAINERS,
+      IMAGES,
+      selectorCol(what),
+    ],
+    row(o, now) {
+      const desired = o?.spec?.replicas === undefined ? 1 : int(o.spec.replicas);
+      const st = o?.status ?? {};
+      const [names, images] = containerCells(o?.spec?.template?.spec?.containers);
+      return { cells: [str(o?.metadata?.name), desired, int(st.replicas), int(st.readyReplicas), age(o, now), names, images, selector(o)] };
+    },
+  };
+}
+
+const daemonSetPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Desired', 'integer', 'Nodes that should run the daemon pod.'),
+    col('Current', 'integer', 'Nodes that run at least one daemon pod and should.'),
+    col('Ready', 'integer', 'Nodes whose daemon pod is ready.'),
+    col('Up-to-date', 'integer', 'Nodes that run the current daemon pod template.'),
+    col('Available', 'integer', 'Nodes whose daemon pod has been ready for at least minReadySeconds.'),
+    col('Node Selector', 'string', 'Node selector of the pod template.'),
+    AGE,
+    CONTAINERS,
+    IMAGES,
+    selectorCol('daemon set'),
+  ],
+  row(o, now) {
+    const st = o?.status ?? {};
+    const [names, images] = containerCells(o?.spec?.template?.spec?.containers);
+    return {
+      cells: [
+        str(o?.metadata?.name), int(st.desiredNumberScheduled), int(st.currentNumberScheduled), int(st.numberReady), int(st.updatedNumberScheduled), int(st.numberAvailable),
+        formatLabels(o?.spec?.template?.spec?.nodeSelector), age(o, now), names, images, formatLabelSelector(o?.spec?.selector),
+      ],
+    };
+  },
+};
+
+const jobPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Completions', 'string', 'Successful completions out of the desired completions.'),
+    col('Duration', 'string', 'Time the job took to complete, or has been running.'),
+    AGE,
+    CONTAINERS,
+    IMAGES,
+    selectorCol('job'),
+  ],
+  row(j, now) {
+    const spec = j?.spec ?? {};
+    const st = j?.status ?? {};
+    const succeeded = int(st.succeeded);
+    let completions: string;
+    if (spec.completions !== undefined && spec.completions !== null) completions = `${succeeded}/${int(spec.completions)}`;
+    else {
+      const parallelism = int(spec.parallelism);
+      completions = parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
+    }
+    let duration = '';
+    const start = typeof st.startTime === 'string' ? Date.parse(st.startTime) : NaN;
+    if (!Number.isNaN(start)) {
+      const end = typeof st.completionTime === 'string' ? Date.parse(st.completionTime) : NaN;
+      duration = humanDuration((Number.isNaN(end) ? now : end) - start);
+    }
+    const [names, images] = containerCells(spec.template?.spec?.containers);
+    return { cells: [str(j?.metadata?.name), completions, duration, age(j, now), names, images, formatLabelSelector(spec.selector)] };
+  },
+};
+
+const cronJobPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Schedule', 'string', 'Cron schedule of the job.'),
+    col('Suspend', 'boolean', 'Whether later runs are suspended.'),
+    col('Active', 'integer', 'Jobs of this cron job that are running.'),
+    col('Last Schedule', 'string', 'Time since a job was last scheduled.'),
+    AGE,
+    CONTAINERS,
+    IMAGES,
+    selectorCol('job template'),
+  ],
+  row(c, now) {
+    const spec = c?.spec ?? {};
+    const st = c?.status ?? {};
+    const last = st.lastScheduleTime ? since(st.lastScheduleTime, now) : '<none>';
+    const tmpl = spec.jobTemplate?.spec ?? {};
+    const [names, images] = containerCells(tmpl.template?.spec?.containers);
+    return { cells: [str(c?.metadata?.name), str(spec.schedule), boolPtr(spec.suspend), len(st.active), last, age(c, now), names, images, formatLabelSelector(tmpl.selector)] };
+  },
+};
+
+// ------------------------------------------------------------------------------------------- networking
+
+function serviceExternalIp(svc: Obj): string {
+  const spec = svc?.spec ?? {};
+  const externalIPs: string[] = Array.isArray(spec.externalIPs) ? spec.externalIPs : [];
+  switch (spec.type ?? 'ClusterIP') {
+    case 'ClusterIP':
+    case 'NodePort':
+      return externalIPs.length ? externalIPs.join(',') : '<none>';
+    case 'LoadBalancer': {
+      const lb = loadBalancerAddresses(svc?.status?.loadBalancer);
+      if (externalIPs.length) return [...(lb ? lb.split(',') : []), ...externalIPs].join(',');
+      return lb || '<pending>';
+    }
+    case 'ExternalName':
+      return str(spec.externalName);
+  }
+  return '<unknown>';
+}
+
+function loadBalancerAddresses(lb: Obj): string {
+  const set = new Set<string>();
+  for (const i of Array.isArray(lb?.ingress) ? lb.ingress : []) {
+    if (i?.ip) set.add(i.ip);
+    else if (i?.hostname) set.add(i.hostname);
+  }
+  return [...set].sort().join(',');
+}
+
+function servicePorts(ports: unknown): string {
+  const list: Obj[] = Array.isArray(ports) ? ports : [];
+  return list.map((p) => (int(p?.nodePort) > 0 ? `${int(p.port)}:${int(p.nodePort)}/${str(p.protocol)}` : `${int(p?.port)}/${str(p?.protocol)}`)).join(',');
+}
+
+const servicePrinter: Printer = {
+  columns: [
+    NAME,
+    col('Type', 'string', 'How the service is exposed: ClusterIP, NodePort, LoadBalancer or ExternalName.'),
+    col('Cluster-IP', 'string', 'Virtual IP address of the service inside the cluster.'),
+    col('External-IP', 'string', 'Addresses the service is reachable at from outside the cluster.'),
+    col('Port(s)', 'string', 'Ports the service exposes.'),
+    AGE,
+    col('Selector', 'string', 'Labels of the pods the service sends traffic to.', { priority: 1 }),
+  ],
+  row(s, now) {
+    const spec = s?.spec ?? {};
+    const clusterIp = str(spec.clusterIPs?.[0]) || str(spec.clusterIP);
+    return { cells: [str(s?.metadata?.name), str(spec.type), orNone(clusterIp), serviceExternalIp(s), orNone(servicePorts(spec.ports)), age(s, now), formatLabels(spec.selector)] };
+  },
+};
+
+/** Endpoint addresses as ip:port (at most three, then "+ N more..."), or <none>. */
+export function formatEndpoints(ep: Obj): string {
+  const subsets: Obj[] = Array.isArray(ep?.subsets) ? ep.subsets : [];
+  if (subsets.length === 0) return '<none>';
+  const max = 3;
+  const list: string[] = [];
+  let count = 0;
+  const add = (s: string) => {
+    if (list.length < max) list.push(s);
+    count++;
+  };
+  for (const ss of subsets) {
+    const addresses: Obj[] = Array.isArray(ss?.addresses) ? ss.addresses : [];
+    const ports: Obj[] = Array.isArray(ss?.ports) ? ss.ports : [];
+    if (ports.length === 0) for (const a of addresses) add(str(a?.ip));
+    else for (const p of ports) for (const a of addresses) add(hostPort(str(a?.ip), int(p?.port)));
+  }
+  const joined = list.join(',');
+  return count > max ? `${joined} + ${count - max} more...` : joined;
+}
+
+function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+const endpointsPrinter: Printer = {
+  columns: [NAME, col('Endpoints', 'string', 'Addresses and ports of the endpoints.'), AGE],
+  row: (e, now) => ({ cells: [str(e?.metadata?.name), formatEndpoints(e), age(e, now)] }),
+};
+
+const ingressPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Class', 'string', 'Ingress class that handles the ingress.'),
+    col('Hosts', 'string', 'Hosts the rules of the ingress match.'),
+    col('Address', 'string', 'Addresses of the load balancer that serves the ingress.'),
+    col('Ports', 'string', 'Ports the ingress serves (443 too when TLS is configured).'),
+    AGE,
+  ],
+  row(i, now) {
+    const spec = i?.spec ?? {};
+    const rules: Obj[] = Array.isArray(spec.rules) ? spec.rules : [];
+    const max = 3;
+    const hosts: string[] = [];
+    let more = false;
+    for (const r of rules) {
+      if (hosts.length === max) more = true;
+      if (!more && str(r?.host) !== '') hosts.push(str(r.host));
+    }
+    let hostsCell = hosts.length === 0 ? '*' : hosts.join(',');
+    if (hosts.length > 0 && more) hostsCell += ` + ${rules.length - max} more...`;
+    const ports = Array.isArray(spec.tls) && spec.tls.length > 0 ? '80, 443' : '80';
+    return { cells: [str(i?.metadata?.name), spec.ingressClassName ? str(spec.ingressClassName) : '<none>', hostsCell, loadBalancerAddresses(i?.status?.loadBalancer), ports, age(i, now)] };
+  },
+};
+
+// ------------------------------------------------------------------------------------------------ core
+
+function nodeRoles(node: Obj): string {
+  const roles = new Set<string>();
+  for (const [k, v] of Object.entries((node?.metadata?.labels ?? {}) as Record<string, string>)) {
+    if (k.startsWith('node-role.kubernetes.io/')) {
+      const role = k.slice('node-role.kubernetes.io/'.length);
+      if (role) roles.add(role);
+    } else if (k === 'kubernetes.io/role' && v) roles.add(v);
+  }
+  return [...roles].sort().join(',') || '<none>';
+}
+
+function nodeAddress(node: Obj, type: string): string {
+  const a = (Array.isArray(node?.status?.addresses) ? node.status.addresses : []).find((x: Obj) => x?.type === type);
+  return a ? str(a.address) : '<none>';
+}
+
+const nodePrinter: Printer = {
+  columns: [
+    NAME,
+    col('Status', 'string', 'Whether the node is ready, and whether scheduling on it is disabled.'),
+    col('Roles', 'string', 'Roles of the node, from its node-role labels.'),
+    AGE,
+    col('Version', 'string', 'Version of the kubelet on the node.'),
+    col('Internal-IP', 'string', 'Internal address of the node.', { priority: 1 }),
+    col('External-IP', 'string', 'External address of the node.', { priority: 1 }),
+    col('OS-Image', 'string', 'Operating system image of the node.', { priority: 1 }),
+    col('Kernel-Version', 'string', 'Kernel version of the node.', { priority: 1 }),
+    col('Container-Runtime', 'string', 'Container runtime of the node and its version.', { priority: 1 }),
+  ],
+  row(n, now) {
+    const ready = (Array.isArray(n?.status?.conditions) ? n.status.conditions : []).find((c: Obj) => c?.type === 'Ready');
+    const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+    if (n?.spec?.unschedulable) status.push('SchedulingDisabled');
+    const info = n?.status?.nodeInfo ?? {};
+    const orUnknown = (v: unknown) => str(v) || '<unknown>';
+    return {
+      cells: [
+        str(n?.metadata?.name), status.join(','), nodeRoles(n), age(n, now), str(info.kubeletVersion),
+        nodeAddress(n, 'InternalIP'), nodeAddress(n, 'ExternalIP'), orUnknown(info.osImage), orUnknown(info.kernelVersion), orUnknown(info.containerRuntimeVersion),
+      ],
+    };
+  },
+};
+
+const namespacePrinter: Printer = {
+  columns: [NAME, col('Status', 'string', 'Phase of the namespace: Active or Terminating.'), AGE],
+  row: (n, now) => ({ cells: [str(n?.metadata?.name), str(n?.status?.phase), age(n, now)] }),
+};
+
+const configMapPrinter: Printer = {
+  columns: [NAME, col('Data', 'string', 'Number of keys in data and binaryData.'), AGE],
+  row: (c, now) => ({ cells: [str(c?.metadata?.name), len(c?.data) + len(c?.binaryData), age(c, now)] }),
+};
+
+const secretPrinter: Printer = {
+  columns: [NAME, col('Type', 'string', 'Type of the secret.'), col('Data', 'string', 'Number of keys in data.'), AGE],
+  row: (s, now) => ({ cells: [str(s?.metadata?.name), str(s?.type), len(s?.data), age(s, now)] }),
+};
+
+const serviceAccountPrinter: Printer = {
+  columns: [NAME, col('Secrets', 'string', 'Number of secrets the service account references.'), AGE],
+  row: (s, now) => ({ cells: [str(s?.metadata?.name), len(s?.secrets), age(s, now)] }),
+};
+
+function eventSource(e: Obj): string {
+  const component = str(e?.source?.component) || str(e?.reportingComponent);
+  const host = str(e?.source?.host) || str(e?.reportingInstance);
+  return host ? `${component}, ${host}` : component;
+}
+
+const eventPrinter: Printer = {
+  columns: [
+    col('Last Seen', 'string', 'Time since the event was last seen.'),
+    col('Type', 'string', 'Type of the event: Normal or Warning.'),
+    col('Reason', 'string', 'Short reason for the event.'),
+    col('Object', 'string', 'Object the event is about.'),
+    col('Subobject', 'string', 'Part of the object the event is about (a container, for example).', { priority: 1 }),
+    col('Source', 'string', 'Component (and host) that reported the event.', { priority: 1 }),
+    col('Message', 'string', 'Human-readable description of the event.'),
+    col('First Seen', 'string', 'Time since the event was first seen.', { priority: 1 }),
+    col('Count', 'string', 'How many times the event was seen.', { priority: 1 }),
+    col('Name', 'string', 'Name of the event object.', { format: 'name', priority: 1 }),
+  ],
+  row(e, now) {
+    const first = e?.firstTimestamp ? since(e.firstTimestamp, now) : since(e?.eventTime, now);
+    let last = e?.lastTimestamp ? since(e.lastTimestamp, now) : first;
+    let count = int(e?.count);
+    if (e?.series) {
+      last = since(e.series.lastObservedTime, now);
+      count = int(e.series.count);
+    } else if (count === 0) count = 1;
+    const io = e?.involvedObject ?? {};
+    const kind = str(io.kind).toLowerCase();
+    const target = io.name ? `${kind}/${str(io.name)}` : kind;
+    return { cells: [last, str(e?.type), str(e?.reason), target, str(io.fieldPath), eventSource(e), str(e?.message).trim(), first, count, str(e?.metadata?.name)] };
+  },
+};
+
+/** The table every kind without its own printer gets: the name and the creation time. */
+export const defaultPrinter: Printer = {
+  columns: [NAME, col('Created At', 'date', 'Time the object was created (metadata.creationTimestamp).')],
+  row(o) {
+    const ts = o?.metadata?.creationTimestamp;
+    const t = typeof ts === 'string' ? Date.parse(ts) : NaN;
+    // An unset creation time prints as Go's zero time.
+    const created = Number.isNaN(t) ? '0001-01-01T00:00:00Z' : new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return { cells: [str(o?.metadata?.name), created] };
+  },
+};
+
+/** Printers by kind (the same for every group that serves a kind: apps/v1 and extensions/v1beta1). */
+export const PRINTERS: Readonly<Record<string, Printer>> = {
+  Pod: podPrinter,
+  Deployment: deploymentPrinter,
+  ReplicaSet: replicasPrinter('replica set', (o) => formatLabelSelector(o?.spec?.selector)),
+  ReplicationController: replicasPrinter('replication controller', (o) => formatLabels(o?.spec?.selector)),
+  DaemonSet: daemonSetPrinter,
+  Job: jobPrinter,
+  CronJob: cronJobPrinter,
+  Service: servicePrinter,
+  Endpoints: endpointsPrinter,
+  Ingress: ingressPrinter,
+  Node: nodePrinter,
+  Namespace: namespacePrinter,
+  ConfigMap: configMapPrinter,
+  Secret: secretPrinter,
+  ServiceAccount: serviceAccountPrinter,
+  Event: eventPrinter,
+};
+
+export function printerFor(kind: string): Printer {
+  return PRINTERS[kind] ?? defaultPrinter;
+}
