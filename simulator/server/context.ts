@@ -4,6 +4,7 @@ import type { Registry, ResourceDef } from '../api/registry.ts';
 import type { Store } from '../storage/store.ts';
 import type { BinaryCodec } from './serializers.ts';
 import type { WatchHub } from './watch-hub.ts';
+import type { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 
 export interface ServerSettings {
   /** The word in media types and paths (spec {vendor}); default "kubernetes". */
@@ -24,6 +25,8 @@ export interface ServerContext {
   settings: ServerSettings;
   protobuf?: BinaryCodec;
   hub: WatchHub;
+  /** Cluster IPs and node ports of Services. */
+  serviceAddresses: ServiceAddressAllocator;
   now(): Date;
   /** Pending timers of graceful pod deletion, cleared on close. */
   timers: Set<NodeJS.Timeout>;

@@ -8,6 +8,7 @@ import { StoreError, type Store } from '../storage/store.ts';
 import { buildApp } from './app.ts';
 import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
+import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
 import { decodeObject, encodeObject, encodeWatchEvent, hasProtobuf } from '../codec/protobuf.ts';
@@ -78,9 +79,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     settings,
     protobuf: protobufCodec(vendor),
     hub: new WatchHub(),
+    serviceAddresses: new ServiceAddressAllocator(store),
     now: () => new Date(),
     timers: new Set(),
   };
+  ctx.serviceAddresses.start();
   const app = buildApp(ctx);
   await app.listen({ port: opts.port ?? 0, host });
   const port = (app.server.address() as AddressInfo).port;
@@ -117,6 +120,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       await daemon?.close();
       for (const t of ctx.timers) clearTimeout(t);
       ctx.timers.clear();
+      ctx.serviceAddresses.stop();
       await app.close();
       await store.close();
     },

@@ -59,12 +59,14 @@ export async function create(ctx: ServerContext, req: ResourceRequest): Promise<
   applyDefaults(obj, def);
   prepareForCreate(obj, def);
   throwIfInvalid(def, name, validateNew(def, obj));
+  if (def.kind === 'Service') await ctx.serviceAddresses.allocate(obj);
   // generateName collisions are retried with a new suffix, as clients expect a unique name.
   for (let attempt = 0; ; attempt++) {
     try {
       const stored = await ctx.store.create(objectKey(def, req.namespace, obj.metadata.name!), toStored(def, obj));
       return { code: 201, object: present(def, stored.value) };
     } catch (e) {
+      if (def.kind === 'Service' && !(e instanceof StoreError && e.code === 'KeyExists' && !explicitName && attempt < 5)) await ctx.serviceAddresses.release(obj).catch(() => undefined);
       if (e instanceof StoreError && e.code === 'KeyExists' && !explicitName && attempt < 5) {
         obj.metadata.name = generateName(obj.metadata.generateName!);
         obj.metadata.selfLink = selfLinkOf(def, obj.metadata.namespace, obj.metadata.name);
@@ -225,6 +227,7 @@ export async function update(ctx: ServerContext, req: ResourceRequest): Promise<
         applyDefaults(obj, def);
         prepareForCreate(obj, def);
         throwIfInvalid(def, name, validateNew(def, obj));
+        if (def.kind === 'Service') await ctx.serviceAddresses.allocate(obj);
         created = true;
         return toStored(def, obj);
       }
