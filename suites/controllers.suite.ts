@@ -13,8 +13,12 @@ import { createNamespace } from './harness/namespaces.ts';
 
 /** How long a target may take before we conclude that no controller acts on it. */
 const NO_CONTROLLER_BOUND_MS = 20_000;
-/** "Within a few seconds": how long a namespace with one object of every kind may take to disappear. */
-const NAMESPACE_GONE_MS = 15_000;
+/**
+ * How long a namespace with one object of every kind may take to disappear once its controller acts. Pods in it
+ * terminate gracefully (30 s by default on a real cluster) and a busy namespace controller requeues with a
+ * back-off, so this is generous; nothing moving at all within NO_CONTROLLER_BOUND_MS is a skip instead.
+ */
+const NAMESPACE_GONE_MS = 60_000;
 
 const SECRETS: KindRef = { group: '', version: 'v1', kind: 'Secret', resource: 'secrets', namespaced: true };
 
@@ -62,7 +66,7 @@ check(
     rows: ['rule.lifecycle.namespace-cascade', 'controller.namespace'],
     requires: [NEEDS_NAMESPACES],
     title: 'a deleted namespace with an object of every kind in it is gone, with its content, within a few seconds',
-    timeoutSeconds: 90,
+    timeoutSeconds: 120,
   },
   async (ctx) => {
     const ns = ctx.namespaceName();
@@ -82,13 +86,18 @@ check(
     const del = await ctx.client.delete(`/api/v1/namespaces/${ns}`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' } });
     if (![200, 202].includes(del.status)) fail(`deleting namespace ${ns}: ${describeResponse(del)}`);
     const started = performance.now();
-    const gone = await within(NAMESPACE_GONE_MS, async () => (await status(ctx, `/api/v1/namespaces/${ns}`)) === 404);
-    if (!gone) {
-      const left = await count();
-      // Nothing deleted at all, even after the longer bound: no namespace controller runs against this target.
-      if (left === before && !(await within(NO_CONTROLLER_BOUND_MS - NAMESPACE_GONE_MS, async () => (await count()) < before))) {
+    let moved = false;
+    const gone = await within(NAMESPACE_GONE_MS, async () => {
+      if ((await status(ctx, `/api/v1/namespaces/${ns}`)) === 404) return true;
+      const elapsed = performance.now() - started;
+      if (!moved && elapsed > NO_CONTROLLER_BOUND_MS / 2) moved = (await count()) < before;
+      // Nothing deleted at all within the bound: no namespace controller runs against this target.
+      if (!moved && elapsed > NO_CONTROLLER_BOUND_MS) {
         ctx.skip(`no namespace controller acts on this target: ${before} objects were still in the terminating namespace after ${NO_CONTROLLER_BOUND_MS / 1000} s`);
       }
+      return false;
+    });
+    if (!gone) {
       fail(`namespace ${ns} was still there ${Math.round((performance.now() - started) / 1000)} s after its deletion, with ${await count()} of ${before} objects left`, 'rule.lifecycle.namespace-cascade');
     }
     await forRows('rule.lifecycle.namespace-cascade', async () => {

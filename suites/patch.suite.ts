@@ -19,7 +19,7 @@ import { applyStrategicMerge, type MergeKeys } from './harness/models/strategic-
 import { canonicalJson, isObject, type JsonObject, type JsonValue } from './harness/models/json.ts';
 import { projectConditions, projectContainers, stringMap } from './harness/models/projection.ts';
 import { getIn, mergeKeysFor } from './harness/workloads.ts';
-import { replaceWithRetry } from './harness/retry.ts';
+import { CONFLICT_ATTEMPTS, isConflict, replaceWithRetry } from './harness/retry.ts';
 
 type PatchType = 'merge' | 'json' | 'strategic';
 const PATCH_ROW: Record<PatchType, string> = { merge: 'media.merge-patch', json: 'media.json-patch', strategic: 'media.strategic-merge-patch' };
@@ -307,13 +307,21 @@ check(
       const path = objectPath(DEPLOYMENTS, name, ns);
       // Read-modify-write of /status retried on 409: the deployment controller writes status too. It keeps
       // conditions of types it does not own; only ours (Conformance*) are compared below.
-      const { res: put } = await replaceWithRetry<KubeObject & { status?: JsonObject }>(ctx, `${path}/status`, (cur) => ({ ...cur, status: { ...(cur.status ?? {}), conditions: s.initial } }));
-      expectStatusCode(put, [200, 201], `setup: PUT ${path}/status with conditions ${JSON.stringify(s.initial)}`, 'endpoint.apps.deployments.status.namespaced.update');
-      const before = put.object!;
       const patch = { status: { conditions: s.type === 'strategic' ? s.strategic : s.replacement } };
-      const expected = s.type === 'strategic' ? applyStrategicMerge(before as unknown as JsonValue, patch, keys) : applyMergePatch(before as unknown as JsonValue, patch);
       const what = `${s.type} PATCH ${path}/status ${JSON.stringify(patch)} over conditions ${JSON.stringify(s.initial)}`;
-      const res = await forRows([PATCH_ROW[s.type], 'endpoint.apps.deployments.status.namespaced.patch'], async () => expectPatched(await ctx.client.patch(`${path}/status`, patch, s.type), what));
+      // The patch carries the resourceVersion of the setup write's answer, so that it applies to exactly that
+      // state (a controller writing status in between, perhaps from a stale cache, makes it 409: set up again).
+      let before: KubeObject | undefined;
+      let sent: DecodedResponse | undefined;
+      for (let attempt = 1; attempt <= CONFLICT_ATTEMPTS && !sent; attempt++) {
+        const { res: put } = await replaceWithRetry<KubeObject & { status?: JsonObject }>(ctx, `${path}/status`, (cur) => ({ ...cur, status: { ...(cur.status ?? {}), conditions: s.initial } }));
+        expectStatusCode(put, [200, 201], `setup: PUT ${path}/status with conditions ${JSON.stringify(s.initial)}`, 'endpoint.apps.deployments.status.namespaced.update');
+        before = put.object!;
+        const r = await ctx.client.patch(`${path}/status`, { metadata: { resourceVersion: before.metadata.resourceVersion }, ...patch }, s.type);
+        if (!isConflict(r) || attempt === CONFLICT_ATTEMPTS) sent = r;
+      }
+      const expected = s.type === 'strategic' ? applyStrategicMerge(before as unknown as JsonValue, patch, keys) : applyMergePatch(before as unknown as JsonValue, patch);
+      const res = await forRows([PATCH_ROW[s.type], 'endpoint.apps.deployments.status.namespaced.patch'], async () => expectPatched(sent!, what));
       await forRows([PATCH_ROW[s.type], 'field.DeploymentStatus.conditions', 'rule.ops.patch-merge-per-field'], () =>
         expectEqual(
           canonicalJson(projectConditions(getIn(res, 'status.conditions'), CONDITION_TYPES, key)),
@@ -321,7 +329,7 @@ check(
           `${what}: conditions in the answer (compared as a set by type)`,
         ),
       );
-      expectEqual(canonicalJson(res.spec), canonicalJson(before.spec), `${what}: spec in the answer`, 'rule.writes.subresource-only-part');
+      expectEqual(canonicalJson(res.spec), canonicalJson(before!.spec), `${what}: spec in the answer`, 'rule.writes.subresource-only-part');
     });
   },
 );
