@@ -137,7 +137,7 @@ export class CronJobController implements Controller {
     let lastScheduleTime = oldStatus.lastScheduleTime;
     const write = async () => {
       const status: Obj = { ...(active.length ? { active } : {}), ...(lastScheduleTime ? { lastScheduleTime } : {}) };
-      await writeStatus(ctx.client, cronJobPath(cj), cj.status as Obj | undefined, status, ctx.signal);
+      await writeStatus(ctx.client, cronJobPath(cj), cj.status as Obj | undefined, status, ctx.signal, cj.metadata.resourceVersion);
     };
     if (cj.metadata.deletionTimestamp || spec.suspend) return write();
     const times = unmetScheduleTimes({ ...cj, status: { ...oldStatus, lastScheduleTime } }, now);

@@ -180,7 +180,7 @@ export class DaemonSetController implements Controller {
         numberUnavailable: Math.max(0, eligible.length - available),
       }),
     };
-    await writeStatus(ctx.client, dsPath(ds), ds.status as Obj | undefined, status, ctx.signal);
+    await writeStatus(ctx.client, dsPath(ds), ds.status as Obj | undefined, status, ctx.signal, ds.metadata.resourceVersion);
     const waits = active.map((p) => msUntilAvailable(p, minReady)).filter((ms): ms is number => ms !== undefined);
     if (waits.length) queue.addAfter(key, Math.min(...waits) + 50);
   }

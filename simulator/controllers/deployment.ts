@@ -312,7 +312,7 @@ class DeploymentSync {
         return other;
       }
       const next = { ...(this.d.status as Obj | undefined), collisionCount: (status.collisionCount ?? 0) + 1 };
-      await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, next, this.ctx.signal);
+      await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, next, this.ctx.signal, this.d.metadata.resourceVersion);
       throw new Error(`hash collision on ReplicaSet ${name}; collisionCount raised to ${next.collisionCount}`);
     }
   }
@@ -486,7 +486,7 @@ class DeploymentSync {
     if (paused) {
       status.conditions = setDeploymentCondition(status.conditions as Condition[], { type: 'Progressing', status: 'Unknown', reason: 'DeploymentPaused', message: 'Deployment is paused' });
     }
-    await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, status, this.ctx.signal);
+    await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, status, this.ctx.signal, this.d.metadata.resourceVersion);
     return undefined;
   }
 
@@ -540,7 +540,7 @@ class DeploymentSync {
     }
     status.conditions = conditions;
     if (complete && mayCleanUp) await this.cleanup(oldRSs);
-    await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, status, this.ctx.signal);
+    await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, status, this.ctx.signal, this.d.metadata.resourceVersion);
     return requeueMs;
   }
 

@@ -160,7 +160,7 @@ export class JobController implements Controller {
       if (deadlineMs !== undefined) queue.addAfter(key, Math.max(0, deadlineMs - now) + 20);
     }
     const status = omitEmpty({ startTime, completionTime, active: activeCount, succeeded: succeededCount, failed, conditions });
-    await writeStatus(ctx.client, jobPath(job), job.status as Obj | undefined, status, ctx.signal);
+    await writeStatus(ctx.client, jobPath(job), job.status as Obj | undefined, status, ctx.signal, job.metadata.resourceVersion);
   }
 
   /** Creates or deletes pods toward the wanted number; returns the change in active pods. */

@@ -213,7 +213,7 @@ export class ReplicaManager implements Controller {
       }),
       ...(manageError ? { conditions: [{ type: 'ReplicaFailure', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), reason: 'FailedCreate', message: (manageError as Error).message }] } : {}),
     };
-    await writeStatus(ctx.client, k.objectPath(ns, owner.metadata.name ?? ''), owner.status as Obj | undefined, status, ctx.signal);
+    await writeStatus(ctx.client, k.objectPath(ns, owner.metadata.name ?? ''), owner.status as Obj | undefined, status, ctx.signal, owner.metadata.resourceVersion);
     // Ready pods that become available later: look again then (the real controller's AddAfter on minReadySeconds).
     const waits = active.map((p) => msUntilAvailable(p, minReady, now)).filter((ms): ms is number => ms !== undefined);
     if (waits.length) queue.addAfter(key, Math.min(...waits) + 50);

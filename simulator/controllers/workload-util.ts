@@ -119,12 +119,16 @@ export async function deleteObject(client: ApiClient, path: string, uid?: string
  * lacks are sent as null, so that zero counts vanish as Go's omitempty makes them vanish.
  * Returns undefined when nothing changed or the object is gone.
  */
-export async function writeStatus<T extends KubeObject>(client: ApiClient, path: string, oldStatus: Obj | undefined, status: Obj, signal?: AbortSignal): Promise<T | undefined> {
+export async function writeStatus<T extends KubeObject>(client: ApiClient, path: string, oldStatus: Obj | undefined, status: Obj, signal?: AbortSignal, resourceVersion?: string): Promise<T | undefined> {
   const patch: Obj = { ...status };
   for (const k of Object.keys(oldStatus ?? {})) if (!(k in status)) patch[k] = null;
   if (JSON.stringify(sortKeys(oldStatus ?? {})) === JSON.stringify(sortKeys(status))) return undefined;
+  // The status was computed from a cached copy: with its resourceVersion as a precondition, a write that
+  // someone else made in between (a condition set through /status) is not overwritten; the 409 sends the
+  // key back to the queue to be computed again from the fresh object, as the real controllers' updates do.
+  const body: Obj = resourceVersion ? { metadata: { resourceVersion }, status: patch } : { status: patch };
   try {
-    return await client.patch<T>(`${path}/status`, { status: patch }, 'application/merge-patch+json', signal);
+    return await client.patch<T>(`${path}/status`, body, 'application/merge-patch+json', signal);
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
