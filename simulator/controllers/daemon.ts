@@ -107,6 +107,8 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
   log(`API server ${clientConfig.server}, requests in ${client.wireContentType} (${o.float('--x-api-qps')} qps, burst ${o.int('--x-api-burst')})`);
 
   const lifetime = new AbortController();
+  // Every informer, watch and worker listens on this one signal; dozens are expected, not a leak.
+  setMaxListeners(0, lifetime.signal);
   let elector: LeaderElector | undefined;
   const configz = () => ({
     componentconfig: o.toConfig(),

@@ -6,6 +6,7 @@
 // their own clock, not by the renewTime written in the record). Updates use the object's resourceVersion,
 // so two candidates cannot both win the same round. Like 1.9, a stopping leader does not release the lock.
 
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID, randomBytes } from 'node:crypto';
 import type { KubeObject } from '../api/meta.ts';
@@ -269,6 +270,8 @@ export class LeaderElector {
     this.log(`leader election: ${this.identity} became leader (${this.cfg.lockType} ${this.lock.describe()})`);
     void this.recordEvent(`${this.identity} became leader`, signal);
     const leadership = new AbortController();
+    // Every informer, watch and worker listens on this one signal; dozens are expected, not a leak.
+    setMaxListeners(0, leadership.signal);
     const stopLeading = () => leadership.abort();
     signal.addEventListener('abort', stopLeading, { once: true });
     try {
