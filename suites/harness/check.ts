@@ -27,6 +27,12 @@ export interface CheckMeta {
   /** One line for --list and reports. */
   title?: string;
   timeoutSeconds?: number;
+  /**
+   * Starts when its suite file loads instead of after the checks before it, so that checks which mostly wait
+   * (for pods, controllers, schedules) wait side by side. Its reported duration counts from its turn in the
+   * file, not from its start.
+   */
+  concurrent?: boolean;
 }
 
 export interface CheckContext {
@@ -103,13 +109,15 @@ export function check(id: string, meta: CheckMeta, fn: CheckFn): void {
 
 function registerTest(definition: CheckDefinition, run: RunContextFile): void {
   const timeout = (definition.timeoutSeconds ?? 0) * 1000 || run.timeoutMs;
+  // A concurrent check starts now; its test only collects the outcome when its turn comes.
+  const early = definition.concurrent && !firstUnmet(run.discovery, definition.requires ?? []) ? executeCheck(definition, run) : undefined;
   test(definition.id, { timeout }, async (t) => {
     const reason = firstUnmet(run.discovery, definition.requires ?? []);
     if (reason) {
       t.skip(reason);
       return;
     }
-    const outcome = await executeCheck(definition, run);
+    const outcome = await (early ?? executeCheck(definition, run));
     if (outcome.skipped) t.skip(outcome.skipped);
     else if (outcome.error) throw outcome.error;
   });
