@@ -121,6 +121,7 @@ export function parseCliArgs(argv: string[]): CliOptions {
 export const HELP = `Conformance harness for the cluster resource API.
 
 Usage: npx tsx suites [options]
+       npx tsx suites report [--from results.json ...] [--report-dir DIR]   redraw index.html (several --from: a matrix)
 
 Target
   --target URL                 API base URL; without it an embedded simulator is started on a free port
@@ -144,7 +145,7 @@ Run
   --workers N                  suite files run in parallel (default ${DEFAULT_WORKERS})
   --timeout SECONDS            time limit per check (default ${DEFAULT_TIMEOUT_SECONDS})
   --expected-failures FILE     YAML/JSON list of check or row ids expected to fail on this target
-  --report-dir DIR             where junit.xml and results.json go (default reports/)
+  --report-dir DIR             where junit.xml, results.json and index.html go (default reports/)
   -h, --help                   this text
 
 Exit status: 0 every applicable check passed; 1 a check failed; 2 bad usage or unreachable target.`;

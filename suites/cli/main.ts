@@ -14,6 +14,7 @@ import { runChecks, selectChecks, SelectionError } from '../harness/engine.ts';
 import { buildResults } from '../report/results.ts';
 import { writeReports } from '../report/write.ts';
 import { renderSummary } from '../report/console.ts';
+import { reportCommand } from './report.ts';
 
 export interface CliIo {
   stdout: ProgressStream;
@@ -73,6 +74,8 @@ function replayBase(options: CliOptions, embedded: boolean, connection: TargetCo
 export async function main(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const say = (text: string) => io.stdout.write(`${text}\n`);
   const complain = (text: string) => io.stderr.write(`${text}\n`);
+  // `suites report ...` redraws index.html from saved results; it runs no check (cli/report.ts).
+  if (argv[0] === 'report') return reportCommand(argv.slice(1), io);
   let options: CliOptions;
   try {
     options = parseCliArgs(argv);
@@ -167,7 +170,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     const files = writeReports(options.reportDir, results);
     say('');
     say(renderSummary(results, { color: Boolean(io.stdout.isTTY) }));
-    say(`reports: ${files.junit}, ${files.results}`);
+    say(`reports: ${files.junit}, ${files.results}, ${files.html}`);
     if (engine.interrupted) return 130;
     return results.passed ? EXIT_PASS : EXIT_FAIL;
   } catch (err) {
