@@ -18,8 +18,14 @@ export const REPORT_JS = String.raw`
   // Search text of each row is read once: its id, spec words, statuses and checks (not the evidence).
   var texts = rows.map(function (r) { return (r.textContent || '').toLowerCase(); });
 
+  // Evidence rows by the id of the row they belong to, gathered once (filtering runs on every keystroke).
+  var evidenceFor = {};
+  Array.prototype.forEach.call(doc.querySelectorAll('tr.evidence'), function (e) {
+    var key = e.getAttribute('data-for');
+    (evidenceFor[key] = evidenceFor[key] || []).push(e);
+  });
   function evidenceRows(row) {
-    return Array.prototype.slice.call(doc.querySelectorAll('tr.evidence[data-for="' + row.id + '"]'));
+    return evidenceFor[row.id] || [];
   }
 
   function apply() {

@@ -67,6 +67,9 @@ test('totals and coverage of testable rows', () => {
   assert.match(page, /✗ FAIL/);
   // A bar per section whose label carries the numbers (not only colours).
   assert.match(page, /aria-label="4\.2 Query parameters: 1 failed, 2 skipped"/);
+  // The overview lists sections in the spec's numeric order (2.1 < 4.2 < 4.10), whatever the table order.
+  const overview = page.slice(page.indexOf('id="sections-h"'), page.indexOf('id="rows-h"'));
+  assert.deepEqual([...overview.matchAll(/<th scope="row"><a href="#sec-\d+">([\d.]+) /g)].map((m) => m[1]), ['2.1', '4.2', '4.10']);
 });
 
 function renderHtml1(results: ReturnType<typeof sampleResults>): string {

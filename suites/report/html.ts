@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { CheckResult, ConformanceResults, ExchangeEvidence } from './results-schema.ts';
 import { html, raw, type Raw } from './html-escape.ts';
 import {
-  STATUS_LABELS, STATUS_ORDER, buildReportModel, type Cell, type DisplayStatus, type Failure, type ReportModel,
+  STATUS_LABELS, STATUS_ORDER, buildReportModel, compareSections, type Cell, type DisplayStatus, type Failure, type ReportModel,
   type RowView, type RunView, type SectionView, type StatusCounts,
 } from './html-model.ts';
 import { REPORT_CSS } from './html-style.ts';
@@ -100,7 +100,7 @@ function sectionHeading(s: SectionView): string {
 }
 
 function sectionsTable(model: ReportModel): Raw {
-  const bySpecOrder = [...model.sections].sort((a, b) => a.rows[0].index - b.rows[0].index);
+  const bySpecOrder = [...model.sections].sort((a, b) => compareSections(a.section, b.section));
   return html`<table class="sections">
 <caption class="visually-hidden">Spec rows per section and status</caption>
 <thead><tr><th scope="col">Section</th>${model.runs.map((r) => html`<th scope="col">${model.runs.length > 1 ? r.label : 'Rows'}</th>`)}</tr></thead>
@@ -212,7 +212,7 @@ ${s.rows.map((row) => rowHtml(row, model, columns))}
 
 function filtersHtml(model: ReportModel): Raw {
   const present = STATUS_ORDER.filter((s) => model.rows.some((r) => r.cells.some((c) => c.status === s)));
-  const bySpecOrder = [...model.sections].sort((a, b) => a.rows[0].index - b.rows[0].index);
+  const bySpecOrder = [...model.sections].sort((a, b) => compareSections(a.section, b.section));
   const count = (s: DisplayStatus) => model.rows.filter((r) => r.cells.some((c) => c.status === s)).length;
   // Hidden until the script runs: without it every row is shown and the controls would do nothing.
   return html`<div class="filters" id="filters" role="search" hidden>
