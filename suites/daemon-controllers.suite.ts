@@ -129,6 +129,7 @@ check(
     rows: [...CONTROLLER_ROWS, 'rule.daemon.named-controllers', 'option.controllers'],
     title: '--controllers selects controllers as the spec says (default: all but bootstrapsigner and tokencleaner), shown in /configz and the start log',
     timeoutSeconds: 90,
+    concurrent: true,
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
@@ -204,6 +205,7 @@ check(
     rows: [...GATE_ROWS, 'option.feature-gates'],
     title: 'every feature gate is listed with its stage and default in --help, and all of them set against their default at once are accepted and shown in /configz',
     timeoutSeconds: 90,
+    concurrent: true,
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
@@ -264,6 +266,7 @@ check(
     rows: ['auth.daemon.client-config', 'auth.daemon.master-overrides', 'auth.daemon.cloud-credentials', 'rule.daemon.control-loops', 'controller.serviceaccount', 'option.xconfig', 'option.master'],
     title: 'the daemon reaches the API through the client-config file, --master overrides the file, the cloud credential options are accepted',
     timeoutSeconds: 90,
+    concurrent: true,
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {

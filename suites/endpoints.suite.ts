@@ -193,7 +193,7 @@ async function watchEndpoint(ctx: CheckContext, row: EndpointRow, what: string):
 
 for (const row of specTables().endpoints) {
   if (!row.testable) continue;
-  check(`endpoints.${row.id.replace(/^endpoint\./, '')}`, { rows: [row.id], requires: requirementsOf(row), title: `${row.method} ${row.specPath} answers ${row.responseText}` }, (ctx) =>
+  check(`endpoints.${row.id.replace(/^endpoint\./, '')}`, { rows: [row.id, 'rule.media.verbs-as-shown'], requires: requirementsOf(row), title: `${row.method} ${row.specPath} answers ${row.responseText}` }, (ctx) =>
     callEndpoint(ctx, row),
   );
 }

@@ -295,15 +295,9 @@ check(
 
 // ---- 4.2 query parameters ----------------------------------------------------------------------------
 
-check(
-  'fields.list-field-selector',
+/** fieldSelector metadata.name=/!= restricts a list; absent means everything. */
+async function fieldSelector(ctx: CheckContext, ns: string): Promise<void> {
   {
-    rows: ['query.list.fieldSelector'],
-    requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'list'])],
-    title: 'fieldSelector metadata.name=/!= restricts a list; absent means everything',
-  },
-  async (ctx) => {
-    const ns = await ctx.namespace();
     const names = ['one', 'two', 'three'];
     for (const n of names) await createObject(ctx, CONFIGMAPS, n, ns, { data: { k: n } } as Partial<KubeObject>);
     const path = `/api/v1/namespaces/${ns}/configmaps`;
@@ -320,18 +314,12 @@ check(
     const other = await ctx.client.get<KubeList>(path, { query: { fieldSelector: `metadata.namespace!=${ns}` } });
     expectStatusCode(other, 200, `GET ${path}?fieldSelector=metadata.namespace!=${ns}`);
     expectEqual(namesOf(other), [], `items of fieldSelector metadata.namespace!=${ns} in namespace ${ns}`);
-  },
-);
+  }
+}
 
-check(
-  'fields.list-include-uninitialized',
+/** includeUninitialized=true is accepted on lists and still lists the initialised objects. */
+async function includeUninitialized(ctx: CheckContext, ns: string): Promise<void> {
   {
-    rows: ['query.list.includeUninitialized'],
-    requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'list'])],
-    title: 'includeUninitialized=true is accepted on lists and still lists the initialised objects',
-  },
-  async (ctx) => {
-    const ns = await ctx.namespace();
     await createObject(ctx, CONFIGMAPS, 'init', ns, { data: { k: 'v' } } as Partial<KubeObject>);
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     for (const value of ['true', 'false']) {
@@ -339,18 +327,12 @@ check(
       expectStatusCode(res, 200, `GET ${path}?includeUninitialized=${value}`);
       expectTrue((res.object?.items ?? []).some((i) => i.metadata.name === 'init'), `GET ${path}?includeUninitialized=${value} lists the (initialised) object init`);
     }
-  },
-);
+  }
+}
 
-check(
-  'fields.get-export-exact',
+/** export=true strips uid, resourceVersion, creationTimestamp, selfLink and the namespace; exact=true keeps the namespace. */
+async function exportExact(ctx: CheckContext, ns: string): Promise<void> {
   {
-    rows: ['query.get.export', 'query.get.exact'],
-    requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'get'])],
-    title: 'export=true strips uid, resourceVersion, creationTimestamp, selfLink and the namespace; exact=true keeps the namespace; user fields stay',
-  },
-  async (ctx) => {
-    const ns = await ctx.namespace();
     await createObject(ctx, CONFIGMAPS, 'exp', ns, { metadata: { name: 'exp', labels: { keep: 'me' } }, data: { k: 'v' } } as Partial<KubeObject>);
     const path = `/api/v1/namespaces/${ns}/configmaps/exp`;
     const unset = (v: unknown) => v === undefined || v === null || v === '';
@@ -370,6 +352,21 @@ check(
       if (exact) expectEqual(meta.namespace, ns, 'metadata.namespace of an exact export (a cluster-specific field it keeps)', 'query.get.exact');
       else expectTrue(unset(meta.namespace), `an export without exact strips the namespace (got ${JSON.stringify(meta.namespace)})`, 'query.get.export');
     }
+  }
+}
+
+check(
+  'fields.query-parameters',
+  {
+    rows: ['query.list.fieldSelector', 'query.list.includeUninitialized', 'query.get.export', 'query.get.exact'],
+    requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'get', 'list'])],
+    title: 'fieldSelector restricts lists; includeUninitialized=true is harmless; export strips what a user cannot set, exact keeps the namespace',
+  },
+  async (ctx) => {
+    const ns = await ctx.namespace();
+    await forRows('query.list.fieldSelector', () => fieldSelector(ctx, ns));
+    await forRows('query.list.includeUninitialized', () => includeUninitialized(ctx, ns));
+    await exportExact(ctx, ns);
   },
 );
 

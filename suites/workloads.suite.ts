@@ -76,7 +76,7 @@ async function availableDeployment(ctx: CheckContext, ns: string, name: string, 
 check(
   'workloads.deployment-becomes-available',
   {
-    rows: ['controller.deployment', 'controller.replicaset', 'field.DeploymentSpec.replicas', 'field.DeploymentStatus.availableReplicas', 'field.DeploymentStatus.conditions'],
+    rows: ['controller.deployment', 'controller.replicaset', 'rule.daemon.control-loops', 'field.DeploymentSpec.replicas', 'field.DeploymentStatus.availableReplicas', 'field.DeploymentStatus.conditions'],
     requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get'])],
     title: 'a Deployment of 3 replicas becomes available: 3 Running pods, status and Available condition say so',
     timeoutSeconds: 150,

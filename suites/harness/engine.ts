@@ -118,7 +118,7 @@ function failureMessage(error: FailureData | undefined): string {
  * the daemon-options suite starts some 60 daemon processes; workloads wait for pods to run. Unknown suites
  * count as average. Only the order of the files depends on this.
  */
-const SUITE_WEIGHTS: Record<string, number> = { 'daemon-options': 50, workloads: 10, chunking: 7, defaults: 6, watch: 6, patch: 5, subresources: 5, 'namespace-lifecycle': 4 };
+const SUITE_WEIGHTS: Record<string, number> = { 'daemon-options': 50, lifecycle: 30, 'daemon-controllers': 8, workloads: 10, chunking: 7, defaults: 6, watch: 6, patch: 5, subresources: 5, 'namespace-lifecycle': 4 };
 
 function suiteWeight(name: string): number {
   return SUITE_WEIGHTS[name] ?? 3;
