@@ -294,9 +294,9 @@ check(
 );
 
 /** How far away the next minute boundary may be for the CronJob check to wait for it. */
-const CRON_BOUNDARY_MS = 30_000;
+const CRON_BOUNDARY_MS = 10_000;
 /** The 1.9 CronJob controller looks every 10 s; plus slack. */
-const CRON_LAG_MS = 15_000;
+const CRON_LAG_MS = 13_000;
 
 check(
   'lifecycle.cronjob-runs',
