@@ -37,3 +37,19 @@ test('garbage is a clean error', () => {
   assert.throws(() => new JsonObjectSplitter().push(Buffer.from('{"a":}')), /malformed watch event/);
   assert.throws(() => new JsonObjectSplitter({ maxObjectBytes: 10 }).push(Buffer.from('{"a":"0123456789"')), /larger than 10 bytes/);
 });
+
+test('documents fed one byte at a time come out whole, in order', () => {
+  const docs = [{ type: 'ADDED', object: { a: 'x}{"]' } }, { type: 'MODIFIED', object: { b: [1, { c: '\\"' }] } }];
+  const bytes = Buffer.from(docs.map((d) => JSON.stringify(d)).join('\n') + '\n');
+  const splitter = new JsonObjectSplitter();
+  const out: unknown[] = [];
+  for (const b of bytes) out.push(...splitter.push(Uint8Array.of(b)));
+  assert.deepEqual(out, docs);
+  assert.equal(splitter.incomplete, false);
+});
+
+test('an escaped newline inside a string does not split a document', () => {
+  const s = new JsonObjectSplitter();
+  assert.deepEqual(s.push(Buffer.from('{"b":"line\\nbreak"}{"c"')), [{ b: 'line\nbreak' }]);
+  assert.deepEqual(s.push(Buffer.from(':2}')), [{ c: 2 }]);
+});

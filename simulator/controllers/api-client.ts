@@ -8,7 +8,7 @@ import type { KubeObject, KubeList, Status, WatchEvent } from '../api/meta.ts';
 import type { ClientConfig } from './kubeconfig.ts';
 import { TokenBucket } from './token-bucket.ts';
 import type { DaemonMetrics } from './metrics.ts';
-import { JsonObjectSplitter } from './json-stream.ts';
+import { JsonObjectSplitter } from '../codec/json-stream.ts';
 import { LengthDelimitedSplitter, decodeWatchFrame, loadProtobufCodec, type ProtobufObjectCodec } from './protobuf-codec.ts';
 
 export const JSON_MEDIA_TYPE = 'application/json';

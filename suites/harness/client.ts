@@ -5,7 +5,7 @@ import yaml from 'js-yaml';
 import type { KubeObject, WatchEvent } from '../../simulator/api/meta.ts';
 import { createDispatcher, type TargetConnection } from './connection.ts';
 import { ExchangeRecorder, type Exchange } from './recorder.ts';
-import { JsonValueSplitter } from './json-stream.ts';
+import { JsonObjectSplitter } from '../../simulator/codec/json-stream.ts';
 import { decodeProtobuf, encodeProtobuf, watchFrameDecoder } from './protobuf.ts';
 
 export type Format = 'json' | 'yaml' | 'protobuf';
@@ -248,7 +248,7 @@ export class WatchStream {
 
   private async pump(res: Dispatcher.ResponseData, format: 'json' | 'protobuf'): Promise<void> {
     const isProtobuf = format === 'protobuf' && this.mediaType === this.protobufType;
-    const json = new JsonValueSplitter();
+    const json = new JsonObjectSplitter();
     const frames = isProtobuf ? watchFrameDecoder() : undefined;
     try {
       for await (const chunk of res.body) {

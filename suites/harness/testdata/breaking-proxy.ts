@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { JsonValueSplitter } from '../json-stream.ts';
+import { JsonObjectSplitter } from '../../../simulator/codec/json-stream.ts';
 
 export interface ProxyBreaks {
   /** Drops the second event of every JSON watch stream. */
@@ -92,7 +92,7 @@ export async function startBreakingProxy(upstream: string, breaks: ProxyBreaks =
     if (jsonStream && (breaks.dropWatchEvent || breaks.reorderWatchEvents)) {
       res.writeHead(200, { ...upHeaders, 'transfer-encoding': 'chunked' });
       res.flushHeaders();
-      const splitter = new JsonValueSplitter();
+      const splitter = new JsonObjectSplitter();
       let index = 0;
       let held: unknown;
       let holdTimer: NodeJS.Timeout | undefined;
