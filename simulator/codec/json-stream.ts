@@ -1,7 +1,8 @@
 // Splits a JSON watch stream into its top-level objects (the controller daemon's client and the suites' target
 // client both read watches through it). The server writes one object per event followed by "\n", but readers
-// must not rely on newlines (wire-facts 1.3: clients use a JSON decoder), so this scanner follows braces and strings across chunk boundaries. Bytes are kept as Buffers until an object is complete so
-// multi-byte UTF-8 characters split between chunks decode correctly.
+// must not rely on newlines (wire-facts 1.3: clients use a JSON decoder), so this scanner follows braces and
+// strings across chunk boundaries. Bytes are kept as Buffers until an object is complete so multi-byte UTF-8
+// characters split between chunks decode correctly.
 
 export class JsonStreamError extends Error {}
 
