@@ -17,7 +17,7 @@ import { WorkQueue, runWorkers } from './work-queue.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
 import {
   Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, isPodAvailable, isPodReady, msUntilAvailable, omitEmpty, ownerRef, podFromTemplate,
-  podPath, podsPath, specOf, statusOf, templateHash, writeStatus, type Obj,
+  podPath, podsPath, specOf, statusOf, templateHash, writeStatus, type Obj, ownedPodHandler,
 } from './workload-util.ts';
 
 interface Toleration {
@@ -79,27 +79,7 @@ export class DaemonSetController implements Controller {
       },
       onDelete: all,
     });
-    podInformer.addEventHandler({
-      onAdd: (p) => {
-        const k = ownerKey(p);
-        if (k) {
-          expectations.creationObserved(k);
-          queue.add(k);
-        }
-      },
-      onUpdate: (old, p) => {
-        const k = ownerKey(p);
-        if (!k) return;
-        if (p.metadata.deletionTimestamp && !old.metadata.deletionTimestamp) expectations.deletionObserved(k, keyOf(p));
-        queue.add(k);
-      },
-      onDelete: (p) => {
-        const k = ownerKey(p);
-        if (!k) return;
-        expectations.deletionObserved(k, keyOf(p));
-        queue.add(k);
-      },
-    });
+    podInformer.addEventHandler(ownedPodHandler(ownerKey, expectations, (k) => queue.add(k), keyOf));
     if (!(await sets.waitForSync(ctx.signal)) || !(await nodes.waitForSync(ctx.signal)) || !(await podInformer.waitForSync(ctx.signal))) return;
     await runWorkers(queue, 2, (key) => this.sync(ctx, key, sets, nodes, pods, expectations, queue), ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
   }

@@ -15,7 +15,7 @@ import { WorkQueue, runWorkers } from './work-queue.ts';
 import { PodIndex, claimPods, deletionRank } from './replicaset.ts';
 import {
   Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, omitEmpty, ownerRef, podFromTemplate, podPath, podsPath, rfc3339, specOf, statusOf,
-  writeStatus, type Condition, type Obj,
+  writeStatus, type Condition, type Obj, ownedPodHandler,
 } from './workload-util.ts';
 
 export interface JobSpec {
@@ -86,26 +86,7 @@ export class JobController implements Controller {
         this.backoff.delete(keyOf(j));
       },
     });
-    podInformer.addEventHandler({
-      onAdd: (p) => {
-        const k = ownerKey(p);
-        if (!k) return;
-        expectations.creationObserved(k);
-        queue.add(k);
-      },
-      onUpdate: (old, p) => {
-        const k = ownerKey(p);
-        if (!k) return;
-        if (p.metadata.deletionTimestamp && !old.metadata.deletionTimestamp) expectations.deletionObserved(k, keyOf(p));
-        queue.add(k);
-      },
-      onDelete: (p) => {
-        const k = ownerKey(p);
-        if (!k) return;
-        expectations.deletionObserved(k, keyOf(p));
-        queue.add(k);
-      },
-    });
+    podInformer.addEventHandler(ownedPodHandler(ownerKey, expectations, (k) => queue.add(k), keyOf));
     if (!(await jobs.waitForSync(ctx.signal)) || !(await podInformer.waitForSync(ctx.signal))) return;
     await runWorkers(queue, this.opts.workers ?? 5, (key) => this.sync(ctx, key, jobs, pods, expectations, queue), ctx.signal, {
       controller: this.name,

@@ -4,6 +4,7 @@
 // many creates and deletes a controller still waits to see in its caches, so that a lagging cache never makes
 // it create or delete twice), conditions that keep their transition time, and status writes as merge patches.
 
+import type { EventHandler } from './informer.ts';
 import type { KubeObject, OwnerReference } from '../api/meta.ts';
 import { matchesRequirements, requirementsOf, type LabelSelector } from '../api/labels.ts';
 import { ApiError, type ApiClient } from './api-client.ts';
@@ -223,6 +224,33 @@ export class Expectations {
   forget(key: string): void {
     this.pending.delete(key);
   }
+}
+
+/**
+ * Handlers for the pods a controller owns: each add, deletion start and delete counts against the owner's
+ * expectations and syncs the owner again.
+ */
+export function ownedPodHandler(ownerKey: (pod: KubeObject) => string | undefined, expectations: Expectations, enqueue: (key: string) => void, podKey: (pod: KubeObject) => string): EventHandler {
+  return {
+    onAdd: (p) => {
+      const k = ownerKey(p);
+      if (!k) return;
+      expectations.creationObserved(k);
+      enqueue(k);
+    },
+    onUpdate: (old, p) => {
+      const k = ownerKey(p);
+      if (!k) return;
+      if (p.metadata.deletionTimestamp && !old.metadata.deletionTimestamp) expectations.deletionObserved(k, podKey(p));
+      enqueue(k);
+    },
+    onDelete: (p) => {
+      const k = ownerKey(p);
+      if (!k) return;
+      expectations.deletionObserved(k, podKey(p));
+      enqueue(k);
+    },
+  };
 }
 
 /** FNV-1a 32-bit, the hash of the real ComputeHash. */
