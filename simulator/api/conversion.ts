@@ -30,6 +30,15 @@ export function canonicalObject(obj: KubeObject): KubeObject {
 /** Where apps/v1 keeps the extensions/v1beta1 DaemonSet's spec.templateGeneration. */
 export const DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
 
+/**
+ * Where apps/v1 keeps the extensions/v1beta1 Deployment's spec.rollbackTo.revision, as the real apps/v1
+ * conversion does (k8s.io/api apps/v1 DeprecatedRollbackTo): the revision in decimal. Written by the rollback
+ * subresource and by extensions/v1beta1 writes that carry spec.rollbackTo; read back into spec.rollbackTo (and
+ * removed from the annotations) by extensions/v1beta1 reads; visible as is through apps/v1. The Deployment
+ * controller clears it once it has acted on it.
+ */
+export const DEPLOYMENT_ROLLBACK_TO = 'deprecated.deployment.rollback.to';
+
 /** From a request's version into the storage version. The input is a private copy and may be changed. */
 export function toStorageVersion(obj: KubeObject, storageApiVersion: string): KubeObject {
   const from = obj.apiVersion;
@@ -37,7 +46,14 @@ export function toStorageVersion(obj: KubeObject, storageApiVersion: string): Ku
   if (from === 'extensions/v1beta1' && storageApiVersion === 'apps/v1') {
     const spec = obj.spec as Record<string, unknown> | undefined;
     if (spec) {
-      if (obj.kind === 'Deployment') delete spec.rollbackTo;
+      if (obj.kind === 'Deployment') {
+        const annotations = { ...(obj.metadata.annotations ?? {}) };
+        delete annotations[DEPLOYMENT_ROLLBACK_TO];
+        const rollbackTo = spec.rollbackTo as { revision?: unknown } | null | undefined;
+        if (rollbackTo && typeof rollbackTo === 'object') annotations[DEPLOYMENT_ROLLBACK_TO] = String(Number(rollbackTo.revision ?? 0) || 0);
+        if (Object.keys(annotations).length > 0 || obj.metadata.annotations !== undefined) obj.metadata.annotations = annotations;
+        delete spec.rollbackTo;
+      }
       if (obj.kind === 'DaemonSet' && spec.templateGeneration !== undefined) {
         obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [DS_TEMPLATE_GENERATION]: String(spec.templateGeneration) };
         delete spec.templateGeneration;
@@ -55,6 +71,18 @@ export function fromStorageVersion(obj: KubeObject, apiVersion: string): KubeObj
   if (apiVersion === 'extensions/v1beta1' && obj.kind === 'DaemonSet') {
     const tg = obj.metadata.annotations?.[DS_TEMPLATE_GENERATION];
     if (tg !== undefined) out.spec = { ...(obj.spec as object), templateGeneration: Number(tg) };
+  }
+  if (apiVersion === 'extensions/v1beta1' && obj.kind === 'Deployment') {
+    const rb = obj.metadata.annotations?.[DEPLOYMENT_ROLLBACK_TO];
+    if (rb !== undefined) {
+      const annotations = { ...obj.metadata.annotations };
+      delete annotations[DEPLOYMENT_ROLLBACK_TO];
+      const metadata = { ...obj.metadata };
+      if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+      else delete metadata.annotations;
+      out.metadata = metadata;
+      out.spec = { ...(obj.spec as object), rollbackTo: { revision: Number(rb) || 0 } };
+    }
   }
   return canonicalObject(out);
 }

@@ -9,7 +9,7 @@ export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | '
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** How a subresource reads and writes its parent. */
-export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding';
+export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback';
 
 export interface ScaleDef {
   /** The Scale type this group serves: autoscaling/v1 for apps and core, extensions/v1beta1 for extensions. */
@@ -116,7 +116,8 @@ export const RESOURCES: ResourceDef[] = [
   declare(APPS, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'], fieldSelectors: selectors('status.replicas') }),
   // extensions/v1beta1: same storage as apps/v1 for the workloads. Short names and the "all" category stay with
   // apps/v1 only: current kubectl warns on a short name two groups claim, and `get all` would list objects twice.
-  declare(EXT, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  // deployments/rollback (DeploymentRollback) exists only in extensions/v1beta1 and apps/v1beta1 (not served here).
+  declare(EXT, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, subresources: { rollback: true, status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
   declare(EXT, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, subresources: { status: true }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
   declare(EXT, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true, fieldSelectors: selectors('status.replicas') }),
   declare(EXT, { kind: 'Ingress', resource: 'ingresses', singular: 'ingress', namespaced: true, shortNames: ['ing'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),

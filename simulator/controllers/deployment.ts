@@ -13,7 +13,12 @@
 // - status: replicas, updatedReplicas, readyReplicas, availableReplicas, unavailableReplicas,
 //   observedGeneration, collisionCount, conditions Available (MinimumReplicasAvailable /
 //   MinimumReplicasUnavailable) and Progressing (NewReplicaSetCreated, FoundNewReplicaSet, ReplicaSetUpdated,
-//   NewReplicaSetAvailable, ProgressDeadlineExceeded after progressDeadlineSeconds without progress).
+//   NewReplicaSetAvailable, ProgressDeadlineExceeded after progressDeadlineSeconds without progress);
+// - rollback (extensions/v1beta1 spec.rollbackTo, kept in apps/v1 as the annotation ROLLBACK_TO, see
+//   simulator/api/conversion.ts): unless paused, the template of the ReplicaSet with that revision (0 = the
+//   previous one) is copied into the Deployment with its annotations and the request cleared, in one PUT;
+//   the rollout then runs as usual. An unknown revision or an unchanged template only clears the request
+//   (Warning events DeploymentRollbackRevisionNotFound / DeploymentRollbackTemplateUnchanged).
 
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../api/meta.ts';
@@ -24,13 +29,16 @@ import type { Controller, ControllerContext } from './controller.ts';
 import { keyOf, type Informer } from './informer.ts';
 import { WorkQueue, runWorkers } from './work-queue.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
+import { DEPLOYMENT_ROLLBACK_TO } from '../api/conversion.ts';
 import { controllerRefOf, deleteObject, omitEmpty, ownerRef, rfc3339, selectorMatches, specOf, templateHash, writeStatus, type Condition, type Obj } from './workload-util.ts';
 
 export const REVISION = 'deployment.kubernetes.io/revision';
 export const DESIRED_REPLICAS = 'deployment.kubernetes.io/desired-replicas';
 export const MAX_REPLICAS = 'deployment.kubernetes.io/max-replicas';
 export const HASH_LABEL = 'pod-template-hash';
-const NOT_COPIED = new Set([REVISION, DESIRED_REPLICAS, MAX_REPLICAS, 'kubectl.kubernetes.io/last-applied-configuration', 'deployment.kubernetes.io/revision-history']);
+export const ROLLBACK_TO = DEPLOYMENT_ROLLBACK_TO;
+/** Annotations of a Deployment not copied to its ReplicaSets, nor back from a ReplicaSet on rollback (annotationsToSkip). */
+const NOT_COPIED = new Set([REVISION, DESIRED_REPLICAS, MAX_REPLICAS, 'kubectl.kubernetes.io/last-applied-configuration', 'deployment.kubernetes.io/revision-history', ROLLBACK_TO]);
 
 interface Template {
   metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
@@ -96,6 +104,20 @@ function withoutHash(t: Template | undefined): Template {
   return c;
 }
 
+/** The second highest revision among the ReplicaSets: the one before the current (deploymentutil.LastRevision). */
+export function lastRevision(rss: KubeObject[]): number {
+  let max = 0;
+  let second = 0;
+  for (const rs of rss) {
+    const v = revisionOf(rs);
+    if (v >= max) {
+      second = max;
+      max = v;
+    } else if (v > second) second = v;
+  }
+  return second;
+}
+
 export const templatesEqual = (rsTemplate: Template | undefined, dTemplate: Template | undefined) => isDeepStrictEqual(withoutHash(rsTemplate), withoutHash(dTemplate));
 
 export class DeploymentController implements Controller {
@@ -156,6 +178,46 @@ export class DeploymentController implements Controller {
     }
   }
 
+  /** An event about a Deployment. */
+  protected event(ctx: ControllerContext, d: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    ctx.log(`deployment ${keyOf(d)}: ${type} ${reason}: ${message}`);
+  }
+
+  /** dc.rollback: copies the template of the requested revision's ReplicaSet into the Deployment and clears the request. */
+  private async rollback(ctx: ControllerContext, d: KubeObject, rsList: KubeObject[]): Promise<void> {
+    const next: KubeObject = { ...structuredClone(d), apiVersion: 'apps/v1', kind: 'Deployment' };
+    const annotations = { ...(next.metadata.annotations ?? {}) };
+    let revision = Number(annotations[ROLLBACK_TO]) || 0;
+    delete annotations[ROLLBACK_TO];
+    next.metadata.annotations = annotations;
+    const name = d.metadata.name ?? '';
+    let performed = false;
+    if (revision === 0) revision = lastRevision(rsList);
+    const target = revision === 0 ? undefined : rsList.find((rs) => revisionOf(rs) === revision);
+    if (!target) {
+      this.event(ctx, d, 'Warning', 'DeploymentRollbackRevisionNotFound', revision === 0 ? 'Unable to find last revision.' : 'Unable to find the revision to rollback to.');
+    } else if (templatesEqual(rsSpec(target).template, specOf<DeploymentSpec>(d).template)) {
+      this.event(ctx, d, 'Warning', 'DeploymentRollbackTemplateUnchanged', `The rollback revision contains the same template as current deployment "${name}"`);
+    } else {
+      // SetFromReplicaSetTemplate + SetDeploymentAnnotationsTo.
+      (next.spec as DeploymentSpec).template = withoutHash(rsSpec(target).template);
+      const kept: Record<string, string> = {};
+      for (const [k, v] of Object.entries(annotations)) if (NOT_COPIED.has(k)) kept[k] = v;
+      for (const [k, v] of Object.entries(target.metadata.annotations ?? {})) if (!NOT_COPIED.has(k)) kept[k] = v;
+      next.metadata.annotations = kept;
+      performed = true;
+    }
+    if (Object.keys(next.metadata.annotations ?? {}).length === 0) delete next.metadata.annotations;
+    const path = `/apis/apps/v1/namespaces/${encodeURIComponent(d.metadata.namespace ?? '')}/deployments/${encodeURIComponent(name)}`;
+    try {
+      await ctx.client.update(path, next, ctx.signal);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) return;
+      throw err;
+    }
+    if (performed) this.event(ctx, d, 'Normal', 'DeploymentRollback', `Rolled back deployment "${name}" to revision ${revision}`);
+  }
+
   /** The cached ReplicaSet, or the one this controller wrote if that is newer. */
   private fresh(rs: KubeObject): KubeObject {
     const w = this.written.get(rs.metadata.uid ?? '');
@@ -185,6 +247,8 @@ export class DeploymentController implements Controller {
     const rsList = (await claimPods(ctx.client, d, spec.selector, inNs, 'apps/v1', 'Deployment', ctx.signal, rsPathOf)).map((rs) => this.fresh(rs));
     const run = new DeploymentSync(ctx, d, rsList, pods, (rs) => this.remember(rs));
     if (d.metadata.deletionTimestamp) return run.syncStatusOnly();
+    // Rollback is not re-entrant: nothing else happens until the request is cleared (the PUT wakes us again).
+    if (!spec.paused && d.metadata.annotations?.[ROLLBACK_TO] !== undefined) return this.rollback(ctx, d, rsList);
     let requeueMs: number | undefined;
     if (spec.paused) requeueMs = await run.syncScaleOnly(true);
     else if (run.isScalingEvent()) requeueMs = await run.syncScaleOnly(false);

@@ -174,6 +174,11 @@ function resourceRoutes(def: ResourceDef): Route[] {
     const ops = [op({ method: 'post', operationId: `create${gv}${scoped}${def.kind}Binding`, description: `create binding of a ${def.kind}`, action: 'post', gvk: parseGvk('v1', 'Binding'), query: WRITE_QUERY, body: bindingType, responses: { '200': bindingType, '201': bindingType, '202': bindingType } })];
     routes.push({ path: `${objPath}/binding`, params: [pathParam('name', 'name of the Binding'), ...nsParams, PRETTY], operations: ops });
   }
+  if (def.subresources.rollback) {
+    const rollbackType = definitionFor(apiVersionOf(def), 'DeploymentRollback');
+    const ops = [op({ method: 'post', operationId: `create${gv}${scoped}${def.kind}Rollback`, description: `create rollback of a ${def.kind}`, action: 'post', gvk: parseGvk(apiVersionOf(def), 'DeploymentRollback'), query: WRITE_QUERY, body: rollbackType, responses: { '200': rollbackType, '201': rollbackType, '202': rollbackType } })];
+    routes.push({ path: `${objPath}/rollback`, params: [pathParam('name', 'name of the DeploymentRollback'), ...nsParams, PRETTY], operations: ops });
+  }
   if (def.subresources.finalize) {
     const ops = [op({ method: 'put', operationId: `replace${gv}${def.kind}Finalize`, description: `replace finalize of the specified ${def.kind}`, action: 'put', query: WRITE_QUERY, body: type, responses: { '200': type, '201': type } })];
     routes.push({ path: `${objPath}/finalize`, params: [nameParam, PRETTY], operations: ops });
@@ -265,6 +270,7 @@ export function gvkIndex(registry: Registry): Map<string, GroupVersionKind[]> {
     if ((def.verbs as string[]).includes('list')) add(definitionFor(av, `${def.kind}List`), { group: def.group, version: def.version, kind: `${def.kind}List` });
     const scale = def.subresources.scale;
     if (scale && scale !== true) add(definitionFor(scale.apiVersion, 'Scale'), parseGvk(scale.apiVersion, 'Scale'));
+    if (def.subresources.rollback) add(definitionFor(av, 'DeploymentRollback'), parseGvk(av, 'DeploymentRollback'));
   }
   add(STATUS, { group: '', version: 'v1', kind: 'Status' });
   // Option bodies and watch events are registered in every group/version.

@@ -9,7 +9,7 @@ import { parseRequestPath, type RequestTarget } from './request-info.ts';
 import { encodeAs, encodeJson, negotiateOutput, wantsPretty } from './serializers.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
 import * as discovery from './discovery.ts';
-import { bindPodSubresource, create, finalizeNamespace, getScale, update, updateScale, updateStatus } from './handlers/write.ts';
+import { bindPodSubresource, create, finalizeNamespace, getScale, rollbackDeployment, update, updateScale, updateStatus } from './handlers/write.ts';
 import { get, list } from './handlers/read.ts';
 import { deleteCollection, deleteObject } from './handlers/delete.ts';
 import { prepareWatch } from './handlers/watch.ts';
@@ -295,6 +295,10 @@ async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyR
   }
   if (sub === 'binding' && def.subresources.binding) {
     if (method === 'POST') return send(await bindPodSubresource(ctx, req));
+    throw methodNotAllowed();
+  }
+  if (sub === 'rollback' && def.subresources.rollback) {
+    if (method === 'POST') return send(await rollbackDeployment(ctx, req));
     throw methodNotAllowed();
   }
   if (sub === 'finalize' && def.subresources.finalize) {

@@ -15,7 +15,8 @@ interface APIResource {
   categories?: string[];
 }
 
-const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'], binding: ['create'] };
+const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'], binding: ['create'], rollback: ['create'] };
+const SUBRESOURCE_KIND: Record<string, string> = { binding: 'Binding', rollback: 'DeploymentRollback' };
 
 function resourcesFor(defs: ResourceDef[]): APIResource[] {
   const out: APIResource[] = [];
@@ -25,7 +26,7 @@ function resourcesFor(defs: ResourceDef[]): APIResource[] {
     if (d.categories) main.categories = d.categories;
     out.push(main);
     for (const [sub, spec] of Object.entries(d.subresources)) {
-      const r: APIResource = { name: `${d.resource}/${sub}`, singularName: '', namespaced: d.namespaced, kind: sub === 'binding' ? 'Binding' : d.kind, verbs: SUBRESOURCE_VERBS[sub] };
+      const r: APIResource = { name: `${d.resource}/${sub}`, singularName: '', namespaced: d.namespaced, kind: SUBRESOURCE_KIND[sub] ?? d.kind, verbs: SUBRESOURCE_VERBS[sub] };
       if (sub === 'scale' && spec !== true && spec) {
         const [group, version] = spec.apiVersion.split('/');
         r.group = group;

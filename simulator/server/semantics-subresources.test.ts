@@ -174,3 +174,77 @@ describe('get with export and exact (spec 4.2)', () => {
     assert.equal((await h.call('GET', `${APPS()}/${name}?export=maybe`)).status, 400);
   });
 });
+
+describe('deployments/rollback (extensions/v1beta1, 1.9)', () => {
+  const ROLLBACK_TO = 'deprecated.deployment.rollback.to';
+  const body = (name: string, revision?: number, extra: Json = {}) => ({ kind: 'DeploymentRollback', apiVersion: 'extensions/v1beta1', name, rollbackTo: revision === undefined ? {} : { revision }, ...extra });
+
+  test('POST sets spec.rollbackTo (seen through extensions), kept as an annotation in apps/v1, and answers a Success Status', async () => {
+    const name = uniq('rb');
+    const created = await h.create(APPS(), deployment(name));
+    const r = await h.call('POST', `${EXT()}/${name}/rollback`, body(name, 2, { updatedAnnotations: { note: 'why' } }));
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: `rollback request for deployment "${name}" succeeded`, code: 200 });
+    const ext = (await h.call('GET', `${EXT()}/${name}`)).body;
+    assert.deepEqual(ext.spec.rollbackTo, { revision: 2 });
+    assert.equal(ext.metadata.annotations[ROLLBACK_TO], undefined, 'extensions shows the field, not the annotation');
+    assert.equal(ext.metadata.annotations.note, 'why');
+    const apps = (await h.call('GET', `${APPS()}/${name}`)).body;
+    assert.equal(apps.spec.rollbackTo, undefined);
+    assert.equal(apps.metadata.annotations[ROLLBACK_TO], '2');
+    assert.equal(apps.metadata.generation, created.metadata.generation, 'the registry writes storage directly: no generation bump');
+    // An extensions PUT of what it read keeps the request; one without rollbackTo clears it.
+    const put = await h.call('PUT', `${EXT()}/${name}`, ext);
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.body.spec.rollbackTo, { revision: 2 });
+    delete put.body.spec.rollbackTo;
+    const cleared = await h.call('PUT', `${EXT()}/${name}`, put.body);
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.equal(cleared.body.spec.rollbackTo, undefined);
+    assert.equal((await h.call('GET', `${APPS()}/${name}`)).body.metadata.annotations[ROLLBACK_TO], undefined);
+  });
+
+  test('revision 0 and an absent rollbackTo mean the previous revision', async () => {
+    const name = uniq('rb');
+    await h.create(APPS(), deployment(name));
+    const r = await h.call('POST', `${EXT()}/${name}/rollback`, { name });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual((await h.call('GET', `${EXT()}/${name}`)).body.spec.rollbackTo, { revision: 0 });
+  });
+
+  test('errors: missing Deployment 404, negative revision 422, no name 422, other kind 400; not under apps/v1', async () => {
+    const name = uniq('rb');
+    const missing = await h.call('POST', `${EXT()}/${name}/rollback`, body(name, 1));
+    assert.equal(missing.status, 404, missing.text);
+    assert.equal(missing.body.message, `deployments.extensions "${name}" not found`);
+    await h.create(APPS(), deployment(name));
+    const neg = await h.call('POST', `${EXT()}/${name}/rollback`, body(name, -1));
+    assert.equal(neg.status, 422, neg.text);
+    assert.match(neg.body.message, /rollback\.revision: Invalid value: -1: must be non-negative/);
+    const noName = await h.call('POST', `${EXT()}/${name}/rollback`, body('', 1));
+    assert.equal(noName.status, 422, noName.text);
+    const wrongKind = await h.call('POST', `${EXT()}/${name}/rollback`, { ...body(name, 1), kind: 'Deployment' });
+    assert.equal(wrongKind.status, 400, wrongKind.text);
+    const get = await h.call('GET', `${EXT()}/${name}/rollback`);
+    assert.equal(get.status, 405, get.text);
+    const apps = await h.call('POST', `${APPS()}/${name}/rollback`, body(name, 1));
+    assert.equal(apps.status, 404, apps.text);
+  });
+
+  test('discovery lists deployments/rollback (DeploymentRollback, create) in extensions/v1beta1 only', async () => {
+    const ext = (await h.call('GET', '/apis/extensions/v1beta1')).body;
+    const entry = ext.resources.find((r: Json) => r.name === 'deployments/rollback');
+    assert.deepEqual(entry, { name: 'deployments/rollback', singularName: '', namespaced: true, kind: 'DeploymentRollback', verbs: ['create'] });
+    const apps = (await h.call('GET', '/apis/apps/v1')).body;
+    assert.equal(apps.resources.find((r: Json) => r.name === 'deployments/rollback'), undefined);
+  });
+
+  test('OpenAPI v2 has the rollback path with a DeploymentRollback body', async () => {
+    const doc = (await h.call('GET', '/openapi/v2', undefined, { accept: 'application/json' })).body;
+    const path = doc.paths['/apis/extensions/v1beta1/namespaces/{namespace}/deployments/{name}/rollback'];
+    assert.ok(path?.post, 'POST route present');
+    const bodyParam = path.post.parameters.find((p: Json) => p.in === 'body');
+    assert.equal(bodyParam.schema.$ref, '#/definitions/io.k8s.api.extensions.v1beta1.DeploymentRollback');
+    assert.ok(doc.definitions['io.k8s.api.extensions.v1beta1.DeploymentRollback'].properties.rollbackTo);
+  });
+});

@@ -6,8 +6,8 @@ import { apiVersionOf, parseApiVersion } from '../../api/meta.ts';
 import type { ResourceDef, ScaleDef } from '../../api/registry.ts';
 import { objectKey } from '../../api/registry.ts';
 import { generateName } from '../../api/names.ts';
-import { canonicalObject } from '../../api/conversion.ts';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../../api/validation/object-meta.ts';
+import { canonicalObject, DEPLOYMENT_ROLLBACK_TO } from '../../api/conversion.ts';
+import { validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from '../../api/validation/object-meta.ts';
 import { applyDefaults, prepareForCreate, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate, validateKind, validateKindUpdate } from '../../api/strategy.ts';
 import { StoreError, type StoredObject } from '../../storage/store.ts';
 import { ApiError, badRequest, conflict, forbidden, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
@@ -121,6 +121,39 @@ async function bindPod(ctx: ServerContext, namespace: string, name: string, bind
     return next;
   });
   return { code: 201, object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
+}
+
+/**
+ * POST .../deployments/<name>/rollback (extensions/v1beta1, 1.9 RollbackREST): a DeploymentRollback body asks
+ * the Deployment controller to go back to a revision (0 = the previous one). Like the real registry this writes
+ * storage directly (no update strategy, so no generation bump): updatedAnnotations are merged into the
+ * Deployment's annotations and spec.rollbackTo is set, which apps/v1 storage keeps in the annotation
+ * DEPLOYMENT_ROLLBACK_TO (simulator/api/conversion.ts). Answers a Success Status, 200.
+ */
+export async function rollbackDeployment(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
+  const def = req.def;
+  const raw = decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf }) as Record<string, unknown>;
+  const apiVersion = apiVersionOf(def);
+  if (raw.kind !== undefined && raw.kind !== 'DeploymentRollback') throw badRequest(`the object provided is unrecognized (must be of type DeploymentRollback): kind "${String(raw.kind)}"`);
+  if (raw.apiVersion !== undefined && raw.apiVersion !== apiVersion) throw badRequest(`the API version in the data (${String(raw.apiVersion)}) does not match the expected API version (${apiVersion})`);
+  const name = typeof raw.name === 'string' ? raw.name : '';
+  const rollbackTo = (raw.rollbackTo ?? {}) as { revision?: unknown };
+  const revision = rollbackTo.revision ?? 0;
+  const errs: FieldError[] = [...validateAnnotations(raw.updatedAnnotations, 'updatedAnnotations')];
+  if (!name) errs.push({ type: 'FieldValueRequired', field: 'name', detail: 'name is required' });
+  if (typeof revision !== 'number' || !Number.isInteger(revision)) errs.push(invalidValue('rollback.revision', revision, 'must be an integer'));
+  else if (revision < 0) errs.push(invalidValue('rollback.revision', revision, 'must be non-negative'));
+  if (errs.length) throw invalid('DeploymentRollback', def.group, name, errs);
+  if (name !== req.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${req.name})`);
+  const updatedAnnotations = (raw.updatedAnnotations ?? {}) as Record<string, string>;
+  await ctx.store.guaranteedUpdate(objectKey(def, req.namespace, name), (cur) => {
+    if (!cur) throw notFound(groupResource(def), name);
+    const next = structuredClone(cur.value) as KubeObject;
+    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...updatedAnnotations, [DEPLOYMENT_ROLLBACK_TO]: String(revision) };
+    next.metadata.resourceVersion = '0';
+    return next;
+  });
+  return { code: 200, object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: `rollback request for deployment "${name}" succeeded`, code: 200 } };
 }
 
 /** SubjectAccessReview: answers allowed=true, as a server without an authorizer configured does. */
