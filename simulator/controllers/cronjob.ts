@@ -17,6 +17,7 @@ import type { KubeObject, ObjectMeta } from '../api/meta.ts';
 import { parseDurationMs } from '../../spec-tables/duration.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import type { Informer } from './informer.ts';
+import { EventRecorder, refOf } from './event-recorder.ts';
 import { jobFinished, jobStatus, type JobSpec } from './job.ts';
 import { controllerRefOf, createIn, deleteObject, isConflict, ownerRef, podPath, rfc3339, selectorMatches, specOf, writeStatus, type Obj } from './workload-util.ts';
 
@@ -97,9 +98,11 @@ const jobPath = (ns: string, name: string) => `/apis/batch/v1/namespaces/${encod
 
 export class CronJobController implements Controller {
   readonly name = 'cronjob';
+  private events: EventRecorder | undefined;
   constructor(private readonly opts: CronJobControllerOptions = {}) {}
 
   async run(ctx: ControllerContext): Promise<void> {
+    this.events = new EventRecorder(ctx.client, { component: 'cronjob-controller' }, { log: ctx.log, signal: ctx.signal });
     const cronJobs = ctx.informers.informerFor('/apis/batch/v1beta1/cronjobs');
     const jobs = ctx.informers.informerFor('/apis/batch/v1/jobs');
     const pods = ctx.informers.informerFor('/api/v1/pods');
@@ -130,14 +133,18 @@ export class CronJobController implements Controller {
     const owned = jobs.list().filter((j) => j.metadata.namespace === ns && controllerRefOf(j)?.uid === cj.metadata.uid);
     const byUid = new Map(owned.map((j) => [j.metadata.uid, j]));
     // Active list: only jobs that still exist and have not finished.
+    const sawCompleted: string[] = [];
     let active = (oldStatus.active ?? []).filter((ref) => {
       const j = byUid.get(ref.uid);
+      if (j && jobFinished(j)) sawCompleted.push(j.metadata.name ?? '');
       return j && !jobFinished(j);
     });
+    const cjRef = () => refOf(cj, 'batch/v1beta1', 'CronJob');
     let lastScheduleTime = oldStatus.lastScheduleTime;
     const write = async () => {
       const status: Obj = { ...(active.length ? { active } : {}), ...(lastScheduleTime ? { lastScheduleTime } : {}) };
       await writeStatus(ctx.client, cronJobPath(cj), cj.status as Obj | undefined, status, ctx.signal, cj.metadata.resourceVersion);
+      for (const name of sawCompleted.splice(0)) this.events?.event(cjRef(), 'Normal', 'SawCompletedJob', `Saw completed job: ${name}`);
     };
     if (cj.metadata.deletionTimestamp || spec.suspend) return write();
     const times = unmetScheduleTimes({ ...cj, status: { ...oldStatus, lastScheduleTime } }, now);
@@ -151,18 +158,19 @@ export class CronJobController implements Controller {
         // Skipped: the previous run is unfinished. lastScheduleTime stays, so the run is looked at again.
       } else {
         if (policy === 'Replace') {
-          for (const ref of active) await this.deleteJob(ctx, byUid.get(ref.uid), pods);
+          for (const ref of active) await this.deleteJob(ctx, cj, byUid.get(ref.uid), pods);
           active = [];
         }
         const job = await this.createJob(ctx, cj, scheduled);
         if (job) {
+          this.events?.event(cjRef(), 'Normal', 'SuccessfulCreate', `Created job ${job.metadata.name}`);
           active = [...active, { kind: 'Job', namespace: ns, name: job.metadata.name ?? '', uid: job.metadata.uid ?? '', apiVersion: 'batch/v1', resourceVersion: job.metadata.resourceVersion }];
         }
         lastScheduleTime = rfc3339(scheduled);
       }
     }
     await write();
-    await this.cleanupHistory(ctx, spec, owned, pods);
+    await this.cleanupHistory(ctx, cj, spec, owned, pods);
   }
 
   private async createJob(ctx: ControllerContext, cj: KubeObject, scheduled: Date): Promise<KubeObject | undefined> {
@@ -192,10 +200,12 @@ export class CronJobController implements Controller {
   }
 
   /** Deletes a job and its pods (the 1.9 controller removes the pods itself, not relying on the collector). */
-  private async deleteJob(ctx: ControllerContext, job: KubeObject | undefined, pods: Informer): Promise<void> {
+  private async deleteJob(ctx: ControllerContext, cj: KubeObject, job: KubeObject | undefined, pods: Informer): Promise<void> {
     if (!job) return;
     const ns = job.metadata.namespace ?? 'default';
-    await deleteObject(ctx.client, jobPath(ns, job.metadata.name ?? ''), job.metadata.uid, ctx.signal);
+    if (await deleteObject(ctx.client, jobPath(ns, job.metadata.name ?? ''), job.metadata.uid, ctx.signal)) {
+      this.events?.event(refOf(cj, 'batch/v1beta1', 'CronJob'), 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name}`);
+    }
     const selector = specOf<JobSpec>(job).selector;
     for (const p of pods.list()) {
       if (p.metadata.namespace === ns && controllerRefOf(p)?.uid === job.metadata.uid && selectorMatches(selector, p.metadata.labels)) {
@@ -204,12 +214,12 @@ export class CronJobController implements Controller {
     }
   }
 
-  private async cleanupHistory(ctx: ControllerContext, spec: CronJobSpec, owned: KubeObject[], pods: Informer): Promise<void> {
+  private async cleanupHistory(ctx: ControllerContext, cj: KubeObject, spec: CronJobSpec, owned: KubeObject[], pods: Informer): Promise<void> {
     const started = (j: KubeObject) => Date.parse(jobStatus(j).startTime ?? j.metadata.creationTimestamp ?? '') || 0;
     for (const [kind, limit] of [['Complete', spec.successfulJobsHistoryLimit], ['Failed', spec.failedJobsHistoryLimit]] as const) {
       if (typeof limit !== 'number') continue;
       const finished = owned.filter((j) => jobFinished(j) === kind && !j.metadata.deletionTimestamp).sort((a, b) => started(a) - started(b));
-      for (const j of finished.slice(0, Math.max(0, finished.length - limit))) await this.deleteJob(ctx, j, pods);
+      for (const j of finished.slice(0, Math.max(0, finished.length - limit))) await this.deleteJob(ctx, cj, j, pods);
     }
   }
 }

@@ -14,6 +14,7 @@ import { scaledValue } from '../api/kinds/int-or-percent.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { keyOf, type Informer } from './informer.ts';
 import { WorkQueue, runWorkers } from './work-queue.ts';
+import { EventRecorder, refOf } from './event-recorder.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
 import {
   Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, isPodAvailable, isPodReady, msUntilAvailable, omitEmpty, ownerRef, podFromTemplate,
@@ -55,8 +56,10 @@ const nodeOf = (pod: KubeObject) => specOf<{ nodeName?: string }>(pod).nodeName 
 
 export class DaemonSetController implements Controller {
   readonly name = 'daemonset';
+  private events: EventRecorder | undefined;
 
   async run(ctx: ControllerContext): Promise<void> {
+    this.events = new EventRecorder(ctx.client, { component: 'daemonset-controller' }, { log: ctx.log, signal: ctx.signal });
     const sets = ctx.informers.informerFor('/apis/apps/v1/daemonsets');
     const nodes = ctx.informers.informerFor('/api/v1/nodes');
     const podInformer = ctx.informers.informerFor('/api/v1/pods');
@@ -131,12 +134,17 @@ export class DaemonSetController implements Controller {
       const ref = ownerRef(ds, 'apps/v1', 'DaemonSet');
       await inBatches(toDelete, 20, async (p) => {
         if (!(await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal))) expectations.deletionObserved(key, keyOf(p));
+        else this.events?.event(refOf(ds, 'apps/v1', 'DaemonSet'), 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
       });
       await inBatches(toCreate, 20, async (nodeName) => {
         let pod: KubeObject | undefined;
         try {
           const labels = { 'controller-revision-hash': hash, 'pod-template-generation': generation };
           pod = await createIn(ctx.client, podsPath(ns), podFromTemplate(spec.template, ds, ref, { labels, nodeName }), ctx.signal);
+          if (pod) this.events?.event(refOf(ds, 'apps/v1', 'DaemonSet'), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
+        } catch (err) {
+          this.events?.event(refOf(ds, 'apps/v1', 'DaemonSet'), 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
+          throw err;
         } finally {
           if (!pod) expectations.creationObserved(key);
         }

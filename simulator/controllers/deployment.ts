@@ -28,6 +28,7 @@ import { ApiError } from './api-client.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { keyOf, type Informer } from './informer.ts';
 import { WorkQueue, runWorkers } from './work-queue.ts';
+import { EventRecorder, refOf } from './event-recorder.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
 import { DEPLOYMENT_ROLLBACK_TO } from '../api/conversion.ts';
 import { controllerRefOf, deleteObject, omitEmpty, ownerRef, rfc3339, selectorMatches, specOf, templateHash, writeStatus, type Condition, type Obj } from './workload-util.ts';
@@ -124,8 +125,10 @@ export class DeploymentController implements Controller {
   readonly name = 'deployment';
   /** ReplicaSets as this controller last wrote them; newer than the cache until the watch catches up. */
   private readonly written = new Map<string, KubeObject>();
+  private events: EventRecorder | undefined;
 
   async run(ctx: ControllerContext): Promise<void> {
+    this.events = new EventRecorder(ctx.client, { component: 'deployment-controller' }, { log: ctx.log, signal: ctx.signal });
     const deployments = ctx.informers.informerFor('/apis/apps/v1/deployments');
     const replicaSets = ctx.informers.informerFor('/apis/apps/v1/replicasets');
     const podInformer = ctx.informers.informerFor('/api/v1/pods');
@@ -179,8 +182,8 @@ export class DeploymentController implements Controller {
   }
 
   /** An event about a Deployment. */
-  protected event(ctx: ControllerContext, d: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    ctx.log(`deployment ${keyOf(d)}: ${type} ${reason}: ${message}`);
+  protected event(_ctx: ControllerContext, d: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.events?.event(refOf(d, 'apps/v1', 'Deployment'), type, reason, message);
   }
 
   /** dc.rollback: copies the template of the requested revision's ReplicaSet into the Deployment and clears the request. */
@@ -245,7 +248,7 @@ export class DeploymentController implements Controller {
     const inNs = replicaSets.list().filter((rs) => rs.metadata.namespace === ns);
     // Adopt matching orphan ReplicaSets, release owned ones that stopped matching (the pods' claim logic).
     const rsList = (await claimPods(ctx.client, d, spec.selector, inNs, 'apps/v1', 'Deployment', ctx.signal, rsPathOf)).map((rs) => this.fresh(rs));
-    const run = new DeploymentSync(ctx, d, rsList, pods, (rs) => this.remember(rs));
+    const run = new DeploymentSync(ctx, d, rsList, pods, (rs) => this.remember(rs), (type, reason, message) => this.event(ctx, d, type, reason, message));
     if (d.metadata.deletionTimestamp) return run.syncStatusOnly();
     // Rollback is not re-entrant: nothing else happens until the request is cleared (the PUT wakes us again).
     if (!spec.paused && d.metadata.annotations?.[ROLLBACK_TO] !== undefined) return this.rollback(ctx, d, rsList);
@@ -271,6 +274,7 @@ class DeploymentSync {
     private rsList: KubeObject[],
     private readonly pods: PodIndex,
     private readonly remember: (rs: KubeObject) => KubeObject,
+    private readonly event: (type: 'Normal' | 'Warning', reason: string, message: string) => void = () => {},
   ) {
     this.spec = specOf<DeploymentSpec>(d);
     this.ns = d.metadata.namespace ?? 'default';
@@ -316,6 +320,8 @@ class DeploymentSync {
     const same = replicasOf(rs) === replicas && Object.entries(annotations).every(([k, v]) => rs.metadata.annotations?.[k] === v);
     if (same) return rs;
     const updated = await this.ctx.client.patch(this.rsPath(rs.metadata.name ?? ''), { metadata: { annotations }, spec: { replicas } }, 'application/merge-patch+json', this.ctx.signal);
+    const before = replicasOf(rs);
+    if (before !== replicas) this.event('Normal', 'ScalingReplicaSet', `Scaled ${replicas > before ? 'up' : 'down'} replica set ${rs.metadata.name} to ${replicas}`);
     this.remember(updated);
     this.rsList = this.rsList.map((x) => (x.metadata.uid === updated.metadata.uid ? updated : x));
     return updated;
@@ -364,6 +370,7 @@ class DeploymentSync {
     (draft.spec as RSSpec).replicas = this.newRSReplicas(draft, oldRSs);
     try {
       const rs = this.remember(await this.ctx.client.create(`/apis/apps/v1/namespaces/${encodeURIComponent(this.ns)}/replicasets`, draft, this.ctx.signal));
+      if (replicasOf(rs) > 0) this.event('Normal', 'ScalingReplicaSet', `Scaled up replica set ${rs.metadata.name} to ${replicasOf(rs)}`);
       this.rsList.push(rs);
       this.newRSCreated = true;
       return rs;

@@ -12,6 +12,7 @@ import type { LabelSelector } from '../api/labels.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { keyOf, type Informer } from './informer.ts';
 import { WorkQueue, runWorkers } from './work-queue.ts';
+import { EventRecorder, refOf } from './event-recorder.ts';
 import { PodIndex, claimPods, deletionRank } from './replicaset.ts';
 import {
   Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, omitEmpty, ownerRef, podFromTemplate, podPath, podsPath, rfc3339, specOf, statusOf,
@@ -63,10 +64,12 @@ export class JobController implements Controller {
   readonly name = 'job';
   /** Per job: failures seen, and when the next replacement pod may be created. */
   private readonly backoff = new Map<string, { failed: number; notBefore: number }>();
+  private events: EventRecorder | undefined;
 
   constructor(private readonly opts: JobControllerOptions = {}) {}
 
   async run(ctx: ControllerContext): Promise<void> {
+    this.events = new EventRecorder(ctx.client, { component: 'job-controller' }, { log: ctx.log, signal: ctx.signal });
     const jobs = ctx.informers.informerFor('/apis/batch/v1/jobs');
     const podInformer = ctx.informers.informerFor('/api/v1/pods');
     const pods = new PodIndex(podInformer);
@@ -120,9 +123,13 @@ export class JobController implements Controller {
 
     let activeCount = active.length;
     let completionTime = old.completionTime;
+    let finished: [string, string] | undefined;
     if (pastBackoff || pastDeadline) {
       // The job failed: its running pods are killed and count as failed (1.9: failed += active).
-      await inBatches(active, 20, async (p) => void (await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal)));
+      await inBatches(active, 20, async (p) => {
+        if (await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal)) this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
+      });
+      finished = pastDeadline ? ['DeadlineExceeded', 'Job was active longer than specified deadline'] : ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'];
       failed += activeCount;
       activeCount = 0;
       conditions.push(
@@ -135,6 +142,7 @@ export class JobController implements Controller {
       if (complete) {
         conditions.push(jobCondition('Complete'));
         completionTime = rfc3339();
+        finished = ['Completed', 'Job completed'];
       } else if (expectations.satisfied(key) && !job.metadata.deletionTimestamp) {
         activeCount += await this.manage(ctx, key, job, active, succeededCount, failed, expectations, queue);
       }
@@ -142,6 +150,8 @@ export class JobController implements Controller {
     }
     const status = omitEmpty({ startTime, completionTime, active: activeCount, succeeded: succeededCount, failed, conditions });
     await writeStatus(ctx.client, jobPath(job), job.status as Obj | undefined, status, ctx.signal, job.metadata.resourceVersion);
+    // After the status write, so that a retried sync does not record the end twice. 1.9 posts the failures as Normal.
+    if (finished) this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Normal', finished[0], finished[1]);
   }
 
   /** Creates or deletes pods toward the wanted number; returns the change in active pods. */
@@ -156,6 +166,7 @@ export class JobController implements Controller {
       for (const p of victims) expectations.expectDeletion(key, keyOf(p));
       await inBatches(victims, 20, async (p) => {
         if (!(await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal))) expectations.deletionObserved(key, keyOf(p));
+        else this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
       });
       return -victims.length;
     }
@@ -181,6 +192,10 @@ export class JobController implements Controller {
       let pod: KubeObject | undefined;
       try {
         pod = await createIn(ctx.client, podsPath(job.metadata.namespace ?? 'default'), podFromTemplate(spec.template, job, ref), ctx.signal);
+        if (pod) this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
+      } catch (err) {
+        this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
+        throw err;
       } finally {
         if (!pod) expectations.creationObserved(key);
         else made++;

@@ -12,6 +12,7 @@ import type { LabelSelector } from '../api/labels.ts';
 import type { ApiClient } from './api-client.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { keyOf, type Informer } from './informer.ts';
+import { EventRecorder, refOf } from './event-recorder.ts';
 import { WorkQueue, runWorkers } from './work-queue.ts';
 import {
   Expectations, controllerRefOf, createIn, deleteObject, inBatches, isConflict, isNotFound, isPodActive, isPodAvailable, isPodReady, msUntilAvailable,
@@ -124,12 +125,14 @@ export async function claimPods(client: ApiClient, owner: KubeObject, selector: 
 
 export class ReplicaManager implements Controller {
   readonly name: string;
+  private events: EventRecorder | undefined;
   constructor(private readonly k: ReplicaKind) {
     this.name = k.controller;
   }
 
   async run(ctx: ControllerContext): Promise<void> {
     const k = this.k;
+    this.events = new EventRecorder(ctx.client, { component: k.controller === 'replicaset' ? 'replicaset-controller' : 'replication-controller' }, { log: ctx.log, signal: ctx.signal });
     const owners = ctx.informers.informerFor(k.informerPath);
     const podInformer = ctx.informers.informerFor('/api/v1/pods');
     const pods = new PodIndex(podInformer);
@@ -233,6 +236,10 @@ export class ReplicaManager implements Controller {
         let created: KubeObject | undefined;
         try {
           created = await createIn(ctx.client, podsPath(ns), podFromTemplate(template, owner, ref), ctx.signal);
+          if (created) this.events?.event(refOf(owner, k.apiVersion, k.kind), 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
+        } catch (err) {
+          this.events?.event(refOf(owner, k.apiVersion, k.kind), 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
+          throw err;
         } finally {
           if (!created) expectations.creationObserved(key); // it will never be seen
         }
@@ -243,8 +250,10 @@ export class ReplicaManager implements Controller {
       await inBatches(victims, 50, async (p) => {
         const done = await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal).catch((err: unknown) => {
           expectations.deletionObserved(key, keyOf(p));
+          this.events?.event(refOf(owner, k.apiVersion, k.kind), 'Warning', 'FailedDelete', `Error deleting: ${(err as Error).message}`);
           throw err;
         });
+        if (done) this.events?.event(refOf(owner, k.apiVersion, k.kind), 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
         if (!done) expectations.deletionObserved(key, keyOf(p));
       });
     }

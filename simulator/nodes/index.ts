@@ -11,6 +11,7 @@
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../api/meta.ts';
 import { ApiClient } from '../controllers/api-client.ts';
+import { EventRecorder } from '../controllers/event-recorder.ts';
 import type { ClientConfig } from '../controllers/kubeconfig.ts';
 import { Informer, keyOf } from '../controllers/informer.ts';
 import { SimKubelet, type KubeletOptions } from './kubelet.ts';
@@ -77,14 +78,18 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
   const count = opts.count ?? 3;
   const prefix = opts.namePrefix ?? 'sim-node-';
   const kubelets = new Map<string, SimKubelet>();
+  const lifetime = new AbortController();
   const clients: ApiClient[] = [schedulerClient];
   for (let i = 0; i < count; i++) {
     const name = `${prefix}${i}`;
     const client = await ApiClient.create(cfg, { qps: opts.kubeletQps ?? 5, burst: opts.kubeletBurst ?? 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})` });
-    clients.push(client);
-    kubelets.set(name, new SimKubelet(name, (opts.indexOffset ?? 0) + i, client, kopts));
+    // Events go through a client of their own, as the kubelet's --event-qps=5 --event-burst=10 (unlimited with an unlimited kubelet).
+    const unlimited = (opts.kubeletQps ?? 5) < 0;
+    const eventClient = await ApiClient.create(cfg, { qps: unlimited ? -1 : 5, burst: unlimited ? 0 : 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})` });
+    clients.push(client, eventClient);
+    const events = new EventRecorder(eventClient, { component: 'kubelet', host: name }, { log, signal: lifetime.signal });
+    kubelets.set(name, new SimKubelet(name, (opts.indexOffset ?? 0) + i, client, { ...kopts, events }));
   }
-  const lifetime = new AbortController();
   setMaxListeners(0, lifetime.signal); // every scheduler worker and watch listens to it
   const closeAll = async () => {
     lifetime.abort();
@@ -123,7 +128,7 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
       : new SimScheduler(
           schedulerClient,
           { pod: (key) => pods.get(key), nodes: () => nodes.list(), podsOn: (node) => boundTo.get(node)?.size ?? 0 },
-          { workers: opts.schedulerWorkers ?? 16, retryMs: opts.schedulerRetryMs ?? 1000, log },
+          { workers: opts.schedulerWorkers ?? 16, retryMs: opts.schedulerRetryMs ?? 1000, log, events: new EventRecorder(schedulerClient, { component: 'default-scheduler' }, { log, signal: lifetime.signal }) },
         );
   const onPod = (pod: KubeObject) => {
     const key = keyOf(pod);

@@ -11,6 +11,7 @@
 
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError, type ApiClient } from '../controllers/api-client.ts';
+import { refOf, type EventRecorder, type EventType } from '../controllers/event-recorder.ts';
 import { podBehaviour, type BehaviourDefaults, type PodBehaviour } from './annotations.ts';
 import { nodeConditions, nodeInternalIP, nodeObject, podIP, rfc3339, type NodeShape } from './node-object.ts';
 import { containersOf, newContainerID, podStatus, type ContainerState, type ContainersView } from './pod-status.ts';
@@ -25,6 +26,8 @@ export interface KubeletOptions extends BehaviourDefaults {
   restartBackoffMs: number;
   maxRestartBackoffMs: number;
   log(line: string): void;
+  /** Where the kubelet's events go (source component kubelet, host the node); none: no events. */
+  events?: EventRecorder;
 }
 
 interface PodRun {
@@ -204,9 +207,22 @@ export class SimKubelet {
     });
   }
 
+  /** One event per container of the pod, about spec.containers{<name>}. */
+  private containerEvents(run: PodRun, type: EventType, reason: string, message: (c: { name?: string; image?: string }) => string): void {
+    const events = this.opts.events;
+    if (!events) return;
+    for (const c of containersOf(run.pod)) events.event(refOf(run.pod, 'v1', 'Pod', `spec.containers{${c.name ?? ''}}`), type, reason, message(c));
+  }
+
   private start(run: PodRun): void {
     const now = rfc3339();
     const first = run.view.phase === 'Pending';
+    if (first) {
+      this.containerEvents(run, 'Normal', 'Pulling', (c) => `pulling image "${c.image ?? ''}"`);
+      this.containerEvents(run, 'Normal', 'Pulled', (c) => `Successfully pulled image "${c.image ?? ''}"`);
+    } else this.containerEvents(run, 'Normal', 'Pulled', (c) => `Container image "${c.image ?? ''}" already present on machine`);
+    this.containerEvents(run, 'Normal', 'Created', () => 'Created container');
+    this.containerEvents(run, 'Normal', 'Started', () => 'Started container');
     run.containerStartedAt = now;
     run.view = {
       ...run.view,
@@ -282,6 +298,7 @@ export class SimKubelet {
       lastContainerIDs: run.view.containerIDs,
     };
     this.write(run);
+    this.containerEvents(run, 'Warning', 'BackOff', () => 'Back-off restarting failed container');
     this.later(run, backoff, () => this.start(run));
   }
 
@@ -291,6 +308,7 @@ export class SimKubelet {
     this.clear(run);
     const grace = pod.metadata.deletionGracePeriodSeconds ?? 0;
     const ms = Math.min(this.opts.stopMs, grace * 1000);
+    if (run.view.phase === 'Running') this.containerEvents(run, 'Normal', 'Killing', (c) => `Killing container with id sim://${c.name ?? ''}:Need to kill Pod`);
     this.later(run, ms, () => {
       run.chain = run.chain.then(async () => {
         try {

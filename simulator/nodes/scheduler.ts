@@ -6,6 +6,7 @@
 
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError, type ApiClient } from '../controllers/api-client.ts';
+import { refOf, type EventRecorder } from '../controllers/event-recorder.ts';
 import { keyOf } from '../controllers/informer.ts';
 import { WorkQueue, runWorkers } from '../controllers/work-queue.ts';
 import { rfc3339 } from './node-object.ts';
@@ -51,7 +52,7 @@ export class SimScheduler {
   constructor(
     private readonly client: ApiClient,
     private readonly sources: SchedulerSources,
-    private readonly opts: { workers: number; retryMs: number; log(line: string): void },
+    private readonly opts: { workers: number; retryMs: number; log(line: string): void; events?: EventRecorder },
   ) {}
 
   enqueue(pod: KubeObject): void {
@@ -106,10 +107,12 @@ export class SimScheduler {
     const podPath = `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}`;
     if (fits.length === 0) {
       this.stats.unschedulable++;
+      const why = [...reasons].map(([r, n]) => `${n} ${r}`).join(', ');
+      const message = `0/${total} nodes are available${why ? `: ${why}` : ''}.`;
+      // Every failed attempt, as the real scheduler does; identical ones aggregate into a count.
+      this.opts.events?.event(refOf(pod, 'v1', 'Pod'), 'Warning', 'FailedScheduling', message);
       if (!this.unschedulableNoted.has(pod.metadata.uid ?? key)) {
         this.unschedulableNoted.add(pod.metadata.uid ?? key);
-        const why = [...reasons].map(([r, n]) => `${n} ${r}`).join(', ');
-        const message = `0/${total} nodes are available${why ? `: ${why}` : ''}.`;
         const cond = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: rfc3339(), reason: 'Unschedulable', message };
         await this.client.patch(`${podPath}/status`, { status: { conditions: [cond] } }, 'application/merge-patch+json', signal).catch(() => undefined);
       }
@@ -125,6 +128,7 @@ export class SimScheduler {
         signal,
       );
       this.stats.bound++;
+      this.opts.events?.event(refOf(pod, 'v1', 'Pod'), 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
       this.unschedulableNoted.delete(pod.metadata.uid ?? key);
     } catch (err) {
       this.inFlight.delete(key);
