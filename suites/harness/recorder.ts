@@ -1,6 +1,8 @@
 // Every request the harness sends goes through a recorder so that a failing check can show exactly what
 // crossed the wire, and hand the reader a curl line that sends the same request again.
 
+import type { ExchangeEvidence } from '../report/results-schema.ts';
+
 export interface RecordedRequest {
   method: string;
   url: string;
@@ -26,22 +28,11 @@ export interface Exchange {
   error?: string;
 }
 
-/** An exchange made printable: bodies as text (or base64 for binary), cut to a readable size. */
-export interface RenderedExchange {
-  method: string;
-  url: string;
-  requestHeaders: Record<string, string>;
-  requestBody?: string;
-  requestBodyEncoding?: 'utf8' | 'base64';
-  status?: number;
-  responseHeaders?: Record<string, string>;
-  responseBody?: string;
-  responseBodyEncoding?: 'utf8' | 'base64';
-  truncated?: boolean;
-  error?: string;
-  durationMs: number;
-  curl: string;
-}
+/**
+ * An exchange made printable: bodies as text (or base64 for binary), cut to a readable size. Its shape is the
+ * report format's (results.json), so evidence goes into the reports as it is.
+ */
+export type RenderedExchange = ExchangeEvidence;
 
 export interface CurlOptions {
   /** Shown as a shell variable so tokens never land in reports. */
