@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { startSimulator, type RunningSimulator } from './start.ts';
+import { applyOp, call, cmPath, freshNamespace, opArb, stateOf, watchEvents, type Obj } from './testing/configmap-ops.ts';
 
 let sim: RunningSimulator;
 let small: RunningSimulator; // a tiny history window and short token lifetime
@@ -19,60 +20,14 @@ after(async () => {
   await small.close();
 });
 
-type Obj = { metadata: { name: string; namespace?: string; resourceVersion: string; labels?: Record<string, string> }; data?: Record<string, string> };
-
-async function call(base: string, method: string, path: string, body?: unknown, contentType = 'application/json') {
-  const res = await request(base + path, {
-    method: method as 'GET',
-    headers: body === undefined ? {} : { 'content-type': contentType },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
-}
-
-let nsCounter = 0;
-async function freshNamespace(base: string): Promise<string> {
-  const name = `lw-${process.pid}-${++nsCounter}`;
-  const r = await call(base, 'POST', '/api/v1/namespaces', { metadata: { name } });
-  assert.equal(r.status, 201);
-  return name;
-}
-
-const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
-
-type Op = { kind: 'create'; name: string; value: string } | { kind: 'update'; name: string; value: string } | { kind: 'delete'; name: string };
-
-const names = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h');
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('create' as const), name: names, value: fc.string({ maxLength: 4 }) }),
-  fc.record({ kind: fc.constant('update' as const), name: names, value: fc.string({ maxLength: 4 }) }),
-  fc.record({ kind: fc.constant('delete' as const), name: names }),
-);
-
-/** Applies an op over HTTP; ops on missing/existing names are allowed to fail (404/409) and change nothing. */
-async function apply(base: string, ns: string, op: Op): Promise<void> {
-  if (op.kind === 'create') {
-    const r = await call(base, 'POST', cmPath(ns), { metadata: { name: op.name, labels: { v: 'x' } }, data: { v: op.value } });
-    assert.ok(r.status === 201 || r.status === 409, `create ${r.status}`);
-  } else if (op.kind === 'update') {
-    const r = await call(base, 'PUT', `${cmPath(ns)}/${op.name}`, { metadata: { name: op.name, labels: { v: 'y' } }, data: { v: op.value } });
-    assert.ok(r.status === 200 || r.status === 404, `update ${r.status}`);
-  } else {
-    const r = await call(base, 'DELETE', `${cmPath(ns)}/${op.name}`);
-    assert.ok(r.status === 200 || r.status === 404, `delete ${r.status}`);
-  }
-}
-
-function stateOf(items: Obj[]): Map<string, string> {
-  return new Map(items.map((i) => [i.metadata.name, JSON.stringify(i.data ?? {}) + i.metadata.resourceVersion]));
-}
+const freshNs = (base: string) => freshNamespace(base, 'lw');
+const ops = opArb(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
 
 test('rule.chunking.consistent-snapshot: the union of chunks is the snapshot at the first chunk, whatever is written between chunks', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(opArb, { maxLength: 12 }), fc.integer({ min: 1, max: 4 }), fc.array(fc.array(opArb, { maxLength: 3 }), { maxLength: 6 }), async (setup, limit, between) => {
-      const ns = await freshNamespace(sim.url);
-      for (const op of setup) await apply(sim.url, ns, op);
+    fc.asyncProperty(fc.array(ops, { maxLength: 12 }), fc.integer({ min: 1, max: 4 }), fc.array(fc.array(ops, { maxLength: 3 }), { maxLength: 6 }), async (setup, limit, between) => {
+      const ns = await freshNs(sim.url);
+      for (const op of setup) await applyOp(sim.url, ns, op);
       const full = await call(sim.url, 'GET', cmPath(ns));
       const snapshot = stateOf(full.body.items);
       const items: Obj[] = [];
@@ -87,7 +42,7 @@ test('rule.chunking.consistent-snapshot: the union of chunks is the snapshot at 
         assert.equal(r.body.metadata.resourceVersion, rv, 'resourceVersion constant across chunks');
         items.push(...r.body.items);
         cont = r.body.metadata.continue ?? '';
-        for (const op of between[chunks] ?? []) await apply(sim.url, ns, op);
+        for (const op of between[chunks] ?? []) await applyOp(sim.url, ns, op);
         chunks++;
       } while (cont);
       // The first chunk was read right after `full`, with no write in between, so both show one revision.
@@ -100,41 +55,15 @@ test('rule.chunking.consistent-snapshot: the union of chunks is the snapshot at 
   );
 });
 
-/** Reads a JSON watch stream until `until` says stop or the timeout ends it. */
-async function watchEvents(base: string, path: string, until: (evs: Array<{ type: string; object: Obj }>) => boolean, ms = 3000) {
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), ms);
-  const res = await request(base + path, { signal: ac.signal });
-  const events: Array<{ type: string; object: Obj }> = [];
-  let buf = '';
-  try {
-    for await (const chunk of res.body) {
-      buf += chunk.toString();
-      let nl;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.trim()) events.push(JSON.parse(line));
-      }
-      if (until(events)) break;
-    }
-  } catch (e) {
-    if ((e as Error).name !== 'AbortError') throw e;
-  } finally {
-    clearTimeout(timer);
-    ac.abort();
-  }
-  return { status: res.statusCode, headers: res.headers, events };
-}
 
 test('rule.watch.from-resource-version: a watch from a list resourceVersion plus that list reproduces the current state', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(opArb, { maxLength: 8 }), fc.array(opArb, { minLength: 1, maxLength: 10 }), async (before, afterOps) => {
-      const ns = await freshNamespace(sim.url);
-      for (const op of before) await apply(sim.url, ns, op);
+    fc.asyncProperty(fc.array(ops, { maxLength: 8 }), fc.array(ops, { minLength: 1, maxLength: 10 }), async (before, afterOps) => {
+      const ns = await freshNs(sim.url);
+      for (const op of before) await applyOp(sim.url, ns, op);
       const listed = await call(sim.url, 'GET', cmPath(ns));
       const state = new Map<string, Obj>(listed.body.items.map((i: Obj) => [i.metadata.name, i]));
-      for (const op of afterOps) await apply(sim.url, ns, op);
+      for (const op of afterOps) await applyOp(sim.url, ns, op);
       const current = await call(sim.url, 'GET', cmPath(ns));
       const target = current.body.metadata.resourceVersion;
       const changes = Number(target) - Number(listed.body.metadata.resourceVersion);
@@ -163,9 +92,9 @@ test('rule.watch.from-resource-version: a watch from a list resourceVersion plus
 });
 
 test('rule.watch.initial-state: a watch without resourceVersion starts with ADDED for every current object', async () => {
-  const ns = await freshNamespace(sim.url);
-  for (const n of ['x', 'y', 'z']) await apply(sim.url, ns, { kind: 'create', name: n, value: n });
-  const { events, headers } = await watchEvents(sim.url, `/api/v1/watch/namespaces/${ns}/configmaps`, (evs) => evs.length >= 3);
+  const ns = await freshNs(sim.url);
+  for (const n of ['x', 'y', 'z']) await applyOp(sim.url, ns, { kind: 'create', name: n, value: n });
+  const { events, headers } = await watchEvents(sim.url, `/api/v1/watch/namespaces/${ns}/configmaps`, (evs) => evs.length >= 3, 3000);
   assert.deepEqual(events.map((e) => `${e.type}:${e.object.metadata.name}`).sort(), ['ADDED:x', 'ADDED:y', 'ADDED:z']);
   assert.equal(headers['content-type'], 'application/json');
   assert.equal(headers['transfer-encoding'], 'chunked');
@@ -173,29 +102,29 @@ test('rule.watch.initial-state: a watch without resourceVersion starts with ADDE
 });
 
 test('rule.watch.label-selector: an object that stops matching the selector is seen as DELETED', async () => {
-  const ns = await freshNamespace(sim.url);
+  const ns = await freshNs(sim.url);
   const listed = await call(sim.url, 'GET', cmPath(ns));
   await call(sim.url, 'POST', cmPath(ns), { metadata: { name: 'm', labels: { team: 'a' } } });
   await call(sim.url, 'PATCH', `${cmPath(ns)}/m`, { metadata: { labels: { team: 'b' } } }, 'application/merge-patch+json');
   await call(sim.url, 'PATCH', `${cmPath(ns)}/m`, { metadata: { labels: { team: 'a' } } }, 'application/merge-patch+json');
-  const { events } = await watchEvents(sim.url, `${cmPath(ns)}?watch=1&labelSelector=team%3Da&resourceVersion=${listed.body.metadata.resourceVersion}`, (evs) => evs.length >= 3);
+  const { events } = await watchEvents(sim.url, `${cmPath(ns)}?watch=1&labelSelector=team%3Da&resourceVersion=${listed.body.metadata.resourceVersion}`, (evs) => evs.length >= 3, 3000);
   assert.deepEqual(events.map((e) => e.type), ['ADDED', 'DELETED', 'ADDED']);
 });
 
 test('rule.watch.single-object: watch by name path and by fieldSelector see only that object', async () => {
-  const ns = await freshNamespace(sim.url);
+  const ns = await freshNs(sim.url);
   const listed = await call(sim.url, 'GET', cmPath(ns));
   const rv = listed.body.metadata.resourceVersion;
-  for (const n of ['one', 'two']) await apply(sim.url, ns, { kind: 'create', name: n, value: n });
-  await apply(sim.url, ns, { kind: 'update', name: 'two', value: 'v' });
-  const byPath = await watchEvents(sim.url, `/api/v1/watch/namespaces/${ns}/configmaps/two?resourceVersion=${rv}`, (evs) => evs.length >= 2);
+  for (const n of ['one', 'two']) await applyOp(sim.url, ns, { kind: 'create', name: n, value: n });
+  await applyOp(sim.url, ns, { kind: 'update', name: 'two', value: 'v' });
+  const byPath = await watchEvents(sim.url, `/api/v1/watch/namespaces/${ns}/configmaps/two?resourceVersion=${rv}`, (evs) => evs.length >= 2, 3000);
   assert.deepEqual(byPath.events.map((e) => `${e.type}:${e.object.metadata.name}`), ['ADDED:two', 'MODIFIED:two']);
-  const bySel = await watchEvents(sim.url, `${cmPath(ns)}?watch=true&fieldSelector=metadata.name%3Dtwo&resourceVersion=${rv}`, (evs) => evs.length >= 2);
+  const bySel = await watchEvents(sim.url, `${cmPath(ns)}?watch=true&fieldSelector=metadata.name%3Dtwo&resourceVersion=${rv}`, (evs) => evs.length >= 2, 3000);
   assert.deepEqual(bySel.events.map((e) => `${e.type}:${e.object.metadata.name}`), ['ADDED:two', 'MODIFIED:two']);
 });
 
 test('query.list.timeoutSeconds: the server ends a watch after timeoutSeconds', async () => {
-  const ns = await freshNamespace(sim.url);
+  const ns = await freshNs(sim.url);
   const started = Date.now();
   const { status } = await watchEvents(sim.url, `${cmPath(ns)}?watch=true&timeoutSeconds=1`, () => false, 5000);
   const took = Date.now() - started;
@@ -204,10 +133,10 @@ test('query.list.timeoutSeconds: the server ends a watch after timeoutSeconds', 
 });
 
 test('error.410: a watch from a revision outside the history window gets 410 Expired; relist and rewatch recovers', async () => {
-  const ns = await freshNamespace(small.url);
+  const ns = await freshNs(small.url);
   const listed = await call(small.url, 'GET', cmPath(ns));
   const oldRv = listed.body.metadata.resourceVersion;
-  for (let i = 0; i < 12; i++) await apply(small.url, ns, { kind: 'create', name: `o${i}`, value: '' });
+  for (let i = 0; i < 12; i++) await applyOp(small.url, ns, { kind: 'create', name: `o${i}`, value: '' });
   await new Promise((r) => setTimeout(r, 10));
   const res = await request(`${small.url}${cmPath(ns)}?watch=true&resourceVersion=${oldRv}`);
   const text = await res.body.text();
@@ -225,15 +154,15 @@ test('error.410: a watch from a revision outside the history window gets 410 Exp
   // Client procedure of 4.3.5: list again, watch from the fresh resourceVersion.
   const relisted = await call(small.url, 'GET', cmPath(ns));
   assert.equal(relisted.body.items.length, 12);
-  await apply(small.url, ns, { kind: 'create', name: 'after', value: '' });
-  const { status: st, events } = await watchEvents(small.url, `${cmPath(ns)}?watch=true&resourceVersion=${relisted.body.metadata.resourceVersion}`, (evs) => evs.length >= 1);
+  await applyOp(small.url, ns, { kind: 'create', name: 'after', value: '' });
+  const { status: st, events } = await watchEvents(small.url, `${cmPath(ns)}?watch=true&resourceVersion=${relisted.body.metadata.resourceVersion}`, (evs) => evs.length >= 1, 3000);
   assert.equal(st, 200);
   assert.deepEqual(events.map((e) => `${e.type}:${e.object.metadata.name}`), ['ADDED:after']);
 });
 
 test('rule.chunking.token-expiry: an expired continue token gets 410 Expired telling the client to restart', async () => {
-  const ns = await freshNamespace(small.url);
-  for (let i = 0; i < 3; i++) await apply(small.url, ns, { kind: 'create', name: `t${i}`, value: '' });
+  const ns = await freshNs(small.url);
+  for (let i = 0; i < 3; i++) await applyOp(small.url, ns, { kind: 'create', name: `t${i}`, value: '' });
   const first = await call(small.url, 'GET', `${cmPath(ns)}?limit=1`);
   assert.ok(first.body.metadata.continue);
   await new Promise((r) => setTimeout(r, 1200)); // tokens carry whole seconds; the lifetime here is 150 ms
@@ -244,8 +173,8 @@ test('rule.chunking.token-expiry: an expired continue token gets 410 Expired tel
 });
 
 test('rule.chunking.same-query: a token is refused with other query parameters, with resourceVersion, or tampered', async () => {
-  const ns = await freshNamespace(sim.url);
-  for (let i = 0; i < 3; i++) await apply(sim.url, ns, { kind: 'create', name: `q${i}`, value: '' });
+  const ns = await freshNs(sim.url);
+  for (let i = 0; i < 3; i++) await applyOp(sim.url, ns, { kind: 'create', name: `q${i}`, value: '' });
   const first = await call(sim.url, 'GET', `${cmPath(ns)}?limit=1`);
   const token = first.body.metadata.continue as string;
   const other = await call(sim.url, 'GET', `${cmPath(ns)}?limit=1&labelSelector=v%3Dx&continue=${token}`);
@@ -266,8 +195,8 @@ test('rule.chunking.same-query: a token is refused with other query parameters, 
 });
 
 test('query.list.resourceVersion: unset is the latest, 0 is accepted, a served value is at least as fresh, garbage is 400', async () => {
-  const ns = await freshNamespace(sim.url);
-  await apply(sim.url, ns, { kind: 'create', name: 'r', value: '' });
+  const ns = await freshNs(sim.url);
+  await applyOp(sim.url, ns, { kind: 'create', name: 'r', value: '' });
   const latest = await call(sim.url, 'GET', cmPath(ns));
   const zero = await call(sim.url, 'GET', `${cmPath(ns)}?resourceVersion=0`);
   assert.equal(zero.status, 200);
