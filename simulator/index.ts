@@ -8,8 +8,8 @@ import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator } from './server/start.ts';
-import { parseGoDuration, toMilliseconds } from './controllers/go-duration.ts';
+import { startSimulator } from './cluster.ts';
+import { parseGoDuration, toMilliseconds } from './controllers/daemon/go-duration.ts';
 import { openStore, parseStorageArgs, STORAGE_HELP, STORAGE_OPTIONS } from './storage/etcd-cli.ts';
 
 const HELP = `Usage: npx tsx simulator [options]

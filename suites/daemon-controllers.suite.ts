@@ -41,7 +41,7 @@ interface Env {
 
 async function withEnv(ctx: CheckContext, fn: (env: Env) => Promise<void>): Promise<void> {
   const tables = loadSpecTables({ vendor: ctx.vendor });
-  const { startSimulator } = await import('../simulator/server/start.ts');
+  const { startSimulator } = await import('../simulator/cluster.ts');
   const sim = await startSimulator({ port: 0, host: '127.0.0.1', vendor: ctx.vendor });
   const dir = mkdtempSync(join(tmpdir(), 'daemon-controllers-'));
   let n = 0;

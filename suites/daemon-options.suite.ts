@@ -61,7 +61,7 @@ interface DaemonEnv extends ValueEnv {
 /** A simulator for the daemons to talk to, a client config pointing at it, and files for path options. */
 async function withDaemonEnv(ctx: CheckContext, fn: (env: DaemonEnv) => Promise<void>): Promise<void> {
   const tables = loadSpecTables({ vendor: ctx.vendor });
-  const { startSimulator } = await import('../simulator/server/start.ts');
+  const { startSimulator } = await import('../simulator/cluster.ts');
   const sim = await startSimulator({ port: 0, host: '127.0.0.1', vendor: ctx.vendor });
   const dir = mkdtempSync(join(tmpdir(), 'daemon-options-'));
   try {

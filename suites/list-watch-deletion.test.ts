@@ -4,7 +4,7 @@
 // the checks pass. The simulator runs with a small history window so the 410 checks run instead of skipping.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSimulator, type RunningSimulator } from '../simulator/server/start.ts';
+import { startSimulator, type RunningSimulator } from '../simulator/cluster.ts';
 import { runChecks, type CheckOutcome, type EngineResult } from './harness/engine.ts';
 import { startBreakingProxy, type ProxyBreaks, type RunningProxy } from './harness/testdata/breaking-proxy.ts';
 

@@ -3,7 +3,7 @@
 
 import type { KubeObject } from './meta.ts';
 import type { ResourceDef } from './registry.ts';
-import type { FieldError } from '../server/errors.ts';
+import type { FieldError } from './field-errors.ts';
 
 export interface KindRules {
   /** Fills defaults in place (the object is a private copy). */

@@ -38,7 +38,7 @@ type ToWorker = { op: 'fill'; namespace: string; from: number; to: number } | { 
 type FromWorker = { op: 'ready'; simUrl: string; bareUrl: string; getBody: string; createBody: string } | { op: 'filled' } | { op: 'closed' };
 
 async function serve(): Promise<void> {
-  const { startSimulator } = await import('../server/start.ts');
+  const { startSimulator } = await import('../cluster.ts');
   const { default: Fastify } = await import('fastify');
   const { objectKey } = await import('../api/registry.ts');
   const { toStored } = await import('../server/handlers/common.ts');

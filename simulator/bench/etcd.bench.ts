@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../api/meta.ts';
 import { EtcdStore } from '../storage/etcd.ts';
-import { findEtcd, startEtcd } from '../storage/etcd-test-server.ts';
+import { findEtcd, startEtcd } from '../testing/etcd-test-server.ts';
 
 export interface Measurement {
   name: string;

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { startSimulator } from '../server/start.ts';
+import { startSimulator } from '../cluster.ts';
 
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1000);
 const WRITES = Number(process.env.BENCH_WRITES ?? 1000);

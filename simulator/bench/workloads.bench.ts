@@ -8,9 +8,9 @@
 
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSimulator } from '../server/start.ts';
+import { startSimulator } from '../cluster.ts';
 import { startNodes } from '../nodes/index.ts';
-import { Api, startWorkloadEnv } from '../controllers/workload-test-env.ts';
+import { Api, startWorkloadEnv } from '../testing/workload-test-env.ts';
 import type { KubeList } from '../api/meta.ts';
 
 const DEPLOYMENTS = Number(process.env.BENCH_DEPLOYMENTS ?? 30);

@@ -1,10 +1,10 @@
 // What every control loop of the daemon is given and must provide.
 
-import type { ApiClient } from './api-client.ts';
-import type { DaemonOptions } from './options.ts';
-import type { FeatureGates } from './feature-gates.ts';
-import type { DaemonMetrics } from './metrics.ts';
-import type { InformerFactory } from './informer.ts';
+import type { ApiClient } from '../client/api-client.ts';
+import type { DaemonOptions } from './daemon/options.ts';
+import type { FeatureGates } from './daemon/feature-gates.ts';
+import type { DaemonMetrics } from '../client/metrics.ts';
+import type { InformerFactory } from '../client/informer.ts';
 
 export interface ControllerContext {
   client: ApiClient;

@@ -4,7 +4,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
-import { Api, eventually, podTemplate, startWorkloadEnv, type WorkloadEnv } from './workload-test-env.ts';
+import { Api, eventually, podTemplate, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 import { cronJobController, nextScheduleTime, unmetScheduleTimes } from './cronjob.ts';
 import { jobController, jobFinished } from './job.ts';
 

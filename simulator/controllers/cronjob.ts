@@ -16,8 +16,8 @@ import { CronExpressionParser } from 'cron-parser';
 import type { KubeObject, ObjectMeta } from '../api/meta.ts';
 import { parseDurationMs } from '../../spec-tables/duration.ts';
 import type { Controller, ControllerContext } from './controller.ts';
-import type { Informer } from './informer.ts';
-import { EventRecorder, refOf } from './event-recorder.ts';
+import type { Informer } from '../client/informer.ts';
+import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { jobFinished, jobStatus, type JobSpec } from './job.ts';
 import { controllerRefOf, createIn, deleteObject, isConflict, ownerRef, podPath, rfc3339, selectorMatches, specOf, writeStatus, type Obj } from './workload-util.ts';
 

@@ -1,7 +1,7 @@
 // DaemonSet controller: one pod per node, placed by the controller itself, following nodeSelector.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { Api, eventually, isReady, podTemplate, startWorkloadEnv, type WorkloadEnv } from './workload-test-env.ts';
+import { Api, eventually, isReady, podTemplate, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 
 let env: WorkloadEnv;
 let api: Api;

@@ -12,9 +12,9 @@ import type { KubeObject } from '../api/meta.ts';
 import type { LabelSelector } from '../api/labels.ts';
 import { scaledValue } from '../api/kinds/int-or-percent.ts';
 import type { Controller, ControllerContext } from './controller.ts';
-import { keyOf, type Informer } from './informer.ts';
-import { WorkQueue, runWorkers } from './work-queue.ts';
-import { EventRecorder, refOf } from './event-recorder.ts';
+import { keyOf, type Informer } from '../client/informer.ts';
+import { WorkQueue, runWorkers } from '../client/work-queue.ts';
+import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
 import {
   Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, isPodAvailable, isPodReady, msUntilAvailable, omitEmpty, ownerRef, podFromTemplate,

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '../api/meta.ts';
-import { Api, eventually, podTemplate, startWorkloadEnv, type WorkloadEnv } from './workload-test-env.ts';
+import { Api, eventually, podTemplate, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 import { lastRevision, REVISION, ROLLBACK_TO } from './deployment.ts';
 
 let env: WorkloadEnv;

@@ -3,7 +3,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
-import { Api, eventually, isReady, phaseOf, podTemplate, startWorkloadEnv, type WorkloadEnv } from './workload-test-env.ts';
+import { Api, eventually, isReady, phaseOf, podTemplate, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 import { HASH_LABEL, REVISION, resolveFenceposts } from './deployment.ts';
 
 let env: WorkloadEnv;

@@ -7,8 +7,8 @@
 
 import type { KubeObject } from '../api/meta.ts';
 import type { Controller, ControllerContext } from './controller.ts';
-import { keyOf, type Informer } from './informer.ts';
-import { WorkQueue, runWorkers } from './work-queue.ts';
+import { keyOf, type Informer } from '../client/informer.ts';
+import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { PodIndex } from './replicaset.ts';
 import { deleteObject, isConflict, isNotFound, isPodReady, isTerminated, selectorMatches, specOf, statusOf } from './workload-util.ts';
 

@@ -1,9 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
-import { startTestCluster, eventually, ownerRef, podTemplate, type TestCluster } from './test-simulator.ts';
-import { startSimulator } from '../server/start.ts';
-import { startDaemon } from './daemon.ts';
+import { startTestCluster, eventually, ownerRef, podTemplate, type TestCluster } from '../testing/test-simulator.ts';
+import { startSimulator } from '../cluster.ts';
+import { startDaemon } from './daemon/daemon.ts';
 
 let c: TestCluster;
 let n = 0;

@@ -12,8 +12,8 @@
 //     the collector was not running, because every object with owners is looked at after the first sync.
 
 import type { KubeObject, OwnerReference } from '../api/meta.ts';
-import { ApiError } from './api-client.ts';
-import { collectionPathOf, discoverApiResources, hasVerbs, objectPathOf, resourceForKind, type ApiResource } from './api-resources.ts';
+import { ApiError } from '../client/api-client.ts';
+import { collectionPathOf, discoverApiResources, hasVerbs, objectPathOf, resourceForKind, type ApiResource } from '../client/api-resources.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import {
   FOREGROUND_FINALIZER,
@@ -26,7 +26,7 @@ import {
   ownerRefsOf,
   type GraphNode,
 } from './gc-graph.ts';
-import { WorkQueue, runWorkers } from './work-queue.ts';
+import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 
 /** Resources the real collector never watches. */
 const IGNORED = new Set(['/events']);

@@ -5,7 +5,7 @@
 // with the same uid: a node stays while any informer still has the object.
 
 import type { KubeObject, OwnerReference } from '../api/meta.ts';
-import type { ApiResource } from './api-resources.ts';
+import type { ApiResource } from '../client/api-resources.ts';
 
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';

@@ -3,8 +3,8 @@
 // (including lost leadership, after which a supervisor is expected to restart the daemon, as with the real one).
 
 import { loadSpecTables } from '../../spec-tables/index.ts';
-import { DaemonExit, prepareOptions } from './command-line.ts';
-import { UsageError } from './options.ts';
+import { DaemonExit, prepareOptions } from './daemon/command-line.ts';
+import { UsageError } from './daemon/options.ts';
 
 async function main(): Promise<number> {
   let handle;
@@ -13,7 +13,7 @@ async function main(): Promise<number> {
     const argv = process.argv.slice(2);
     // Help, version and a bad command line are answered before the rest of the daemon is loaded.
     prepareOptions(argv, tables);
-    const { startDaemon } = await import('./daemon.ts');
+    const { startDaemon } = await import('./daemon/daemon.ts');
     handle = await startDaemon(argv, { tables });
   } catch (err) {
     if (err instanceof DaemonExit) {

@@ -2,7 +2,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
-import { Api, eventually, phaseOf, podTemplate, startWorkloadEnv, type WorkloadEnv } from './workload-test-env.ts';
+import { Api, eventually, phaseOf, podTemplate, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 import { jobController, type JobStatus } from './job.ts';
 
 let env: WorkloadEnv;

@@ -10,9 +10,9 @@
 import type { KubeObject } from '../api/meta.ts';
 import type { LabelSelector } from '../api/labels.ts';
 import type { Controller, ControllerContext } from './controller.ts';
-import { keyOf, type Informer } from './informer.ts';
-import { WorkQueue, runWorkers } from './work-queue.ts';
-import { EventRecorder, refOf } from './event-recorder.ts';
+import { keyOf, type Informer } from '../client/informer.ts';
+import { WorkQueue, runWorkers } from '../client/work-queue.ts';
+import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { PodIndex, claimPods, deletionRank } from './replicaset.ts';
 import {
   Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, omitEmpty, ownerRef, podFromTemplate, podPath, podsPath, rfc3339, specOf, statusOf,

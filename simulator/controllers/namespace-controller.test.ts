@@ -1,9 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeList, KubeObject } from '../api/meta.ts';
-import { startTestCluster, eventually, podTemplate, type TestCluster } from './test-simulator.ts';
+import { startTestCluster, eventually, podTemplate, type TestCluster } from '../testing/test-simulator.ts';
 import { deletableNamespacedResources } from './namespace-controller.ts';
-import type { ApiResource } from './api-resources.ts';
+import type { ApiResource } from '../client/api-resources.ts';
 
 let c: TestCluster;
 before(async () => {

@@ -7,10 +7,10 @@
 // finalized while an object the cache has not seen yet is still in it.
 
 import type { KubeObject } from '../api/meta.ts';
-import { ApiError } from './api-client.ts';
-import { ApiResourceCache, collectionPathOf, hasVerbs, objectPathOf, type ApiResource } from './api-resources.ts';
+import { ApiError } from '../client/api-client.ts';
+import { ApiResourceCache, collectionPathOf, hasVerbs, objectPathOf, type ApiResource } from '../client/api-resources.ts';
 import type { Controller, ControllerContext } from './controller.ts';
-import { WorkQueue, runWorkers } from './work-queue.ts';
+import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
 const BACKGROUND = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };

@@ -2,7 +2,7 @@
 // nodes that no longer exist.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { Api, eventually, phaseOf, startWorkloadEnv, type WorkloadEnv } from './workload-test-env.ts';
+import { Api, eventually, phaseOf, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 import { podGCController } from './podgc.ts';
 
 let env: WorkloadEnv;

@@ -5,9 +5,9 @@
 // - force-deletes pods being deleted that were never scheduled (no kubelet will ever confirm them).
 
 import type { KubeObject } from '../api/meta.ts';
-import { ApiError } from './api-client.ts';
+import { ApiError } from '../client/api-client.ts';
 import type { Controller, ControllerContext } from './controller.ts';
-import type { Informer } from './informer.ts';
+import type { Informer } from '../client/informer.ts';
 import { isTerminated, podPath, specOf } from './workload-util.ts';
 
 export interface PodGCOptions {

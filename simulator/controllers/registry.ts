@@ -5,9 +5,9 @@
 
 import { existsSync } from 'node:fs';
 import type { Controller } from './controller.ts';
-import type { DaemonOptions } from './options.ts';
-import type { FeatureGates } from './feature-gates.ts';
-import { gvrKey, type GroupVersionResourceRef } from './discovery.ts';
+import type { DaemonOptions } from './daemon/options.ts';
+import type { FeatureGates } from './daemon/feature-gates.ts';
+import { gvrKey, type GroupVersionResourceRef } from '../client/discovery.ts';
 import { namespaceController } from './namespace-controller.ts';
 import { garbageCollector } from './garbage-collector.ts';
 import { serviceAccountController } from './serviceaccount-controller.ts';

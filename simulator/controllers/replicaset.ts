@@ -9,11 +9,11 @@
 
 import type { KubeObject } from '../api/meta.ts';
 import type { LabelSelector } from '../api/labels.ts';
-import type { ApiClient } from './api-client.ts';
+import type { ApiClient } from '../client/api-client.ts';
 import type { Controller, ControllerContext } from './controller.ts';
-import { keyOf, type Informer } from './informer.ts';
-import { EventRecorder, refOf } from './event-recorder.ts';
-import { WorkQueue, runWorkers } from './work-queue.ts';
+import { keyOf, type Informer } from '../client/informer.ts';
+import { EventRecorder, refOf } from '../client/event-recorder.ts';
+import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import {
   Expectations, controllerRefOf, createIn, deleteObject, inBatches, isConflict, isNotFound, isPodActive, isPodAvailable, isPodReady, msUntilAvailable,
   omitEmpty, ownerRef, podFromTemplate, podPath, podsPath, readySince, selectorMatches, specOf, statusOf, writeStatus, type Obj,

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeList, KubeObject } from '../api/meta.ts';
-import { startTestCluster, eventually, type TestCluster } from './test-simulator.ts';
+import { startTestCluster, eventually, type TestCluster } from '../testing/test-simulator.ts';
 
 let c: TestCluster;
 before(async () => {

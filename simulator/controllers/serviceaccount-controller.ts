@@ -3,9 +3,9 @@
 // (the API refuses new content in them). Work items are namespace names.
 
 import type { KubeObject } from '../api/meta.ts';
-import { ApiError } from './api-client.ts';
+import { ApiError } from '../client/api-client.ts';
 import type { Controller, ControllerContext } from './controller.ts';
-import { WorkQueue, runWorkers } from './work-queue.ts';
+import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 

@@ -4,10 +4,10 @@
 // many creates and deletes a controller still waits to see in its caches, so that a lagging cache never makes
 // it create or delete twice), conditions that keep their transition time, and status writes as merge patches.
 
-import type { EventHandler } from './informer.ts';
+import type { EventHandler } from '../client/informer.ts';
 import type { KubeObject, OwnerReference } from '../api/meta.ts';
 import { matchesRequirements, requirementsOf, type LabelSelector } from '../api/labels.ts';
-import { ApiError, type ApiClient } from './api-client.ts';
+import { ApiError, type ApiClient } from '../client/api-client.ts';
 
 export type Obj = Record<string, unknown>;
 

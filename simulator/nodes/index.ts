@@ -10,10 +10,10 @@
 
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../api/meta.ts';
-import { ApiClient } from '../controllers/api-client.ts';
-import { EventRecorder } from '../controllers/event-recorder.ts';
-import type { ClientConfig } from '../controllers/kubeconfig.ts';
-import { Informer, keyOf } from '../controllers/informer.ts';
+import { ApiClient } from '../client/api-client.ts';
+import { EventRecorder } from '../client/event-recorder.ts';
+import type { ClientConfig } from '../client/kubeconfig.ts';
+import { Informer, keyOf } from '../client/informer.ts';
 import { SimKubelet, type KubeletOptions } from './kubelet.ts';
 import { DEFAULT_NODE_SHAPE, type NodeShape } from './node-object.ts';
 import { SimScheduler } from './scheduler.ts';

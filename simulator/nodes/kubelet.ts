@@ -10,8 +10,8 @@
 // Every write is a merge patch of the status subresource, in order per pod; a 404 means the pod is gone.
 
 import type { KubeObject } from '../api/meta.ts';
-import { ApiError, type ApiClient } from '../controllers/api-client.ts';
-import { refOf, type EventRecorder, type EventType } from '../controllers/event-recorder.ts';
+import { ApiError, type ApiClient } from '../client/api-client.ts';
+import { refOf, type EventRecorder, type EventType } from '../client/event-recorder.ts';
 import { podBehaviour, type BehaviourDefaults, type PodBehaviour } from './annotations.ts';
 import { nodeConditions, nodeInternalIP, nodeObject, podIP, rfc3339, type NodeShape } from './node-object.ts';
 import { containersOf, newContainerID, podStatus, type ContainerState, type ContainersView } from './pod-status.ts';

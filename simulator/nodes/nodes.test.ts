@@ -3,11 +3,11 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
-import { startSimulator, type RunningSimulator } from '../server/start.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import { startNodes, type NodesHandle } from './index.ts';
 import { podBehaviour } from './annotations.ts';
 import { RESTART_COUNT_CAP } from './pod-status.ts';
-import { Api, eventually, isReady, phaseOf } from '../controllers/workload-test-env.ts';
+import { Api, eventually, isReady, phaseOf } from '../testing/workload-test-env.ts';
 
 let sim: RunningSimulator;
 let nodes: NodesHandle;

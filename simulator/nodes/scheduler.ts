@@ -5,10 +5,10 @@
 // message form ("0/3 nodes are available: 3 Insufficient pods."), and is tried again later.
 
 import type { KubeObject } from '../api/meta.ts';
-import { ApiError, type ApiClient } from '../controllers/api-client.ts';
-import { refOf, type EventRecorder } from '../controllers/event-recorder.ts';
-import { keyOf } from '../controllers/informer.ts';
-import { WorkQueue, runWorkers } from '../controllers/work-queue.ts';
+import { ApiError, type ApiClient } from '../client/api-client.ts';
+import { refOf, type EventRecorder } from '../client/event-recorder.ts';
+import { keyOf } from '../client/informer.ts';
+import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { rfc3339 } from './node-object.ts';
 
 export const DEFAULT_SCHEDULER = 'default-scheduler';

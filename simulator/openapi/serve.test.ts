@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSimulator, type RunningSimulator } from '../server/start.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
 
 const V2_PB = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { startSimulator, type RunningSimulator } from './start.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
 
 let sim: RunningSimulator;
 before(async () => {

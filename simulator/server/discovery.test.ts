@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { startSimulator, type RunningSimulator } from './start.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import { RESOURCES } from '../api/registry.ts';
 
 let sim: RunningSimulator;

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request, Pool } from 'undici';
 import fc from 'fast-check';
-import { startSimulator, type RunningSimulator } from './start.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
 
 let sim: RunningSimulator;
 

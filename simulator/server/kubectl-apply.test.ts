@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startSimulator, type RunningSimulator } from './start.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
 
 function findKubectl(): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {

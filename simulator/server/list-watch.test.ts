@@ -5,8 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { request } from 'undici';
-import { startSimulator, type RunningSimulator } from './start.ts';
-import { applyOp, call, cmPath, freshNamespace, opArb, stateOf, watchEvents, type Obj } from './testing/configmap-ops.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
+import { applyOp, call, cmPath, freshNamespace, opArb, stateOf, watchEvents, type Obj } from '../testing/configmap-ops.ts';
 
 let sim: RunningSimulator;
 let small: RunningSimulator; // a tiny history window and short token lifetime

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldRow } from '../../spec-tables/index.ts';
-import { type Harness, type Json, cronJob, deployment, harness, job, pod, podTemplate } from '../api/kinds/testing.ts';
+import { type Harness, type Json, cronJob, deployment, harness, job, pod, podTemplate } from '../testing/kinds.ts';
 
 let h: Harness;
 let ns: string;

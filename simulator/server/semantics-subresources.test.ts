@@ -3,7 +3,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type Harness, type Json, deployment, harness, podTemplate } from '../api/kinds/testing.ts';
+import { type Harness, type Json, deployment, harness, podTemplate } from '../testing/kinds.ts';
 
 let h: Harness;
 let ns: string;

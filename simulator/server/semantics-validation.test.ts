@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { fieldRow } from '../../spec-tables/index.ts';
-import { type Harness, type Json, assertInvalid, causeFields, cronJob, deployment, harness, job, pod, podTemplate } from '../api/kinds/testing.ts';
+import { type Harness, type Json, assertInvalid, causeFields, cronJob, deployment, harness, job, pod, podTemplate } from '../testing/kinds.ts';
 
 let h: Harness;
 let ns: string;

@@ -1,4 +1,6 @@
-// Starts the API server: storage, registry, codecs, the Fastify app, and the namespaces every cluster has.
+// Starts the API server alone: storage, registry, codecs, the Fastify app, and the namespaces every cluster
+// has. The whole cluster (API server + controller daemon + simulated nodes) is composed in ../cluster.ts,
+// which is the only caller that knows about the daemon and the nodes.
 
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -12,10 +14,8 @@ import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
 import { decodeObject, encodeObject, encodeWatchEvent, hasProtobuf } from '../codec/protobuf.ts';
-import type { DaemonHandle } from '../controllers/daemon.ts';
-import type { NodesHandle, NodesOptions } from '../nodes/index.ts';
 
-export interface SimulatorOptions {
+export interface ApiServerOptions {
   port?: number;
   host?: string;
   vendor?: string;
@@ -26,32 +26,13 @@ export interface SimulatorOptions {
   watchHistoryAgeMs?: number;
   store?: Store;
   bodyLimit?: number;
-  /**
-   * Also run the controller daemon in this process, as a client of this server over HTTP (leader election
-   * off, its HTTP service on a free loopback port, 300 qps / burst 600 toward the API): true for every
-   * controller on by default, or the list given to --controllers. Default: the API server alone.
-   */
-  controllers?: boolean | string[];
-  /**
-   * Simulated nodes (kubelets and a scheduler) that run the pods, as clients of this server over HTTP
-   * (simulator/nodes): a count, or options. Default: none. `npx tsx simulator` starts 3.
-   */
-  nodes?: number | NodesOptions;
-  /** More daemon options (e.g. ["--concurrent-gc-syncs=5"]); they come last and so win. */
-  controllerArgs?: string[];
-  /** Where the daemon's log lines go (default: nowhere). */
-  controllerLog?: (line: string) => void;
 }
 
-export interface RunningSimulator {
+export interface RunningApiServer {
   url: string;
   port: number;
   app: FastifyInstance;
   ctx: ServerContext;
-  /** The in-process controller daemon, when started with `controllers`. */
-  daemon?: DaemonHandle;
-  /** The simulated nodes, when started with `nodes`. */
-  nodes?: NodesHandle;
   close(): Promise<void>;
 }
 
@@ -61,7 +42,7 @@ function protobufCodec(vendor: string): BinaryCodec {
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public'];
 
-export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<RunningApiServer> {
   const vendor = opts.vendor ?? 'kubernetes';
   const host = opts.host ?? '127.0.0.1';
   const store = opts.store ?? new MemoryStore({ historyEvents: opts.watchHistoryEvents, historyAgeMs: opts.watchHistoryAgeMs });
@@ -91,33 +72,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   await bootstrapNamespaces(ctx);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const url = `http://${displayHost}:${port}`;
-  let daemon: DaemonHandle | undefined;
-  let nodes: NodesHandle | undefined;
-  try {
-    if (opts.controllers) daemon = await startControllers(url, vendor, opts);
-    const nodeOpts = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
-    if (nodeOpts && (nodeOpts.count ?? 3) > 0) {
-      // Loaded only when asked for, like the daemon.
-      const { startNodes } = await import('../nodes/index.ts');
-      nodes = await startNodes(url, { log: () => {}, ...nodeOpts });
-    }
-  } catch (err) {
-    await daemon?.close();
-    await app.close();
-    await store.close();
-    throw err;
-  }
   return {
     url,
     port,
     app,
     ctx,
-    daemon,
-    nodes,
     async close() {
-      // Clients first: their watches would otherwise hold the server open.
-      await nodes?.close();
-      await daemon?.close();
       for (const t of ctx.timers) clearTimeout(t);
       ctx.timers.clear();
       ctx.serviceAddresses.stop();
@@ -145,16 +105,4 @@ async function bootstrapNamespaces(ctx: ServerContext): Promise<void> {
         if (!(e instanceof StoreError && e.code === 'KeyExists')) throw e;
       });
   }
-}
-
-/** The controller daemon against this server, the way `npx tsx simulator/controllers --master URL` runs it. */
-async function startControllers(url: string, vendor: string, opts: SimulatorOptions): Promise<DaemonHandle> {
-  // Loaded only when asked for, so that the API server alone does not pay for the daemon's modules.
-  const { startDaemon } = await import('../controllers/daemon.ts');
-  // A client on the same machine, often in the same process: the spec's 20 qps (meant for a remote API
-  // server) would queue namespace deletions behind each other when a test run deletes dozens at once.
-  const argv = ['--master', url, '--leader-elect=false', '--address=127.0.0.1', '--port=0', '--x-api-qps=300', '--x-api-burst=600'];
-  if (Array.isArray(opts.controllers)) argv.push(`--controllers=${opts.controllers.join(',')}`);
-  argv.push(...(opts.controllerArgs ?? []));
-  return startDaemon(argv, { vendor, log: opts.controllerLog ?? (() => {}) });
 }

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseStorageArgs } from './etcd-cli.ts';
 import { EtcdStore } from './etcd.ts';
-import { etcdTestSkipReason, startEtcd, type EtcdTestServer } from './etcd-test-server.ts';
+import { etcdTestSkipReason, startEtcd, type EtcdTestServer } from '../testing/etcd-test-server.ts';
 
 describe('storage flags', () => {
   it('defaults to memory; etcd defaults to the local etcd and /registry', () => {

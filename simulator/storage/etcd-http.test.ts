@@ -6,10 +6,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { startSimulator, type RunningSimulator } from '../server/start.ts';
-import { applyOp, call, cmPath, freshNamespace, opArb, stateOf, watchEvents, type Obj } from '../server/testing/configmap-ops.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
+import { applyOp, call, cmPath, freshNamespace, opArb, stateOf, watchEvents, type Obj } from '../testing/configmap-ops.ts';
 import { EtcdStore } from './etcd.ts';
-import { etcdTestSkipReason, startEtcd, type EtcdTestServer } from './etcd-test-server.ts';
+import { etcdTestSkipReason, startEtcd, type EtcdTestServer } from '../testing/etcd-test-server.ts';
 
 const skip = etcdTestSkipReason();
 let etcd: EtcdTestServer;

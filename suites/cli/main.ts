@@ -105,7 +105,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     let connection = resolveConnection(options);
     const embedded = connection === undefined;
     if (!connection) {
-      const { startSimulator } = await import('../../simulator/server/start.ts');
+      const { startSimulator } = await import('../../simulator/cluster.ts');
       // Like a real cluster: the controller daemon in-process (namespace deletion, garbage collection, workload
       // controllers) and simulated nodes that run the pods (as `npx tsx simulator` starts them).
       const simulator = await startSimulator({ port: 0, host: '127.0.0.1', vendor: options.vendor, controllers: true, nodes: 3 });

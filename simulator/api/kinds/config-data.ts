@@ -3,7 +3,7 @@
 
 import type { KubeObject } from '../meta.ts';
 import { registerKindRules } from '../strategy.ts';
-import { type FieldError, invalidValue, required, tooLong } from '../../server/errors.ts';
+import { type FieldError, invalidValue, required, tooLong } from '../field-errors.ts';
 import { isObj } from './util.ts';
 
 const KEY = /^[-._a-zA-Z0-9]+$/;

@@ -8,7 +8,7 @@ import type { KubeObject } from '../meta.ts';
 import type { ResourceDef } from '../registry.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { registerKindRules } from '../strategy.ts';
-import { type FieldError, invalidValue, notSupported, required } from '../../server/errors.ts';
+import { type FieldError, invalidValue, notSupported, required } from '../field-errors.ts';
 import { DS_TEMPLATE_GENERATION } from '../conversion.ts';
 import { isZeroIntOrPercent, percentOf, validateIntOrPercent } from './int-or-percent.ts';
 import { validateSelectorImmutable, validateWorkloadSelector } from './selector.ts';

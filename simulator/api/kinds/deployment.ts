@@ -8,7 +8,7 @@
 import type { KubeObject } from '../meta.ts';
 import type { ResourceDef } from '../registry.ts';
 import { registerKindRules } from '../strategy.ts';
-import { type FieldError, forbiddenField, invalidValue, notSupported } from '../../server/errors.ts';
+import { type FieldError, forbiddenField, invalidValue, notSupported } from '../field-errors.ts';
 import { loadSpecTables } from '../../../spec-tables/index.ts';
 import { isZeroIntOrPercent, percentOf, validateIntOrPercent } from './int-or-percent.ts';
 import { validateSelectorImmutable, validateWorkloadSelector } from './selector.ts';

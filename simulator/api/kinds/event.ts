@@ -4,7 +4,7 @@
 
 import type { KubeObject } from '../meta.ts';
 import { registerKindRules } from '../strategy.ts';
-import { type FieldError, invalidValue, notSupported } from '../../server/errors.ts';
+import { type FieldError, invalidValue, notSupported } from '../field-errors.ts';
 import { isObj } from './util.ts';
 
 export const EVENT_TYPES = ['Normal', 'Warning'];

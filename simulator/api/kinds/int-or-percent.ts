@@ -1,7 +1,7 @@
 // IntOrString fields of rolling updates (maxSurge, maxUnavailable): a non-negative integer or a
 // percentage string, with the rounding the spec rows name (RollingUpdateDeployment.*.rounding).
 
-import { type FieldError, invalidValue } from '../../server/errors.ts';
+import { type FieldError, invalidValue } from '../field-errors.ts';
 
 const PERCENT = /^[0-9]+%$/;
 

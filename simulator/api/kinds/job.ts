@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../meta.ts';
 import { registerKindRules } from '../strategy.ts';
-import { type FieldError, invalidValue, notSupported, required } from '../../server/errors.ts';
+import { type FieldError, invalidValue, notSupported, required } from '../field-errors.ts';
 import { scheduleError } from './cron-schedule.ts';
 import { validateLabelSelector, validateSelectorImmutable, validateWorkloadSelector } from './selector.ts';
 import { isZeroValue, tableDefault, tableEnum, tableMinimum } from './table.ts';

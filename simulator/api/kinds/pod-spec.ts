@@ -6,7 +6,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { nameErrors } from '../names.ts';
-import { type FieldError, duplicate, forbiddenField, invalidValue, notSupported, required } from '../../server/errors.ts';
+import { type FieldError, duplicate, forbiddenField, invalidValue, notSupported, required } from '../field-errors.ts';
 import { imagePullPolicyDefault, isZeroValue, notUpdatableFields, tableDefault, tableEnum } from './table.ts';
 import { type Obj, atLeast, isObj, isUnset, nonNegative, setDefault } from './util.ts';
 

@@ -5,7 +5,7 @@
 import type { KubeObject } from '../meta.ts';
 import type { ResourceDef } from '../registry.ts';
 import { registerKindRules } from '../strategy.ts';
-import { type FieldError, invalidValue, required } from '../../server/errors.ts';
+import { type FieldError, invalidValue, required } from '../field-errors.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { validateSelectorImmutable, validateWorkloadSelector } from './selector.ts';
 import { defaultLabelsFromTemplate, defaultSelectorFromTemplate, defaultTemplate, templateLabels, validateTemplate } from './template.ts';

@@ -4,7 +4,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { labelKeyError, labelValueError, matchesRequirements, requirementsOf, type LabelSelector } from '../labels.ts';
 import { validateLabels } from '../validation/object-meta.ts';
-import { type FieldError, invalidValue, notSupported, required, forbiddenField } from '../../server/errors.ts';
+import { type FieldError, invalidValue, notSupported, required, forbiddenField } from '../field-errors.ts';
 import { type Obj, isObj, stringMap } from './util.ts';
 
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];

@@ -7,7 +7,7 @@ import type { KubeObject } from '../meta.ts';
 import { registerKindRules } from '../strategy.ts';
 import { nameErrors } from '../names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
-import { type FieldError, duplicate, forbiddenField, invalidValue, notSupported, required } from '../../server/errors.ts';
+import { type FieldError, duplicate, forbiddenField, invalidValue, notSupported, required } from '../field-errors.ts';
 import { type Obj, isObj, isUnset, objAt, setDefault } from './util.ts';
 
 export const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];

@@ -3,7 +3,7 @@
 
 import type { KubeObject } from '../meta.ts';
 import { validateLabels, validateAnnotations } from '../validation/object-meta.ts';
-import { type FieldError, notSupported } from '../../server/errors.ts';
+import { type FieldError, notSupported } from '../field-errors.ts';
 import { defaultPodSpec, validatePodSpec } from './pod-spec.ts';
 import { type Obj, isObj, objAt, objAtPath } from './util.ts';
 

@@ -1,7 +1,7 @@
 // Small helpers shared by the kind rules: typed access to plain JSON objects and the numeric checks the
 // real validators repeat for many fields (non-negative, positive).
 
-import { type FieldError, invalidValue } from '../../server/errors.ts';
+import { type FieldError, invalidValue } from '../field-errors.ts';
 
 export type Obj = Record<string, unknown>;
 

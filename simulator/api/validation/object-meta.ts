@@ -4,7 +4,7 @@ import type { KubeObject, ObjectMeta } from '../meta.ts';
 import type { ResourceDef } from '../registry.ts';
 import { nameErrors } from '../names.ts';
 import { labelKeyError, labelValueError } from '../labels.ts';
-import { type FieldError, required, invalidValue, tooLong } from '../../server/errors.ts';
+import { type FieldError, required, invalidValue, tooLong } from '../field-errors.ts';
 
 const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 

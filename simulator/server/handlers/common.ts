@@ -6,7 +6,7 @@ import { apiVersionOf, parseApiVersion } from '../../api/meta.ts';
 import type { ResourceDef } from '../../api/registry.ts';
 import { objectKey } from '../../api/registry.ts';
 import { canonicalObject, convertBodyVersion, fromStorageVersion, toStorageVersion } from '../../api/conversion.ts';
-import { checkBodyShape, pruneUnknownFields } from '../../api/kinds/shape-check.ts';
+import { checkBodyShape, pruneUnknownFields } from '../shape-check.ts';
 import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
 import { StoreError } from '../../storage/store.ts';
 import { ApiError, badRequest, notFound, alreadyExists, conflict, expired, internalError, type GroupResource } from '../errors.ts';

@@ -13,7 +13,7 @@ import { ApiError, badRequest, notFound, unsupportedMediaType } from '../errors.
 import { essence } from '../media-types.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
 import { groupResource, keyOf, present } from './common.ts';
-import { checkPatchedBody } from '../../api/kinds/shape-check.ts';
+import { checkPatchedBody } from '../shape-check.ts';
 import { nextForStatus, nextForUpdate, scaleDefOf, scaleOf, writeScale, writeThroughParent } from './write.ts';
 
 function patched(req: ResourceRequest, current: KubeObject, schema: TypeSchema | undefined): KubeObject {

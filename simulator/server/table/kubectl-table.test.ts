@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import yaml from 'js-yaml';
-import { startSimulator, type RunningSimulator } from '../start.ts';
+import { startSimulator, type RunningSimulator } from '../../cluster.ts';
 
 const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
 const skip = probe.error ? `kubectl is not on PATH (${(probe.error as NodeJS.ErrnoException).code})` : false;

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import yaml from 'js-yaml';
-import { startSimulator, type RunningSimulator } from '../start.ts';
+import { startSimulator, type RunningSimulator } from '../../cluster.ts';
 
 const KUBECTL_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 const V1BETA1 = 'application/json;as=Table;v=v1beta1;g=meta.k8s.io';

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { startSimulator } from '../../../simulator/server/start.ts';
+import { startSimulator } from '../../../simulator/cluster.ts';
 
 export interface ProxiedRequest {
   method: string;

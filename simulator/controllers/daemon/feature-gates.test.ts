@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FeatureGates, UnknownFeatureGateError } from './feature-gates.ts';
-import { FIXTURE_GATES } from './test-fixtures.ts';
+import { FIXTURE_GATES } from '../../testing/test-fixtures.ts';
 
 test('defaults come from the rows', () => {
   const g = new FeatureGates(FIXTURE_GATES);

@@ -3,11 +3,11 @@
 // type fails decoding (400 BadRequest, never 422 or 500), and fields the type does not declare are
 // dropped, reported as warnings (fieldValidation=Warn) or refused (fieldValidation=Strict).
 
-import type { ResourceDef } from '../registry.ts';
-import type { FieldSchema, TypeSchema } from '../schema.ts';
-import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
-import { badRequest } from '../../server/errors.ts';
-import { isObj } from './util.ts';
+import type { ResourceDef } from '../api/registry.ts';
+import type { FieldSchema, TypeSchema } from '../api/schema.ts';
+import { typeSchemaFor } from '../codec/protobuf-schema.ts';
+import { badRequest } from './errors.ts';
+import { isObj } from '../api/kinds/util.ts';
 
 export interface ShapeReport {
   /** First value whose JSON type does not fit: the path and what was expected and found. */

@@ -5,7 +5,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject, KubeList } from '../api/meta.ts';
-import { startSimulator, type RunningSimulator } from '../server/start.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import { ApiClient } from './api-client.ts';
 import { EventRecorder, refOf, type InvolvedObject } from './event-recorder.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isControllerEnabled, selectControllers, validateControllerList } from './controller-selection.ts';
-import { FIXTURE_CONTROLLERS } from './test-fixtures.ts';
+import { FIXTURE_CONTROLLERS } from '../../testing/test-fixtures.ts';
 
 const off = new Set(['bootstrapsigner', 'tokencleaner']);
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OptionDefs, parseCommandLine, formatHelp, UsageError, type DaemonOptions } from './options.ts';
 import { validateOptions } from './option-rules.ts';
-import { FIXTURE_OPTIONS, FIXTURE_GATES, FIXTURE_CONTROLLERS } from './test-fixtures.ts';
+import { FIXTURE_OPTIONS, FIXTURE_GATES, FIXTURE_CONTROLLERS } from '../../testing/test-fixtures.ts';
 import { MINUTE, SECOND, MILLISECOND } from './go-duration.ts';
 
 const defs = new OptionDefs(FIXTURE_OPTIONS);

@@ -2,7 +2,7 @@
 // JSON client and a polling wait, for the control-loop tests. Waits poll with generous deadlines so that a
 // loaded machine makes the tests slower, never red.
 
-import { startSimulator, type RunningSimulator } from '../server/start.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import type { KubeObject } from '../api/meta.ts';
 
 export interface JsonResponse<T = KubeObject> {

@@ -4,19 +4,19 @@
 // supervisor restarts it); `done` resolves with the reason.
 
 import { setMaxListeners } from 'node:events';
-import { loadSpecTables, type SpecTables } from '../../spec-tables/index.ts';
+import { loadSpecTables, type SpecTables } from '../../../spec-tables/index.ts';
 import { UsageError, type DaemonOptions } from './options.ts';
 import { prepareOptions, PROGRAM, DAEMON_VERSION } from './command-line.ts';
-import { DaemonMetrics } from './metrics.ts';
+import { DaemonMetrics } from '../../client/metrics.ts';
 import { startHttpService, type HttpService } from './http-service.ts';
-import { loadClientConfig } from './kubeconfig.ts';
-import { ApiClient } from './api-client.ts';
-import { LeaderElector, type LockType } from './leader-election.ts';
-import { InformerFactory, resyncPeriodMs } from './informer.ts';
-import { discoverResources } from './discovery.ts';
-import { CONTROLLER_PLANS, decideStart, type ControllerPlan } from './registry.ts';
-import type { ControllerContext } from './controller.ts';
-import type { ProtobufObjectCodec } from './protobuf-codec.ts';
+import { loadClientConfig } from '../../client/kubeconfig.ts';
+import { ApiClient } from '../../client/api-client.ts';
+import { LeaderElector, type LockType } from '../../client/leader-election.ts';
+import { InformerFactory, resyncPeriodMs } from '../../client/informer.ts';
+import { discoverResources } from '../../client/discovery.ts';
+import { CONTROLLER_PLANS, decideStart, type ControllerPlan } from '../registry.ts';
+import type { ControllerContext } from '../controller.ts';
+import type { ProtobufObjectCodec } from '../../client/protobuf-codec.ts';
 
 export type ControllerState =
   | { state: 'pending' }

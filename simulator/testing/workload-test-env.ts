@@ -2,20 +2,20 @@
 // controllers, and simulated nodes with short durations, all in-process and talking HTTP. Plus the small
 // polling helpers the tests use (deadlines are generous; nothing asserts on timing).
 
-import { startSimulator, type RunningSimulator } from '../server/start.ts';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import { startNodes, type NodesHandle, type NodesOptions } from '../nodes/index.ts';
 import type { KubeObject, KubeList } from '../api/meta.ts';
-import { startDaemon, type DaemonHandle } from './daemon.ts';
-import { CONTROLLER_PLANS, type ControllerPlan } from './registry.ts';
-import type { Controller } from './controller.ts';
-import { replicaSetController } from './replicaset.ts';
-import { replicationControllerController } from './replicationcontroller.ts';
-import { deploymentController } from './deployment.ts';
-import { daemonSetController } from './daemonset.ts';
-import { jobController } from './job.ts';
-import { cronJobController } from './cronjob.ts';
-import { endpointsController } from './endpoints.ts';
-import { podGCController } from './podgc.ts';
+import { startDaemon, type DaemonHandle } from '../controllers/daemon/daemon.ts';
+import { CONTROLLER_PLANS, type ControllerPlan } from '../controllers/registry.ts';
+import type { Controller } from '../controllers/controller.ts';
+import { replicaSetController } from '../controllers/replicaset.ts';
+import { replicationControllerController } from '../controllers/replicationcontroller.ts';
+import { deploymentController } from '../controllers/deployment.ts';
+import { daemonSetController } from '../controllers/daemonset.ts';
+import { jobController } from '../controllers/job.ts';
+import { cronJobController } from '../controllers/cronjob.ts';
+import { endpointsController } from '../controllers/endpoints.ts';
+import { podGCController } from '../controllers/podgc.ts';
 
 /** The workload control loops, by --controllers name (the registry's entries point at the same factories). */
 export const WORKLOAD_CONTROLLERS: Partial<Record<string, () => Controller>> = {

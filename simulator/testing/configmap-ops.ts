@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { request } from 'undici';
-import { JsonObjectSplitter } from '../../codec/json-stream.ts';
+import { JsonObjectSplitter } from '../codec/json-stream.ts';
 
 export type Obj = { metadata: { name: string; namespace?: string; resourceVersion: string; labels?: Record<string, string> }; data?: Record<string, string> };
 export type Ev = { type: string; object: Obj & { code?: number; reason?: string; message?: string } };

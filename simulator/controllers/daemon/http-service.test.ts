@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHttpService, type HttpService } from './http-service.ts';
-import { DaemonMetrics } from './metrics.ts';
+import { DaemonMetrics } from '../../client/metrics.ts';
 
 async function withService(opts: { profiling?: boolean; contention?: boolean }, fn: (svc: HttpService, metrics: DaemonMetrics) => Promise<void>) {
   const metrics = new DaemonMetrics({ processMetrics: false });

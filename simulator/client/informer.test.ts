@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeApi } from './fake-api.ts';
+import { FakeApi } from '../testing/fake-api.ts';
 import { ApiClient } from './api-client.ts';
 import { Informer, InformerFactory, resyncPeriodMs } from './informer.ts';
 import type { KubeObject } from '../api/meta.ts';

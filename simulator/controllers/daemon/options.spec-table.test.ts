@@ -1,7 +1,7 @@
 // The option machinery against the real spec tables: all 79 options, 30 controllers and 37 gates.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadSpecTables } from '../../spec-tables/index.ts';
+import { loadSpecTables } from '../../../spec-tables/index.ts';
 import { OptionDefs, parseCommandLine, formatHelp, UsageError, type DaemonOptions } from './options.ts';
 import { validateOptions } from './option-rules.ts';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeApi } from './fake-api.ts';
+import { FakeApi } from '../testing/fake-api.ts';
 import { ApiClient } from './api-client.ts';
 import { DaemonMetrics } from './metrics.ts';
 import { LeaderElector, LEADER_ANNOTATION, parseRecord, serializeRecord, rfc3339Seconds, type LockType } from './leader-election.ts';

@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { FakeApi } from './fake-api.ts';
+import { FakeApi } from '../../testing/fake-api.ts';
 import { startDaemon, DaemonExit, type DaemonHandle } from './daemon.ts';
 import { UsageError } from './options.ts';
-import type { ControllerPlan } from './registry.ts';
-import type { ControllerContext } from './controller.ts';
+import type { ControllerPlan } from '../registry.ts';
+import type { ControllerContext } from '../controller.ts';
 
 // The fake API speaks JSON only; the option is the daemon's own switch for it.
 const FAST_ELECTION = ['--x-api-content-type=application/json', '--leader-elect-lease-duration=1s', '--leader-elect-renew-deadline=600ms', '--leader-elect-retry-period=150ms'];
@@ -156,7 +156,7 @@ test('bad command lines and help/version never start anything', async () => {
 });
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const entry = fileURLToPath(new URL('./index.ts', import.meta.url));
+  const entry = fileURLToPath(new URL('../index.ts', import.meta.url));
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

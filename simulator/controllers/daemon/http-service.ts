@@ -8,7 +8,7 @@ import { getHeapSnapshot } from 'node:v8';
 import { pipeline } from 'node:stream/promises';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
-import type { DaemonMetrics } from './metrics.ts';
+import type { DaemonMetrics } from '../../client/metrics.ts';
 
 export type HealthCheck = () => void | Promise<void>;
 

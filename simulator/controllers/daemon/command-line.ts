@@ -2,7 +2,7 @@
 // --version. Kept apart from daemon.ts so that a bad command line is refused (and help printed) without
 // loading the HTTP client, metrics and controllers, which the daemon needs only once it runs.
 
-import type { SpecTables } from '../../spec-tables/index.ts';
+import type { SpecTables } from '../../../spec-tables/index.ts';
 import { OptionDefs, parseCommandLine, formatHelp } from './options.ts';
 import { validateOptions, type ValidatedOptions } from './option-rules.ts';
 

@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Registry } from '../registry.ts';
-import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
-import { ApiError } from '../../server/errors.ts';
+import { Registry } from '../api/registry.ts';
+import { typeSchemaFor } from '../codec/protobuf-schema.ts';
+import { ApiError } from './errors.ts';
 import { checkBodyShape, pruneUnknownFields, shapeReport } from './shape-check.ts';
 
 const registry = new Registry();

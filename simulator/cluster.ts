@@ -1,0 +1,86 @@
+// The composition root: one simulated cluster = the API server (server/start.ts) + the controller daemon
+// (controllers/daemon) + the simulated nodes (nodes/), the latter two as HTTP clients of the first, exactly
+// as they would run against any other API server. Only the entry points and tests import this file.
+
+import type { FastifyInstance } from 'fastify';
+import type { ServerContext } from './server/context.ts';
+import { startApiServer, type ApiServerOptions } from './server/start.ts';
+import type { DaemonHandle } from './controllers/daemon/daemon.ts';
+import type { NodesHandle, NodesOptions } from './nodes/index.ts';
+
+export interface SimulatorOptions extends ApiServerOptions {
+  /**
+   * Also run the controller daemon in this process, as a client of this server over HTTP (leader election
+   * off, its HTTP service on a free loopback port, 300 qps / burst 600 toward the API): true for every
+   * controller on by default, or the list given to --controllers. Default: the API server alone.
+   */
+  controllers?: boolean | string[];
+  /**
+   * Simulated nodes (kubelets and a scheduler) that run the pods, as clients of this server over HTTP
+   * (simulator/nodes): a count, or options. Default: none. `npx tsx simulator` starts 3.
+   */
+  nodes?: number | NodesOptions;
+  /** More daemon options (e.g. ["--concurrent-gc-syncs=5"]); they come last and so win. */
+  controllerArgs?: string[];
+  /** Where the daemon's log lines go (default: nowhere). */
+  controllerLog?: (line: string) => void;
+}
+
+export interface RunningSimulator {
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  ctx: ServerContext;
+  /** The in-process controller daemon, when started with `controllers`. */
+  daemon?: DaemonHandle;
+  /** The simulated nodes, when started with `nodes`. */
+  nodes?: NodesHandle;
+  close(): Promise<void>;
+}
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const vendor = opts.vendor ?? 'kubernetes';
+  const server = await startApiServer(opts);
+  const { url } = server;
+  let daemon: DaemonHandle | undefined;
+  let nodes: NodesHandle | undefined;
+  try {
+    if (opts.controllers) daemon = await startControllers(url, vendor, opts);
+    const nodeOpts = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
+    if (nodeOpts && (nodeOpts.count ?? 3) > 0) {
+      // Loaded only when asked for, like the daemon.
+      const { startNodes } = await import('./nodes/index.ts');
+      nodes = await startNodes(url, { log: () => {}, ...nodeOpts });
+    }
+  } catch (err) {
+    await daemon?.close();
+    await server.close();
+    throw err;
+  }
+  return {
+    url,
+    port: server.port,
+    app: server.app,
+    ctx: server.ctx,
+    daemon,
+    nodes,
+    async close() {
+      // Clients first: their watches would otherwise hold the server open.
+      await nodes?.close();
+      await daemon?.close();
+      await server.close();
+    },
+  };
+}
+
+/** The controller daemon against this server, the way `npx tsx simulator/controllers --master URL` runs it. */
+async function startControllers(url: string, vendor: string, opts: SimulatorOptions): Promise<DaemonHandle> {
+  // Loaded only when asked for, so that the API server alone does not pay for the daemon's modules.
+  const { startDaemon } = await import('./controllers/daemon/daemon.ts');
+  // A client on the same machine, often in the same process: the spec's 20 qps (meant for a remote API
+  // server) would queue namespace deletions behind each other when a test run deletes dozens at once.
+  const argv = ['--master', url, '--leader-elect=false', '--address=127.0.0.1', '--port=0', '--x-api-qps=300', '--x-api-burst=600'];
+  if (Array.isArray(opts.controllers)) argv.push(`--controllers=${opts.controllers.join(',')}`);
+  argv.push(...(opts.controllerArgs ?? []));
+  return startDaemon(argv, { vendor, log: opts.controllerLog ?? (() => {}) });
+}
