@@ -21,8 +21,26 @@ export interface HubStats {
 export class WatchHub {
   private readonly cache = new WeakMap<object, Map<string, Buffer | string>>();
   readonly stats: HubStats = { encodings: 0, deliveries: 0, cutOff: 0, open: 0 };
+  private readonly enders = new Set<() => void>();
 
   constructor(readonly maxBufferedBytes = 16 * 1024 * 1024) {}
+
+  /** Registers how to end one open watch cleanly; returns the deregistration. */
+  track(end: () => void): () => void {
+    this.enders.add(end);
+    return () => this.enders.delete(end);
+  }
+
+  /**
+   * Ends every open watch cleanly (the chunked response is finished, as when a watch's timeoutSeconds run out),
+   * so clients resume from their last resourceVersion. The server does this when it shuts down; tests use it to
+   * make informers resume.
+   */
+  endAll(): number {
+    const all = [...this.enders];
+    for (const end of all) end();
+    return all.length;
+  }
 
   /** The encoded frame of `obj` as event `type` in a format; `formatKey` must name format and version. */
   frame(formatKey: string, type: string, obj: KubeObject, encode: FrameEncoder): Buffer | string {
