@@ -5,6 +5,7 @@ import type { Store } from '../storage/store.ts';
 import type { BinaryCodec } from './serializers.ts';
 import type { WatchHub } from './watch-hub.ts';
 import type { ServiceAddressAllocator } from './allocators/service-addresses.ts';
+import type { Authorizer, UserInfo } from './authorizer.ts';
 
 export interface ServerSettings {
   /** The word in media types and paths (spec {vendor}); default "kubernetes". */
@@ -28,6 +29,8 @@ export interface ServerContext {
   /** Cluster IPs and node ports of Services. */
   serviceAddresses: ServiceAddressAllocator;
   now(): Date;
+  /** Decides access reviews (and, with the security layer, requests); allow-all when not configured. */
+  authorizer: Authorizer;
   /** Pending timers of graceful pod deletion, cleared on close. */
   timers: Set<NodeJS.Timeout>;
 }
@@ -45,6 +48,8 @@ export interface ResourceRequest {
   query: Record<string, string | undefined>;
   headers: Record<string, string | string[] | undefined>;
   body?: Buffer;
+  /** The authenticated user; undefined when no authenticator identified one (authorizer.ts UNSECURED_USER). */
+  user?: UserInfo;
   /** Warnings for the client, sent as `Warning: 299 - "..."` headers (fieldValidation=Warn). */
   warnings: string[];
 }

@@ -12,6 +12,7 @@ import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
+import { allowAll, type Authorizer } from './authorizer.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
 import { decodeObject, encodeObject, encodeWatchEvent, hasProtobuf } from '../codec/protobuf.ts';
 
@@ -26,6 +27,8 @@ export interface ApiServerOptions {
   watchHistoryAgeMs?: number;
   store?: Store;
   bodyLimit?: number;
+  /** Decides access reviews (authorizer.ts); default allow-all (--authorization-mode=AlwaysAllow). */
+  authorizer?: Authorizer;
 }
 
 export interface RunningApiServer {
@@ -62,6 +65,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     hub: new WatchHub(),
     serviceAddresses: new ServiceAddressAllocator(store),
     now: () => new Date(),
+    authorizer: opts.authorizer ?? allowAll,
     timers: new Set(),
   };
   ctx.serviceAddresses.start();
