@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApiServer, type RunningApiServer } from './start.ts';
-import type { AuthorizationAttributes, Authorizer } from './authorizer.ts';
+import { alwaysAllow, type Attributes, type Authorizer } from './authorization/authorizer.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -63,27 +63,30 @@ describe('access reviews with no authorizer configured (allow-all)', () => {
 
 describe('access reviews answered by a plugged authorizer', () => {
   let server: RunningApiServer;
-  const asked: AuthorizationAttributes[] = [];
+  const asked: Attributes[] = [];
   const authorizer: Authorizer = {
+    mode: 'Test',
     authorize(attrs) {
       asked.push(attrs);
-      if (attrs.user.name === 'alice' && attrs.verb === 'get') return { decision: 'Allow', reason: 'alice may read' };
-      if (attrs.user.name === 'alice') return { decision: 'NoOpinion', reason: 'no rule' };
-      return { decision: 'Deny', reason: 'nobody else', evaluationError: 'none' };
+      if (attrs.user.name === 'alice' && attrs.verb === 'get') return { decision: 'allow', reason: 'alice may read' };
+      if (attrs.user.name === 'alice') return { decision: 'no-opinion', reason: 'no rule' };
+      return { decision: 'deny', reason: 'nobody else' };
     },
+    rulesFor: (user, ns) => alwaysAllow.rulesFor(user, ns),
   };
-  before(async () => (server = await startApiServer({ authorizer })));
+  // Access reviews ask the authorizer even without authentication (the insecure port's user asks).
+  before(async () => (server = await startApiServer({ security: { authorizer } })));
   after(async () => server.close());
 
   test('allowed, not allowed and denied come from the authorizer, with its reasons', async () => {
     const spec = (verb: string, user: string) => ({ spec: { resourceAttributes: { namespace: 'default', verb, group: 'apps', resource: 'deployments', subresource: 'scale', name: 'web' }, user, groups: ['g'] } });
     const allowed = await post(server.url, `${AUTHZ}/subjectaccessreviews`, spec('get', 'alice'));
     assert.deepEqual(allowed.body.status, { allowed: true, reason: 'alice may read' });
-    assert.deepEqual(asked.at(-1), { user: { name: 'alice', uid: undefined, groups: ['g'], extra: undefined }, resourceRequest: true, verb: 'get', namespace: 'default', group: 'apps', version: undefined, resource: 'deployments', subresource: 'scale', name: 'web' });
+    assert.deepEqual(asked.at(-1), { user: { name: 'alice', uid: undefined, groups: ['g'], extra: undefined }, resourceRequest: true, verb: 'get', namespace: 'default', apiGroup: 'apps', apiVersion: undefined, resource: 'deployments', subresource: 'scale', name: 'web' });
     const noOpinion = await post(server.url, `${AUTHZ}/subjectaccessreviews`, spec('delete', 'alice'));
     assert.deepEqual(noOpinion.body.status, { allowed: false, reason: 'no rule' });
     const denied = await post(server.url, `${AUTHZ}/subjectaccessreviews`, spec('get', 'bob'));
-    assert.deepEqual(denied.body.status, { allowed: false, denied: true, reason: 'nobody else', evaluationError: 'none' });
+    assert.deepEqual(denied.body.status, { allowed: false, denied: true, reason: 'nobody else' });
   });
 
   test('a self review asks about the requesting user (system:unsecured without authentication)', async () => {

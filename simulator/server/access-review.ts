@@ -1,5 +1,6 @@
 // authorization.k8s.io/v1 access reviews (virtual kinds: POST only, nothing stored), answered from the
-// server's authorizer (authorizer.ts; allow-all when none is configured), as the real 1.9 registry does:
+// server's authorizer (ctx.security.authorizer, authorization/authorizer.ts; AlwaysAllow when none is
+// configured), as the real 1.9 registry does:
 // - SubjectAccessReview: may a given user / groups do this? (spec.user or spec.groups required)
 // - LocalSubjectAccessReview: the same, inside the path's namespace (resourceAttributes.namespace must match it;
 //   nonResourceAttributes are not allowed);
@@ -10,7 +11,9 @@ import type { KubeObject } from '../api/meta.ts';
 import { canonicalObject } from '../api/conversion.ts';
 import { badRequest, invalid, invalidValue, type FieldError } from './errors.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
-import { allowAll, UNSECURED_USER, type AuthorizationAttributes, type UserInfo } from './authorizer.ts';
+import type { Attributes } from './authorization/authorizer.ts';
+import { UNSECURED_USER } from './authorization/filter.ts';
+import type { UserInfo } from './authentication/user.ts';
 
 export const ACCESS_REVIEW_KINDS = new Set(['SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectAccessReview']);
 
@@ -53,31 +56,30 @@ export async function createAccessReview(ctx: ServerContext, req: ResourceReques
 
   const user: UserInfo =
     kind === 'SelfSubjectAccessReview'
-      ? (req.user ?? UNSECURED_USER)
+      ? (req.user ?? { ...UNSECURED_USER, groups: [...UNSECURED_USER.groups] })
       : {
           name: str(spec!.user) ?? '',
           uid: str(spec!.uid),
           groups: Array.isArray(spec!.groups) ? spec!.groups.filter((g): g is string => typeof g === 'string') : [],
           extra: isRecord(spec!.extra) ? (spec!.extra as Record<string, string[]>) : undefined,
         };
-  const attrs: AuthorizationAttributes = res
+  const attrs: Attributes = res
     ? {
         user,
         resourceRequest: true,
         verb: str(res.verb) ?? '',
         namespace: str(res.namespace),
-        group: str(res.group),
-        version: str(res.version),
+        apiGroup: str(res.group) ?? '',
+        apiVersion: str(res.version),
         resource: str(res.resource),
         subresource: str(res.subresource),
         name: str(res.name),
       }
     : { user, resourceRequest: false, verb: str(nonRes!.verb) ?? '', path: str(nonRes!.path) };
-  const decision = await (ctx.authorizer ?? allowAll).authorize(attrs);
-  const status: Record<string, unknown> = { allowed: decision.decision === 'Allow' };
-  if (decision.decision === 'Deny') status.denied = true;
+  const decision = await ctx.security.authorizer.authorize(attrs);
+  const status: Record<string, unknown> = { allowed: decision.decision === 'allow' };
+  if (decision.decision === 'deny') status.denied = true;
   if (decision.reason) status.reason = decision.reason;
-  if (decision.evaluationError) status.evaluationError = decision.evaluationError;
   // A self review answers with the spec it was asked (the user is not echoed), like the real registry.
   return { code: 201, object: canonicalObject({ ...obj, metadata: { ...obj.metadata, creationTimestamp: null }, status }) };
 }

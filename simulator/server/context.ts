@@ -5,7 +5,8 @@ import type { Store } from '../storage/store.ts';
 import type { BinaryCodec } from './serializers.ts';
 import type { WatchHub } from './watch-hub.ts';
 import type { ServiceAddressAllocator } from './allocators/service-addresses.ts';
-import type { Authorizer, UserInfo } from './authorizer.ts';
+import type { SecurityContext } from './authorization/filter.ts';
+import type { UserInfo } from './authentication/user.ts';
 
 export interface ServerSettings {
   /** The word in media types and paths (spec {vendor}); default "kubernetes". */
@@ -29,10 +30,10 @@ export interface ServerContext {
   /** Cluster IPs and node ports of Services. */
   serviceAddresses: ServiceAddressAllocator;
   now(): Date;
-  /** Decides access reviews (and, with the security layer, requests); allow-all when not configured. */
-  authorizer: Authorizer;
   /** Pending timers of graceful pod deletion, cleared on close. */
   timers: Set<NodeJS.Timeout>;
+  /** Authentication and authorization (server/authentication, server/authorization). */
+  security: SecurityContext;
 }
 
 /** A resolved request for a resource path. */
@@ -48,10 +49,10 @@ export interface ResourceRequest {
   query: Record<string, string | undefined>;
   headers: Record<string, string | string[] | undefined>;
   body?: Buffer;
-  /** The authenticated user; undefined when no authenticator identified one (authorizer.ts UNSECURED_USER). */
-  user?: UserInfo;
   /** Warnings for the client, sent as `Warning: 299 - "..."` headers (fieldValidation=Warn). */
   warnings: string[];
+  /** Who asks (authenticated, possibly impersonated); system:unsecured when authentication is off. */
+  user?: UserInfo;
 }
 
 export interface ApiResult {
