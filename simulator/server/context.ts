@@ -5,6 +5,8 @@ import type { Store } from '../storage/store.ts';
 import type { BinaryCodec } from './serializers.ts';
 import type { WatchHub } from './watch-hub.ts';
 import type { ServiceAddressAllocator } from './allocators/service-addresses.ts';
+import type { SecurityContext } from './authorization/filter.ts';
+import type { UserInfo } from './authentication/user.ts';
 
 export interface ServerSettings {
   /** The word in media types and paths (spec {vendor}); default "kubernetes". */
@@ -30,6 +32,8 @@ export interface ServerContext {
   now(): Date;
   /** Pending timers of graceful pod deletion, cleared on close. */
   timers: Set<NodeJS.Timeout>;
+  /** Authentication and authorization (server/authentication, server/authorization). */
+  security: SecurityContext;
 }
 
 /** A resolved request for a resource path. */
@@ -47,6 +51,8 @@ export interface ResourceRequest {
   body?: Buffer;
   /** Warnings for the client, sent as `Warning: 299 - "..."` headers (fieldValidation=Warn). */
   warnings: string[];
+  /** Who asks (authenticated, possibly impersonated); system:unsecured when authentication is off. */
+  user?: UserInfo;
 }
 
 export interface ApiResult {
