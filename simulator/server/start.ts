@@ -10,6 +10,7 @@ import { StoreError, type Store } from '../storage/store.ts';
 import { buildApp } from './app.ts';
 import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
+import { WatchCaches } from './watch-cache.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
@@ -60,6 +61,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     settings,
     protobuf: protobufCodec(vendor),
     hub: new WatchHub(),
+    watchCache: new WatchCaches(store, opts.watchHistoryEvents ?? 1000),
     serviceAddresses: new ServiceAddressAllocator(store),
     now: () => new Date(),
     timers: new Set(),
@@ -81,6 +83,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       for (const t of ctx.timers) clearTimeout(t);
       ctx.timers.clear();
       ctx.serviceAddresses.stop();
+      ctx.watchCache.close();
       await app.close();
       await store.close();
     },
