@@ -3,7 +3,8 @@
 // store's frozen objects, never copies), and handed to every subscriber whose key prefix it matches; the
 // encoded frame of that change is then shared by all of them through the hub's frame cache. A watcher asking
 // for a resourceVersion still inside the window is replayed from it; an older one falls back to the store
-// itself, which serves it from its own history or refuses it (410), exactly as before.
+// itself, which serves it from its own history or refuses it (410), exactly as before. On a shared store (etcd
+// used by several API servers) every replay goes to the store, since another server may have compacted it.
 //
 // Same contract as Store.watch (storage/store.ts), so the watch handler does not care which one serves it.
 
@@ -35,7 +36,7 @@ class TypeCache {
   private readonly handle: WatchHandle;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     readonly root: string,
     capacity: number,
     private readonly onGone: (cache: TypeCache) => void,
@@ -67,6 +68,9 @@ class TypeCache {
   subscribe(prefix: string, req: WatchRequest): WatchHandle | undefined {
     const from = req.fromRevision ?? this.lastRevision;
     if (from < this.droppedUpTo) return undefined;
+    // A shared store may have been compacted by another server since these changes were seen: only the store can
+    // say whether a past revision is still servable (or 410).
+    if (this.store.shared && from < this.lastRevision) return undefined;
     const sub: Subscriber = { prefix, last: from, req };
     // Replay first, then go live: both run on this tick, so no change can fall between them.
     const cap = this.ring.length;
