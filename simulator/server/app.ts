@@ -8,6 +8,7 @@ import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupport
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
 import { encodeAs, encodeJson, negotiateOutput, wantsPretty } from './serializers.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
+import { EncodedCache } from './encoded-cache.ts';
 import * as discovery from './discovery.ts';
 import { bindPodSubresource, create, finalizeNamespace, getScale, rollbackDeployment, update, updateScale, updateStatus } from './handlers/write.ts';
 import { get, list } from './handlers/read.ts';
@@ -118,15 +119,11 @@ function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyR
   return reply.code(result.code).header('Content-Type', negotiated.contentType).send(typeof body === 'string' ? Buffer.from(body) : body);
 }
 
-const jsonCache = new WeakMap<object, Buffer>();
+// Compact JSON of stored objects read often (GET of one object), bounded by bytes (encoded-cache.ts).
+const jsonCache = new EncodedCache(32 * 1024 * 1024);
 
 function compactJsonOf(obj: object): Buffer {
-  let buf = jsonCache.get(obj);
-  if (!buf) {
-    buf = Buffer.from(encodeJson(obj, false));
-    jsonCache.set(obj, buf);
-  }
-  return buf;
+  return jsonCache.get(obj, 'json', () => Buffer.from(encodeJson(obj, false))) as Buffer;
 }
 
 function hasProtobufForm(ctx: ServerContext, obj: object): boolean {

@@ -4,6 +4,7 @@ import type { Registry, ResourceDef } from '../api/registry.ts';
 import type { Store } from '../storage/store.ts';
 import type { BinaryCodec } from './serializers.ts';
 import type { WatchHub } from './watch-hub.ts';
+import type { WatchCaches } from './watch-cache.ts';
 import type { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { SecurityContext } from './authorization/filter.ts';
 import type { UserInfo } from './authentication/user.ts';
@@ -27,6 +28,8 @@ export interface ServerContext {
   settings: ServerSettings;
   protobuf?: BinaryCodec;
   hub: WatchHub;
+  /** One store watch per resource type, fanned out to every HTTP watcher of that type. */
+  watchCache: WatchCaches;
   /** Cluster IPs and node ports of Services. */
   serviceAddresses: ServiceAddressAllocator;
   now(): Date;

@@ -12,6 +12,7 @@ import { alwaysAllow } from './authorization/authorizer.ts';
 import type { SecurityContext } from './authorization/filter.ts';
 import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
+import { WatchCaches } from './watch-cache.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
@@ -71,6 +72,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     settings,
     protobuf: protobufCodec(vendor),
     hub: new WatchHub(),
+    watchCache: new WatchCaches(store, opts.watchHistoryEvents ?? 1000),
     serviceAddresses: new ServiceAddressAllocator(store),
     now: () => new Date(),
     timers: new Set(),
@@ -96,6 +98,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       ctx.serviceAddresses.stop();
       // Open watches would hold app.close() until their clients go: they end cleanly first.
       ctx.hub.endAll();
+      ctx.watchCache.close();
       await app.close();
       await store.close();
     },
