@@ -106,20 +106,27 @@ export class EvictionLimiter {
   }
 }
 
-/** RateLimitedTimedQueue: nodes in arrival order, each tried when the zone's limiter lets it. */
+/**
+ * RateLimitedTimedQueue: nodes in arrival order, each tried when the zone's limiter lets it. Like the real
+ * UniqueQueue, a node processed successfully stays known (it is not queued again) until remove() (the node is
+ * Ready again, or gone).
+ */
 export class RateLimitedQueue {
   private readonly items = new Map<string, { uid: string; processAt: number }>();
+  private readonly known = new Set<string>();
   limiter: EvictionLimiter;
   constructor(qps: number) {
     this.limiter = new EvictionLimiter(qps);
   }
   add(name: string, uid: string): boolean {
-    if (this.items.has(name)) return false;
+    if (this.known.has(name)) return false;
+    this.known.add(name);
     this.items.set(name, { uid, processAt: Date.now() });
     return true;
   }
   remove(name: string): boolean {
-    return this.items.delete(name);
+    this.items.delete(name);
+    return this.known.delete(name);
   }
   has(name: string): boolean {
     return this.items.has(name);
