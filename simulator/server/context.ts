@@ -5,6 +5,7 @@ import type { Store } from '../storage/store.ts';
 import type { BinaryCodec } from './serializers.ts';
 import type { WatchHub } from './watch-hub.ts';
 import type { ServiceAddressAllocator } from './allocators/service-addresses.ts';
+import type { AdmissionHook } from './generic-store.ts';
 
 export interface ServerSettings {
   /** The word in media types and paths (spec {vendor}); default "kubernetes". */
@@ -30,6 +31,8 @@ export interface ServerContext {
   now(): Date;
   /** Pending timers of graceful pod deletion, cleared on close. */
   timers: Set<NodeJS.Timeout>;
+  /** Admission hooks run by the generic store before every create, update and delete (none by default). */
+  admission?: AdmissionHook[];
 }
 
 /** A resolved request for a resource path. */
