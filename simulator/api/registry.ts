@@ -69,6 +69,7 @@ const EXT: GroupVersion = { group: 'extensions', version: 'v1beta1' };
 const BATCH: GroupVersion = { group: 'batch', version: 'v1' };
 const BATCHB: GroupVersion = { group: 'batch', version: 'v1beta1' };
 const AUTHZ: GroupVersion = { group: 'authorization.k8s.io', version: 'v1' };
+const RBAC: GroupVersion = { group: 'rbac.authorization.k8s.io', version: 'v1' };
 
 type Decl = Omit<ResourceDef, 'group' | 'version' | 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'> &
   Partial<Pick<ResourceDef, 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'>>;
@@ -126,6 +127,13 @@ export const RESOURCES: ResourceDef[] = [
   declare(BATCHB, { kind: 'CronJob', resource: 'cronjobs', singular: 'cronjob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
   // authorization: a virtual type
   declare(AUTHZ, { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
+  // rbac.authorization.k8s.io/v1: names are path segments (ValidateRBACName); every RBAC strategy allows
+  // create-on-update (PUT reconciles roles that may not exist yet). No short names in 1.9; discovery lists
+  // the group's resources alphabetically, as the real server does.
+  declare(RBAC, { kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', singular: 'clusterrolebinding', namespaced: false, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
+  declare(RBAC, { kind: 'ClusterRole', resource: 'clusterroles', singular: 'clusterrole', namespaced: false, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
+  declare(RBAC, { kind: 'RoleBinding', resource: 'rolebindings', singular: 'rolebinding', namespaced: true, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
+  declare(RBAC, { kind: 'Role', resource: 'roles', singular: 'role', namespaced: true, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
 ];
 
 export interface GroupDef {

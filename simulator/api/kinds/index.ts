@@ -12,6 +12,7 @@ import './namespace.ts';
 import './ingress.ts';
 import './config-data.ts';
 import './event.ts';
+import './rbac.ts';
 import './body-versions.ts';
 
 let loaded = false;
