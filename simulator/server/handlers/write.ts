@@ -4,7 +4,6 @@
 
 import type { KubeObject } from '../../api/meta.ts';
 import { apiVersionOf } from '../../api/meta.ts';
-import type { ResourceDef } from '../../api/registry.ts';
 import { objectKey } from '../../api/registry.ts';
 import { DEPLOYMENT_ROLLBACK_TO } from '../../api/kinds/deployment.ts';
 import { validateAnnotations } from '../../api/validation/object-meta.ts';
@@ -17,7 +16,6 @@ import { checkScaleBody, scaleOf } from './scale.ts';
 import { VIRTUAL_CREATES } from './virtual.ts';
 
 export { bindPodSubresource } from './virtual.ts';
-export { checkNamespaceWritable } from '../generic-store.ts';
 
 /** The write options of a request (dryRun is parsed by the clients' work; until then always a real write). */
 export function writeOptions(req: ResourceRequest): WriteOptions {
@@ -136,8 +134,3 @@ export async function rollbackDeployment(ctx: ServerContext, req: ResourceReques
   return { code: 200, object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: `rollback request for deployment "${name}" succeeded`, code: 200 } };
 }
 
-
-export { apiVersionOf };
-
-/** Kept for callers that name the definition explicitly. */
-export type { ResourceDef };
