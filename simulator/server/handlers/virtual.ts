@@ -1,14 +1,13 @@
 // Kinds that are POSTed but never stored (ResourceDef.virtual): a Binding binds a pod to a node (also as
-// pods/<name>/binding), a SubjectAccessReview answers a permission question. Each has its create here, keyed by
+// pods/<name>/binding), the access reviews answer a permission question (../access-review.ts). Each has its create here, keyed by
 // kind in VIRTUAL_CREATES; the create handler looks it up instead of branching on kinds.
 
 import type { KubeObject } from '../../api/meta.ts';
-import type { ResourceDef } from '../../api/registry.ts';
-import { canonicalObject } from '../../api/conversion.ts';
 import { badRequest, conflict, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
 import { nowTimestamp } from './common.ts';
+import { createAccessReview } from '../access-review.ts';
 
 export type VirtualCreate = (ctx: ServerContext, req: ResourceRequest, obj: KubeObject) => Promise<ApiResult> | ApiResult;
 
@@ -58,26 +57,10 @@ async function bindPod(ctx: ServerContext, namespace: string, name: string, bind
   return { code: 201, object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
 }
 
-/** SubjectAccessReview: answers allowed=true, as a server without an authorizer configured does. */
-function createSubjectAccessReview(ctx: ServerContext, def: ResourceDef, obj: KubeObject): ApiResult {
-  const spec = obj.spec as Record<string, unknown> | undefined;
-  const errs: FieldError[] = [];
-  if (!spec || typeof spec !== 'object') errs.push({ type: 'FieldValueRequired', field: 'spec' });
-  else {
-    if (!spec.resourceAttributes && !spec.nonResourceAttributes) errs.push({ type: 'FieldValueRequired', field: 'spec.resourceAttributes', detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
-    if (spec.resourceAttributes && spec.nonResourceAttributes) errs.push({ type: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', value: spec.nonResourceAttributes, detail: 'cannot be specified in combination with resourceAttributes' });
-    if (!spec.user && !(Array.isArray(spec.groups) && spec.groups.length > 0)) errs.push({ type: 'FieldValueInvalid', field: 'spec.user', value: spec.user ?? '', detail: 'at least one of user or group must be specified' });
-  }
-  if (errs.length > 0) throw invalid(def.kind, def.group, obj.metadata.name ?? '', errs);
-  void ctx;
-  return {
-    code: 201,
-    object: canonicalObject({ ...obj, metadata: { ...obj.metadata, creationTimestamp: null }, status: { allowed: true, reason: 'no authorization is configured: every request is allowed' } }),
-  };
-}
-
 /** The create of each virtual kind. A new virtual kind: its ResourceDef (virtual: true) and its line here. */
 export const VIRTUAL_CREATES: Record<string, VirtualCreate> = {
   Binding: (ctx, req, obj) => bindPod(ctx, req.namespace!, obj.metadata.name ?? '', obj),
-  SubjectAccessReview: (ctx, req, obj) => createSubjectAccessReview(ctx, req.def, obj),
+  SubjectAccessReview: createAccessReview,
+  LocalSubjectAccessReview: createAccessReview,
+  SelfSubjectAccessReview: createAccessReview,
 };
