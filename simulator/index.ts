@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator } from './cluster.ts';
+import { clientConfigYaml, startSimulator } from './cluster.ts';
 import { parseGoDuration, toMilliseconds } from './controllers/daemon/go-duration.ts';
 import { openStore, parseStorageArgs, STORAGE_HELP, STORAGE_OPTIONS } from './storage/etcd-cli.ts';
 import { buildSecureServing, type SecureServing } from './server/secure-serving.ts';
@@ -179,7 +179,7 @@ async function main(): Promise<void> {
   if (serving.enabled) {
     const creds = serving.admin && 'token' in serving.admin ? { token: serving.admin.token } : { cert: serving.admin?.cert, key: serving.admin?.key };
     writeFileSync(kubeconfigPath, renderKubeconfig({ server: sim.url, ca: serving.ca, ...creds, namespace: 'default' }), { mode: 0o600 });
-  } else writeFileSync(kubeconfigPath, kubeconfig(sim.url));
+  } else writeFileSync(kubeconfigPath, clientConfigYaml(sim.url));
   process.stdout.write(`API server listening on ${sim.url}\n`);
   if (!serving.enabled) process.stdout.write('security: plain HTTP, no authentication, no authorization (see --secure and --authorization-mode)\n');
   for (const note of serving.notes) process.stdout.write(`${note}\n`);
@@ -209,26 +209,6 @@ function glogPrefix(): string {
   const d = new Date();
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   return `I${p(d.getMonth() + 1)}${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}000 `;
-}
-
-function kubeconfig(url: string): string {
-  return `apiVersion: v1
-kind: Config
-clusters:
-- name: simulator
-  cluster:
-    server: ${url}
-users:
-- name: simulator
-  user: {}
-contexts:
-- name: simulator
-  context:
-    cluster: simulator
-    user: simulator
-    namespace: default
-current-context: simulator
-`;
 }
 
 await main();
