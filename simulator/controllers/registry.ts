@@ -11,6 +11,7 @@ import { gvrKey, type GroupVersionResourceRef } from '../client/discovery.ts';
 import { namespaceController } from './namespace-controller.ts';
 import { garbageCollector } from './garbage-collector.ts';
 import { serviceAccountController } from './serviceaccount-controller.ts';
+import { serviceAccountTokenController } from './serviceaccount-token.ts';
 import { cronJobController } from './cronjob.ts';
 import { daemonSetController } from './daemonset.ts';
 import { deploymentController } from './deployment.ts';
@@ -92,6 +93,7 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   serviceaccount: { requires: [gvr('', 'v1', 'serviceaccounts')], create: serviceAccountController },
   'serviceaccount-token': {
     skip: (c) => (c.options.string('--service-account-private-key-file') === '' ? 'no --service-account-private-key-file, so tokens cannot be signed' : undefined),
+    create: serviceAccountTokenController,
   },
   statefulset: { requires: [gvr('apps', 'v1beta1', 'statefulsets'), gvr('apps', 'v1', 'statefulsets')] },
   tokencleaner: {},
