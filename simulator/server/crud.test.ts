@@ -125,7 +125,9 @@ const RFC3339_SECONDS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 /** Deleting without options: extensions/v1beta1 workloads orphan by default, which leaves a finalizer behind. */
 const deleteBody = (def: ResourceDef) => (def.defaultOrphan ? { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' } : undefined);
 
-const stored = RESOURCES.filter((d) => !d.virtual);
+// CustomResourceDefinitions have names of their own (<plural>.<group>) and a deletion the server finishes later
+// (instances first): their REST is covered by custom-resources.test.ts.
+const stored = RESOURCES.filter((d) => !d.virtual && d.kind !== 'CustomResourceDefinition');
 
 describe('complete REST for every kind', () => {
   for (const def of stored) {

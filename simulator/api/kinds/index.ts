@@ -13,6 +13,8 @@ import './ingress.ts';
 import './config-data.ts';
 import './event.ts';
 import './rbac.ts';
+import './custom-resource-definition.ts';
+import '../custom-resource.ts';
 import './body-versions.ts';
 
 let loaded = false;
