@@ -19,6 +19,7 @@ import { jobController } from './job.ts';
 import { podGCController } from './podgc.ts';
 import { replicaSetController } from './replicaset.ts';
 import { replicationControllerController } from './replicationcontroller.ts';
+import { statefulSetController } from './statefulset.ts';
 
 export interface StartConditions {
   options: DaemonOptions;
@@ -93,7 +94,7 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   'serviceaccount-token': {
     skip: (c) => (c.options.string('--service-account-private-key-file') === '' ? 'no --service-account-private-key-file, so tokens cannot be signed' : undefined),
   },
-  statefulset: { requires: [gvr('apps', 'v1beta1', 'statefulsets'), gvr('apps', 'v1', 'statefulsets')] },
+  statefulset: { requires: [gvr('apps', 'v1beta1', 'statefulsets'), gvr('apps', 'v1', 'statefulsets')], create: statefulSetController },
   tokencleaner: {},
   ttl: {},
 };

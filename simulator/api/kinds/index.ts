@@ -10,6 +10,10 @@ import './service.ts';
 import './config-data.ts';
 import './event.ts';
 import './body-versions.ts';
+import './stateful-set.ts';
+import './disruption-budget.ts';
+import './resource-quota.ts';
+import './autoscaler.ts';
 
 let loaded = false;
 
