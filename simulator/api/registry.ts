@@ -79,6 +79,7 @@ const APPS_BETA1: GroupVersion = { group: 'apps', version: 'v1beta1' };
 const POLICY: GroupVersion = { group: 'policy', version: 'v1beta1' };
 const AUTOSCALING: GroupVersion = { group: 'autoscaling', version: 'v1' };
 const METRICS: GroupVersion = { group: 'metrics.k8s.io', version: 'v1beta1' };
+const RBAC: GroupVersion = { group: 'rbac.authorization.k8s.io', version: 'v1' };
 
 type Decl = Omit<ResourceDef, 'group' | 'version' | 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'> &
   Partial<Pick<ResourceDef, 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'>>;
@@ -151,6 +152,13 @@ export const RESOURCES: ResourceDef[] = [
   declare(METRICS, { kind: 'NodeMetrics', resource: 'nodes', singular: '', namespaced: false, subresources: {}, verbs: ['get', 'list'], computed: true, storageResource: 'metrics.k8s.io/nodes' }),
   // authorization: a virtual type
   declare(AUTHZ, { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
+  // rbac.authorization.k8s.io/v1: names are path segments (ValidateRBACName); every RBAC strategy allows
+  // create-on-update (PUT reconciles roles that may not exist yet). No short names in 1.9; discovery lists
+  // the group's resources alphabetically, as the real server does.
+  declare(RBAC, { kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', singular: 'clusterrolebinding', namespaced: false, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
+  declare(RBAC, { kind: 'ClusterRole', resource: 'clusterroles', singular: 'clusterrole', namespaced: false, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
+  declare(RBAC, { kind: 'RoleBinding', resource: 'rolebindings', singular: 'rolebinding', namespaced: true, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
+  declare(RBAC, { kind: 'Role', resource: 'roles', singular: 'role', namespaced: true, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
 ];
 
 export interface GroupDef {

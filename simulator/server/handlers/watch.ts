@@ -118,7 +118,7 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
         else if (prev) send('DELETED', present(def, ev.object));
       };
       try {
-        handle = ctx.store.watch(prefix, {
+        handle = ctx.watchCache.watch(prefix, {
           fromRevision,
           onEvent,
           onClose: (reason) => {
