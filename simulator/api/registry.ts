@@ -150,7 +150,9 @@ export const RESOURCES: ResourceDef[] = [
   // metrics.k8s.io: usage computed from the pods the simulated kubelets run (server/metrics.ts); nothing stored.
   declare(METRICS, { kind: 'PodMetrics', resource: 'pods', singular: '', namespaced: true, subresources: {}, verbs: ['get', 'list'], computed: true, storageResource: 'metrics.k8s.io/pods' }),
   declare(METRICS, { kind: 'NodeMetrics', resource: 'nodes', singular: '', namespaced: false, subresources: {}, verbs: ['get', 'list'], computed: true, storageResource: 'metrics.k8s.io/nodes' }),
-  // authorization: a virtual type
+  // authorization: virtual types answered from the server's authorizer (server/access-review.ts)
+  declare(AUTHZ, { kind: 'LocalSubjectAccessReview', resource: 'localsubjectaccessreviews', singular: 'localsubjectaccessreview', namespaced: true, subresources: {}, verbs: ['create'], virtual: true }),
+  declare(AUTHZ, { kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   // rbac.authorization.k8s.io/v1: names are path segments (ValidateRBACName); every RBAC strategy allows
   // create-on-update (PUT reconciles roles that may not exist yet). No short names in 1.9; discovery lists

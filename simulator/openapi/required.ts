@@ -81,6 +81,8 @@ export const REQUIRED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   // autoscaling/v1, authorization/v1
   'io.k8s.api.autoscaling.v1.ScaleStatus': ['replicas'],
   'io.k8s.api.authorization.v1.SubjectAccessReview': ['spec'],
+  'io.k8s.api.authorization.v1.SelfSubjectAccessReview': ['spec'],
+  'io.k8s.api.authorization.v1.LocalSubjectAccessReview': ['spec'],
   'io.k8s.api.authorization.v1.SubjectAccessReviewStatus': ['allowed'],
   // rbac.authorization.k8s.io/v1
   'io.k8s.api.rbac.v1.PolicyRule': ['verbs'],

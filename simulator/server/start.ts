@@ -96,6 +96,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       for (const t of ctx.timers) clearTimeout(t);
       ctx.timers.clear();
       ctx.serviceAddresses.stop();
+      // Open watches would hold app.close() until their clients go: they end cleanly first.
+      ctx.hub.endAll();
       ctx.watchCache.close();
       await app.close();
       await store.close();

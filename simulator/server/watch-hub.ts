@@ -22,6 +22,7 @@ export interface HubStats {
 
 export class WatchHub {
   readonly stats: HubStats = { encodings: 0, deliveries: 0, cutOff: 0, open: 0 };
+  private readonly enders = new Set<() => void>();
   /** Encoded frames; a frame is needed while one change is handed to its watchers and while it is replayed. */
   readonly frames: EncodedCache;
 
@@ -30,6 +31,23 @@ export class WatchHub {
     frameCacheBytes = 32 * 1024 * 1024,
   ) {
     this.frames = new EncodedCache(frameCacheBytes);
+  }
+
+  /** Registers how to end one open watch cleanly; returns the deregistration. */
+  track(end: () => void): () => void {
+    this.enders.add(end);
+    return () => this.enders.delete(end);
+  }
+
+  /**
+   * Ends every open watch cleanly (the chunked response is finished, as when a watch's timeoutSeconds run out),
+   * so clients resume from their last resourceVersion. The server does this when it shuts down; tests use it to
+   * make informers resume.
+   */
+  endAll(): number {
+    const all = [...this.enders];
+    for (const end of all) end();
+    return all.length;
   }
 
   /** The encoded frame of `obj` as event `type` in a format; `formatKey` must name format and version. */

@@ -71,9 +71,11 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
       let ended = false;
       const hub = ctx.hub;
       hub.stats.open++;
+      const untrack = hub.track(() => end());
       const end = () => {
         if (ended) return;
         ended = true;
+        untrack();
         hub.stats.open--;
         clearTimeout(timer);
         handle?.stop();
