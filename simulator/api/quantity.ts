@@ -1,62 +1,46 @@
-// resource.Quantity as numbers: parsing "250m", "1.5", "64Mi", "2Gi", "1e3" into a value in milli-units (so
-// CPU millicores and whole bytes stay exact), and formatting sums back the way the real Quantity prints its
-// canonical form (binary suffixes for values written with Ki/Mi/Gi..., "m" for fractions, plain integers
-// otherwise). Used by quota (admission and status.used) and the metrics API / HPA.
+// The resource Quantity grammar of the real server (apimachinery resource.ParseQuantity): a signed decimal
+// number and one suffix — binary (Ki Mi Gi Ti Pi Ei), decimal SI (n u m "" k M G T P E) or a decimal
+// exponent (e3, E-2). A string that does not parse fails decoding in the real server, so the body is 400
+// `<Kind> in version "<v>" cannot be handled as a <Kind>: quantities must match the regular expression ...`
+// (server/shape-check.ts); the value is used for the comparisons validation makes (requests <= limits,
+// non-negative).
+
+export const QUANTITY_REGEXP = '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$';
+const FORMAT = new RegExp(QUANTITY_REGEXP);
+const NUMBER = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/;
+
+export const ERR_FORMAT = `quantities must match the regular expression '${QUANTITY_REGEXP}'`;
+export const ERR_NUMERIC = "unable to parse quantity's numeric part";
+export const ERR_SUFFIX = "unable to parse quantity's suffix";
 
 const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
 const DECIMAL: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
 
-const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?\d+))?$/;
+export type QuantityResult = { ok: true; value: number } | { ok: false; error: string };
 
-export interface ParsedQuantity {
-  /** Value times 1000 (milli-units), rounded up to a whole milli-unit as the real server rounds. */
-  milli: number;
-  format: 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
-}
-
-/** The real quantity regular expression's error message. */
-export const QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-
-export function parseQuantity(v: unknown): ParsedQuantity | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return { milli: Math.ceil(v * 1000), format: 'DecimalSI' };
-  if (typeof v !== 'string') return undefined;
-  const m = QUANTITY.exec(v.trim());
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  if (!Number.isFinite(n)) return undefined;
-  if (m[3] !== undefined) return { milli: Math.ceil(n * 10 ** Number(m[3]) * 1000), format: 'DecimalExponent' };
-  const suffix = m[2] ?? '';
-  if (suffix in BINARY) return { milli: Math.ceil(n * BINARY[suffix] * 1000), format: 'BinarySI' };
-  return { milli: Math.ceil(n * DECIMAL[suffix] * 1000 - 1e-9), format: 'DecimalSI' };
-}
-
-/** Milli-units of a quantity, 0 when it does not parse. */
-export function milliOf(v: unknown): number {
-  return parseQuantity(v)?.milli ?? 0;
-}
-
-/** Canonical text of a value in milli-units, in the format of the quantities it came from. */
-export function formatQuantity(milli: number, format: ParsedQuantity['format'] = 'DecimalSI'): string {
-  if (milli === 0) return '0';
-  if (milli % 1000 !== 0) return `${milli}m`;
-  const whole = milli / 1000;
-  if (format === 'BinarySI') {
-    for (const s of ['Ei', 'Pi', 'Ti', 'Gi', 'Mi', 'Ki']) if (Math.abs(whole) >= BINARY[s] && whole % BINARY[s] === 0) return `${whole / BINARY[s]}${s}`;
-    return String(whole);
+/** Parses a Quantity string (or a JSON number, which the real decoder also takes) into its value. */
+export function parseQuantity(input: string | number): QuantityResult {
+  if (typeof input === 'number') return Number.isFinite(input) ? { ok: true, value: input } : { ok: false, error: ERR_FORMAT };
+  const text = input.trim();
+  if (text.length === 0) return { ok: false, error: ERR_FORMAT };
+  const m = FORMAT.exec(text);
+  if (!m) return { ok: false, error: ERR_FORMAT };
+  // The regular expression lets the numeric part take the first digits of an exponent suffix back; split
+  // where the real parser does: the longest numeric prefix, then the suffix.
+  const numEnd = /^[+-]?[0-9.]*/.exec(text)![0].length;
+  const num = text.slice(0, numEnd);
+  const suffix = text.slice(numEnd);
+  if (!NUMBER.test(num)) return { ok: false, error: ERR_NUMERIC };
+  const base = Number(num);
+  let mult: number | undefined = BINARY[suffix] ?? DECIMAL[suffix];
+  if (mult === undefined) {
+    const e = /^[eE]([+-]?[0-9]+)$/.exec(suffix);
+    if (!e) return { ok: false, error: ERR_SUFFIX };
+    mult = 10 ** Number(e[1]);
   }
-  for (const s of ['E', 'P', 'T', 'G', 'M', 'k']) if (Math.abs(whole) >= DECIMAL[s] && whole % DECIMAL[s] === 0) return `${whole / DECIMAL[s]}${s}`;
-  return String(whole);
+  return { ok: true, value: base * mult };
 }
 
-/** Adds quantities; the result keeps the format of the first one (as Quantity.Add does). */
-export function sumQuantities(values: unknown[]): string {
-  let milli = 0;
-  let format: ParsedQuantity['format'] | undefined;
-  for (const v of values) {
-    const q = parseQuantity(v);
-    if (!q) continue;
-    milli += q.milli;
-    format ??= q.format;
-  }
-  return formatQuantity(milli, format ?? 'DecimalSI');
+export function isQuantity(v: unknown): boolean {
+  return (typeof v === 'string' || typeof v === 'number') && parseQuantity(v).ok;
 }

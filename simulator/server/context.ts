@@ -18,6 +18,8 @@ export interface ServerSettings {
   serverAddress: string;
   /** Largest request body accepted. */
   bodyLimit: number;
+  /** How long the headers and body of a request may take to arrive before it is cut with 408 (default 60 s). */
+  requestReceiveTimeoutMs?: number;
   /** How long a list with a future resourceVersion waits before 504 (the real server waits 3 s). */
   futureRevisionWaitMs: number;
 }

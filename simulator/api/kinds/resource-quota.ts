@@ -5,7 +5,7 @@
 import type { KubeObject } from '../meta.ts';
 import { registerKindRules } from '../strategy.ts';
 import { type FieldError, invalidValue, notSupported } from '../field-errors.ts';
-import { QUANTITY_ERROR, parseQuantity } from '../quantity.ts';
+import { QUANTITY_ERROR, parseQuantity } from '../quantity-sum.ts';
 import { type Obj, clearStatus, isObj } from './util.ts';
 
 /** helper.IsStandardQuotaResourceName of 1.9. */

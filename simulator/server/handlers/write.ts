@@ -385,6 +385,7 @@ export async function writeScale(ctx: ServerContext, req: ResourceRequest, raw: 
   const errs: FieldError[] = [];
   if (typeof replicas !== 'number' || !Number.isInteger(replicas)) errs.push(invalidValue('spec.replicas', replicas, 'must be an integer'));
   else if (replicas < 0) errs.push(invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0'));
+  else if (replicas > 2 ** 31 - 1) errs.push(invalidValue('spec.replicas', replicas, 'must be between -2147483648 and 2147483647, inclusive'));
   if (errs.length) throw invalid('Scale', scaleDef.apiVersion === 'autoscaling/v1' ? 'autoscaling' : 'extensions', name, errs);
   const key = keyOf(req, name);
   try {
