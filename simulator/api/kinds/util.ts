@@ -65,8 +65,3 @@ export function atLeast(errs: FieldError[], path: string, v: unknown, min: numbe
 export function stringMap(v: unknown): Record<string, string> {
   return isObj(v) ? (v as Record<string, string>) : {};
 }
-
-/** A create starts with an empty status: status belongs to the controllers, written through /status. */
-export function clearStatus(obj: object): void {
-  delete (obj as Obj).status;
-}
