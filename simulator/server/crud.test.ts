@@ -114,6 +114,12 @@ function validBody(def: ResourceDef, name: string, ns: string | undefined): Json
       return { metadata, spec: { hard: { pods: '10', 'requests.cpu': '2' } } };
     case 'HorizontalPodAutoscaler':
       return { metadata, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 3, targetCPUUtilizationPercentage: 50 } };
+    case 'Role':
+    case 'ClusterRole':
+      return { metadata, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] };
+    case 'RoleBinding':
+    case 'ClusterRoleBinding':
+      return { metadata, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'jane' }] };
     default:
       throw new Error(`no valid body for ${def.kind}: add one when a kind joins the registry`);
   }
