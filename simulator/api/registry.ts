@@ -129,17 +129,19 @@ export const RESOURCES: ResourceDef[] = [
   declare(APPS, { kind: 'StatefulSet', resource: 'statefulsets', singular: 'statefulset', namespaced: true, shortNames: ['sts'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta1', 'apps/v1beta2'] }),
   declare(APPS, { kind: 'ControllerRevision', resource: 'controllerrevisions', singular: 'controllerrevision', namespaced: true, subresources: {} }),
   // apps/v1beta2 and apps/v1beta1 as 1.9 served them for StatefulSets and ControllerRevisions: the same storage
-  // (apps/v1), their own defaults and Scale type; deleting through them orphans by default, as 1.9 did.
-  declare(APPS_BETA2, { kind: 'StatefulSet', resource: 'statefulsets', singular: 'statefulset', namespaced: true, subresources: { status: true, scale: { apiVersion: 'apps/v1beta2' } }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  // (apps/v1), their own defaults and Scale type, the same short name and category (one REST storage served every
+  // version in 1.9); deleting through them orphans by default, as 1.9 did.
+  declare(APPS_BETA2, { kind: 'StatefulSet', resource: 'statefulsets', singular: 'statefulset', namespaced: true, shortNames: ['sts'], categories: ['all'], subresources: { status: true, scale: { apiVersion: 'apps/v1beta2' } }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
   declare(APPS_BETA2, { kind: 'ControllerRevision', resource: 'controllerrevisions', singular: 'controllerrevision', namespaced: true, subresources: {}, storageApiVersion: 'apps/v1' }),
-  declare(APPS_BETA1, { kind: 'StatefulSet', resource: 'statefulsets', singular: 'statefulset', namespaced: true, subresources: { status: true, scale: { apiVersion: 'apps/v1beta1' } }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(APPS_BETA1, { kind: 'StatefulSet', resource: 'statefulsets', singular: 'statefulset', namespaced: true, shortNames: ['sts'], categories: ['all'], subresources: { status: true, scale: { apiVersion: 'apps/v1beta1' } }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
   declare(APPS_BETA1, { kind: 'ControllerRevision', resource: 'controllerrevisions', singular: 'controllerrevision', namespaced: true, subresources: {}, storageApiVersion: 'apps/v1' }),
-  // extensions/v1beta1: same storage as apps/v1 for the workloads. Short names and the "all" category stay with
-  // apps/v1 only: current kubectl warns on a short name two groups claim, and `get all` would list objects twice.
+  // extensions/v1beta1: same storage as apps/v1 for the workloads, and the same short names and categories: in
+  // 1.9 one REST storage per kind served every group, so discovery listed deploy/ds/rs and "all" in each (clients
+  // resolve a short name to the preferred group, apps, by group order).
   // deployments/rollback (DeploymentRollback) exists only in extensions/v1beta1 and apps/v1beta1 (not served here).
-  declare(EXT, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, subresources: { rollback: true, status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
-  declare(EXT, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, subresources: { status: true }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
-  declare(EXT, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true, fieldSelectors: selectors('status.replicas') }),
+  declare(EXT, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { rollback: true, status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(EXT, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(EXT, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true, fieldSelectors: selectors('status.replicas') }),
   declare(EXT, { kind: 'Ingress', resource: 'ingresses', singular: 'ingress', namespaced: true, shortNames: ['ing'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
   // batch
   declare(BATCH, { kind: 'Job', resource: 'jobs', singular: 'job', namespaced: true, categories: ['all'], subresources: { status: true }, tracksGeneration: true, fieldSelectors: selectors('status.successful') }),
