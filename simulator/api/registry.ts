@@ -115,12 +115,13 @@ export const RESOURCES: ResourceDef[] = [
   declare(APPS, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta1', 'apps/v1beta2'] }),
   declare(APPS, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'] }),
   declare(APPS, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'], fieldSelectors: selectors('status.replicas') }),
-  // extensions/v1beta1: same storage as apps/v1 for the workloads. Short names and the "all" category stay with
-  // apps/v1 only: current kubectl warns on a short name two groups claim, and `get all` would list objects twice.
+  // extensions/v1beta1: same storage as apps/v1 for the workloads, and the same short names and categories: in
+  // 1.9 one REST storage per kind served every group, so discovery listed deploy/ds/rs and "all" in each (clients
+  // resolve a short name to the preferred group, apps, by group order).
   // deployments/rollback (DeploymentRollback) exists only in extensions/v1beta1 and apps/v1beta1 (not served here).
-  declare(EXT, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, subresources: { rollback: true, status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
-  declare(EXT, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, subresources: { status: true }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
-  declare(EXT, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true, fieldSelectors: selectors('status.replicas') }),
+  declare(EXT, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { rollback: true, status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(EXT, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(EXT, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true, fieldSelectors: selectors('status.replicas') }),
   declare(EXT, { kind: 'Ingress', resource: 'ingresses', singular: 'ingress', namespaced: true, shortNames: ['ing'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
   // batch
   declare(BATCH, { kind: 'Job', resource: 'jobs', singular: 'job', namespaced: true, categories: ['all'], subresources: { status: true }, tracksGeneration: true, fieldSelectors: selectors('status.successful') }),
