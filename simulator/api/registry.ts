@@ -128,6 +128,7 @@ export const RESOURCES: ResourceDef[] = [
   declare(BATCHB, { kind: 'CronJob', resource: 'cronjobs', singular: 'cronjob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
   // authorization: virtual types answered from the server's authorizer (server/access-review.ts)
   declare(AUTHZ, { kind: 'LocalSubjectAccessReview', resource: 'localsubjectaccessreviews', singular: 'localsubjectaccessreview', namespaced: true, subresources: {}, verbs: ['create'], virtual: true }),
+  declare(AUTHZ, { kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', singular: 'selfsubjectrulesreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   // rbac.authorization.k8s.io/v1: names are path segments (ValidateRBACName); every RBAC strategy allows
