@@ -12,6 +12,7 @@ import { alwaysAllow } from './authorization/authorizer.ts';
 import type { SecurityContext } from './authorization/filter.ts';
 import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
+import { ensureKubernetesService } from './kubernetes-service.ts';
 import { WatchCaches } from './watch-cache.ts';
 import { CustomResourceController } from './custom-resources.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
@@ -88,6 +89,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const port = (app.server.address() as AddressInfo).port;
   settings.serverAddress = `${host}:${port}`;
   await bootstrapNamespaces(ctx);
+  await ensureKubernetesService(ctx, host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port);
   // CustomResourceDefinitions already stored (a restart on etcd) are served before the first request is.
   const customResources = new CustomResourceController(ctx);
   ctx.customResources = customResources;

@@ -16,6 +16,10 @@ import './rbac.ts';
 import './custom-resource-definition.ts';
 import '../custom-resource.ts';
 import './body-versions.ts';
+import './stateful-set.ts';
+import './disruption-budget.ts';
+import './resource-quota.ts';
+import './autoscaler.ts';
 
 let loaded = false;
 
