@@ -7,7 +7,7 @@ import { badRequest, conflict, invalid, invalidValue, notFound, type FieldError 
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
 import { nowTimestamp } from './common.ts';
-import { createAccessReview } from '../access-review.ts';
+import { createAccessReview, createRulesReview } from '../access-review.ts';
 import { writeOptions } from './write-options.ts';
 
 export type VirtualCreate = (ctx: ServerContext, req: ResourceRequest, obj: KubeObject) => Promise<ApiResult> | ApiResult;
@@ -68,4 +68,5 @@ export const VIRTUAL_CREATES: Record<string, VirtualCreate> = {
   SubjectAccessReview: (ctx, req, obj) => (writeOptions(req), createAccessReview(ctx, req, obj)),
   LocalSubjectAccessReview: (ctx, req, obj) => (writeOptions(req), createAccessReview(ctx, req, obj)),
   SelfSubjectAccessReview: (ctx, req, obj) => (writeOptions(req), createAccessReview(ctx, req, obj)),
+  SelfSubjectRulesReview: (ctx, req, obj) => (writeOptions(req), createRulesReview(ctx, req, obj)),
 };
