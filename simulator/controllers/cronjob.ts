@@ -14,7 +14,7 @@
 
 import { CronExpressionParser } from 'cron-parser';
 import type { KubeObject, ObjectMeta } from '../api/meta.ts';
-import { parseDurationMs } from '../../spec-tables/duration.ts';
+import { parseDurationMs } from '../../spec-tables/go-duration.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
