@@ -9,7 +9,7 @@ export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | '
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** How a subresource reads and writes its parent. */
-export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback';
+export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'approval';
 
 export interface ScaleDef {
   /** The Scale type this group serves: autoscaling/v1 for apps and core, extensions/v1beta1 for extensions. */
@@ -70,6 +70,8 @@ const BATCH: GroupVersion = { group: 'batch', version: 'v1' };
 const BATCHB: GroupVersion = { group: 'batch', version: 'v1beta1' };
 const AUTHZ: GroupVersion = { group: 'authorization.k8s.io', version: 'v1' };
 const RBAC: GroupVersion = { group: 'rbac.authorization.k8s.io', version: 'v1' };
+const CERTB: GroupVersion = { group: 'certificates.k8s.io', version: 'v1beta1' };
+const CERT: GroupVersion = { group: 'certificates.k8s.io', version: 'v1' };
 
 type Decl = Omit<ResourceDef, 'group' | 'version' | 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'> &
   Partial<Pick<ResourceDef, 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'>>;
@@ -129,6 +131,13 @@ export const RESOURCES: ResourceDef[] = [
   declare(AUTHZ, { kind: 'LocalSubjectAccessReview', resource: 'localsubjectaccessreviews', singular: 'localsubjectaccessreview', namespaced: true, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
+  // certificates.k8s.io: v1beta1 (1.9) and v1 (what current kubectl approves through) over one storage in the
+  // v1beta1 form; the fields v1 adds (signerName, expirationSeconds, condition status) are kept in it.
+  declare(CERTB, { kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', singular: 'certificatesigningrequest', namespaced: false, shortNames: ['csr'], subresources: { approval: true, status: true }, nameRule: 'path-segment' }),
+  declare(CERT, {
+    kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', singular: 'certificatesigningrequest', namespaced: false, shortNames: ['csr'], subresources: { approval: true, status: true },
+    nameRule: 'path-segment', storageApiVersion: 'certificates.k8s.io/v1beta1', fieldSelectors: selectors('spec.signerName'),
+  }),
   // rbac.authorization.k8s.io/v1: names are path segments (ValidateRBACName); every RBAC strategy allows
   // create-on-update (PUT reconciles roles that may not exist yet). No short names in 1.9; discovery lists
   // the group's resources alphabetically, as the real server does.
