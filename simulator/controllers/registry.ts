@@ -23,6 +23,7 @@ import { jobController } from './job.ts';
 import { podGCController } from './podgc.ts';
 import { replicaSetController } from './replicaset.ts';
 import { replicationControllerController } from './replicationcontroller.ts';
+import { statefulSetController } from './statefulset.ts';
 import { nodeLifecycleController } from './node-lifecycle.ts';
 import { ttlController } from './ttl.ts';
 import { routeController } from './route-controller.ts';
@@ -108,7 +109,7 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
     skip: (c) => (c.options.string('--service-account-private-key-file') === '' ? 'no --service-account-private-key-file, so tokens cannot be signed' : undefined),
     create: serviceAccountTokenController,
   },
-  statefulset: { requires: [gvr('apps', 'v1beta1', 'statefulsets'), gvr('apps', 'v1', 'statefulsets')] },
+  statefulset: { requires: [gvr('apps', 'v1beta1', 'statefulsets'), gvr('apps', 'v1', 'statefulsets')], create: statefulSetController },
   tokencleaner: { create: tokenCleanerController },
   ttl: { create: ttlController },
 };
