@@ -8,7 +8,8 @@ const DRY_RUN_VALUES = ['All'];
 
 /**
  * The write options of a request: `dryRun=All` (query, or DeleteOptions.dryRun in a delete's body) runs every
- * step of the write but storing it; any other value is 400, as on servers that know dry runs (1.13+).
+ * step of the write but storing it; any other value is 400, as on servers that know dry runs (1.13+). The
+ * requesting user goes along (kinds that record who asked, e.g. certificate signing requests).
  */
 export function writeOptions(req: ResourceRequest, bodyDryRun?: unknown): WriteOptions {
   const values: unknown[] = [];
@@ -22,6 +23,6 @@ export function writeOptions(req: ResourceRequest, bodyDryRun?: unknown): WriteO
       throw badRequest(`Invalid dry run value: ${JSON.stringify(v)}: supported values: "${DRY_RUN_VALUES.join('", "')}"`);
     }
   }
-  return values.length > 0 ? { dryRun: true } : {};
+  return values.length > 0 ? { dryRun: true, user: req.user } : { user: req.user };
 }
 

@@ -69,6 +69,9 @@ export const update = (ctx: ServerContext, req: ResourceRequest) => put(ctx, req
 /** PUT .../status: only status changes (spec 4.10.1). */
 export const updateStatus = (ctx: ServerContext, req: ResourceRequest) => put(ctx, req, 'status');
 
+/** PUT certificatesigningrequests/<name>/approval: only status.conditions changes. */
+export const updateApproval = (ctx: ServerContext, req: ResourceRequest) => put(ctx, req, 'approval');
+
 /** PUT namespaces/<name>/finalize: only spec.finalizers changes. */
 export const finalizeNamespace = (ctx: ServerContext, req: ResourceRequest) => put(ctx, req, 'finalize');
 
