@@ -7,6 +7,11 @@ import type { ServerContext } from './server/context.ts';
 import { startApiServer, type ApiServerOptions } from './server/start.ts';
 import type { DaemonHandle } from './controllers/daemon/daemon.ts';
 import type { NodesHandle, NodesOptions } from './nodes/index.ts';
+import type { Credentials, SecureServing } from './server/secure-serving.ts';
+import { renderKubeconfig } from './client/kubeconfig.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface SimulatorOptions extends ApiServerOptions {
   /**
@@ -24,6 +29,13 @@ export interface SimulatorOptions extends ApiServerOptions {
   controllerArgs?: string[];
   /** Where the daemon's log lines go (default: nowhere). */
   controllerLog?: (line: string) => void;
+  /**
+   * TLS, authentication and authorization (server/secure-serving.ts). The daemon then authenticates with a
+   * client config of its own (--xconfig: system:kube-controller-manager), signs service-account tokens with
+   * the serving's key and puts its CA in token secrets; the nodes authenticate as system:kube-scheduler in
+   * system:nodes.
+   */
+  serving?: SecureServing;
 }
 
 export interface RunningSimulator {
@@ -38,15 +50,42 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
+function credentialFields(c: Credentials | undefined): { cert?: string; key?: string; token?: string } {
+  if (!c) return {};
+  return 'token' in c ? { token: c.token } : { cert: c.cert, key: c.key };
+}
+
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
   const vendor = opts.vendor ?? 'kubernetes';
-  const server = await startApiServer(opts);
+  const serving = opts.serving;
+  const server = await startApiServer(serving ? { ...opts, tls: serving.tls, security: serving.security, postStart: serving.postStart } : opts);
   const { url } = server;
   let daemon: DaemonHandle | undefined;
   let nodes: NodesHandle | undefined;
+  // Files of the daemon's credentials (its client config, the CA bundle, the token-signing key), removed on close.
+  let credentialDir: string | undefined;
   try {
-    if (opts.controllers) daemon = await startControllers(url, vendor, opts);
-    const nodeOpts = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
+    if (opts.controllers) {
+      const extra: string[] = [];
+      if (serving?.enabled) {
+        extra.push(...serving.daemonArgs);
+        credentialDir = mkdtempSync(join(tmpdir(), 'cluster-simulator-daemon-'));
+        const xconfig = join(credentialDir, 'controller-manager.kubeconfig');
+        writeFileSync(xconfig, renderKubeconfig({ server: url, ca: serving.ca, ...credentialFields(serving.controllerManager), name: 'controller-manager' }), { mode: 0o600 });
+        extra.push(`--xconfig=${xconfig}`);
+        if (serving.ca) {
+          writeFileSync(join(credentialDir, 'ca.crt'), serving.ca);
+          extra.push(`--root-ca-file=${join(credentialDir, 'ca.crt')}`);
+        }
+        if (serving.serviceAccountSigningKey) {
+          writeFileSync(join(credentialDir, 'sa.key'), serving.serviceAccountSigningKey, { mode: 0o600 });
+          extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);
+        }
+      }
+      daemon = await startControllers(url, vendor, { ...opts, controllerArgs: [...extra, ...(opts.controllerArgs ?? [])] });
+    }
+    const nodeOpts0 = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
+    const nodeOpts = nodeOpts0 && serving?.enabled ? { ...nodeOpts0, clientConfig: { ca: serving.ca ? Buffer.from(serving.ca) : undefined, ...credentialBuffers(serving.nodes) } } : nodeOpts0;
     if (nodeOpts && (nodeOpts.count ?? 3) > 0) {
       // Loaded only when asked for, like the daemon.
       const { startNodes } = await import('./nodes/index.ts');
@@ -55,6 +94,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   } catch (err) {
     await daemon?.close();
     await server.close();
+    serving?.stop();
+    if (credentialDir) rmSync(credentialDir, { recursive: true, force: true });
     throw err;
   }
   return {
@@ -69,6 +110,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       await nodes?.close();
       await daemon?.close();
       await server.close();
+      serving?.stop();
+      if (credentialDir) rmSync(credentialDir, { recursive: true, force: true });
     },
   };
 }
@@ -83,6 +126,11 @@ async function startControllers(url: string, vendor: string, opts: SimulatorOpti
   if (Array.isArray(opts.controllers)) argv.push(`--controllers=${opts.controllers.join(',')}`);
   argv.push(...(opts.controllerArgs ?? []));
   return startDaemon(argv, { vendor, log: opts.controllerLog ?? (() => {}) });
+}
+
+function credentialBuffers(c: Credentials | undefined): { cert?: Buffer; key?: Buffer; token?: string } {
+  const f = credentialFields(c);
+  return { ...(f.cert ? { cert: Buffer.from(f.cert), key: Buffer.from(f.key!) } : {}), ...(f.token ? { token: f.token } : {}) };
 }
 
 /**

@@ -174,8 +174,9 @@ function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyR
   if (negotiated.table && tableSource) {
     const table = toTable(tableSource, result.object, { version: negotiated.table, includeObject: parseIncludeObject(query.includeObject), now: ctx.now().getTime(), headers: true });
     body = encodeAs(negotiated.format, table, pretty, ctx.protobuf);
-  } else if (negotiated.format === 'json' && !pretty && Object.isFrozen(result.object)) {
-    // Stored objects are frozen and never change (storage README): their compact JSON is computed once.
+  } else if (negotiated.format === 'json' && !pretty && request.method === 'GET' && Object.isFrozen(result.object)) {
+    // Stored objects are frozen and never change (storage README): the compact JSON of one read often is computed
+    // once. Only reads: the answer to a write is sent once, and caching it would only hold a copy of the store.
     body = compactJsonOf(result.object);
   } else body = encodeAs(negotiated.format, result.object, pretty, ctx.protobuf);
   // Bytes, not a string: Fastify would append "; charset=utf-8" to a JSON Content-Type the real server sends bare.
@@ -183,7 +184,7 @@ function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyR
 }
 
 // Compact JSON of stored objects read often (GET of one object), bounded by bytes (encoded-cache.ts).
-const jsonCache = new EncodedCache(32 * 1024 * 1024);
+const jsonCache = new EncodedCache(16 * 1024 * 1024);
 
 function compactJsonOf(obj: object): Buffer {
   return jsonCache.get(obj, 'json', () => Buffer.from(encodeJson(obj, false))) as Buffer;
