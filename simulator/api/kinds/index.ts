@@ -13,7 +13,13 @@ import './ingress.ts';
 import './config-data.ts';
 import './event.ts';
 import './rbac.ts';
+import './custom-resource-definition.ts';
+import '../custom-resource.ts';
 import './body-versions.ts';
+import './stateful-set.ts';
+import './disruption-budget.ts';
+import './resource-quota.ts';
+import './autoscaler.ts';
 
 let loaded = false;
 
