@@ -10,7 +10,7 @@ export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | '
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** How a subresource reads and writes its parent. */
-export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'eviction';
+export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'eviction' | 'approval';
 
 export interface ScaleDef {
   /**
@@ -88,6 +88,8 @@ const POLICY: GroupVersion = { group: 'policy', version: 'v1beta1' };
 const AUTOSCALING: GroupVersion = { group: 'autoscaling', version: 'v1' };
 const METRICS: GroupVersion = { group: 'metrics.k8s.io', version: 'v1beta1' };
 const RBAC: GroupVersion = { group: 'rbac.authorization.k8s.io', version: 'v1' };
+const CERTB: GroupVersion = { group: 'certificates.k8s.io', version: 'v1beta1' };
+const CERT: GroupVersion = { group: 'certificates.k8s.io', version: 'v1' };
 const APIEXT: GroupVersion = { group: 'apiextensions.k8s.io', version: 'v1beta1' };
 const APIEXT_V1: GroupVersion = { group: 'apiextensions.k8s.io', version: 'v1' };
 
@@ -110,7 +112,8 @@ const scaleExtensions: ScaleDef = { apiVersion: 'extensions/v1beta1' };
 
 export const RESOURCES: ResourceDef[] = [
   // core/v1
-  declare(CORE, { kind: 'Namespace', resource: 'namespaces', singular: 'namespace', namespaced: false, shortNames: ['ns'], subresources: { status: true, finalize: true }, nameRule: 'dns1123-label', fieldSelectors: selectors('status.phase') }),
+  // Namespaces have no deletecollection (the real registry's namespace REST does not implement it): 405, not in discovery.
+  declare(CORE, { kind: 'Namespace', resource: 'namespaces', singular: 'namespace', namespaced: false, shortNames: ['ns'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: { status: true, finalize: true }, nameRule: 'dns1123-label', fieldSelectors: selectors('status.phase') }),
   declare(CORE, { kind: 'ConfigMap', resource: 'configmaps', singular: 'configmap', namespaced: true, shortNames: ['cm'], subresources: {} }),
   declare(CORE, { kind: 'Secret', resource: 'secrets', singular: 'secret', namespaced: true, subresources: {}, fieldSelectors: selectors('type') }),
   declare(CORE, { kind: 'Service', resource: 'services', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: { status: true }, nameRule: 'dns1035-label', allowCreateOnUpdate: true }),
@@ -167,6 +170,13 @@ export const RESOURCES: ResourceDef[] = [
   declare(AUTHZ, { kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', singular: 'selfsubjectrulesreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
+  // certificates.k8s.io: v1beta1 (1.9) and v1 (what current kubectl approves through) over one storage in the
+  // v1beta1 form; the fields v1 adds (signerName, expirationSeconds, condition status) are kept in it.
+  declare(CERTB, { kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', singular: 'certificatesigningrequest', namespaced: false, shortNames: ['csr'], subresources: { approval: true, status: true }, nameRule: 'path-segment' }),
+  declare(CERT, {
+    kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', singular: 'certificatesigningrequest', namespaced: false, shortNames: ['csr'], subresources: { approval: true, status: true },
+    nameRule: 'path-segment', storageApiVersion: 'certificates.k8s.io/v1beta1', fieldSelectors: selectors('spec.signerName'),
+  }),
   // rbac.authorization.k8s.io/v1: names are path segments (ValidateRBACName); every RBAC strategy allows
   // create-on-update (PUT reconciles roles that may not exist yet). No short names in 1.9; discovery lists
   // the group's resources alphabetically, as the real server does.

@@ -9,6 +9,14 @@ import type { DeleteOptions, KubeObject } from './meta.ts';
 import type { ResourceDef } from './registry.ts';
 import type { FieldError } from './field-errors.ts';
 
+/** Who sends the request (the authenticated user.Info), for kinds that record it (a CSR's spec.username...). */
+export interface Requester {
+  name: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
 /** What the store lends to the hooks that need more than the object (allocators live on the server's side). */
 export interface StrategyEnv {
   /** Cluster IPs and node ports of Services; allocate fills the fields in, release gives them back. */
@@ -59,7 +67,7 @@ export interface KindStrategy {
   /** Update rules: immutable fields and allowed transitions. */
   validateUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): FieldError[];
   /** Create-time changes after defaulting: the initial status, selectors that need the uid... */
-  prepareForCreate?(obj: KubeObject, def: ResourceDef): void;
+  prepareForCreate?(obj: KubeObject, def: ResourceDef, requester?: Requester): void;
   /** Update of the main resource, after status is carried over: what else the main resource may not change. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): void;
   /** Update through /status, after the store took everything but status from the stored object (a shallow copy: replace parts, do not mutate them). */
@@ -118,8 +126,8 @@ export function applyDefaults(obj: KubeObject, def: ResourceDef): void {
   for (const s of strategiesFor(def)) s.applyDefaults?.(obj, def);
 }
 
-export function prepareForCreate(obj: KubeObject, def: ResourceDef): void {
-  for (const s of strategiesFor(def)) s.prepareForCreate?.(obj, def);
+export function prepareForCreate(obj: KubeObject, def: ResourceDef, requester?: Requester): void {
+  for (const s of strategiesFor(def)) s.prepareForCreate?.(obj, def, requester);
 }
 
 /** Update of the main resource: status is owned by /status (spec 1.8, 4.10.2), then the kind's own rules. */

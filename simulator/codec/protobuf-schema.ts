@@ -29,6 +29,8 @@ const PROTO_FILES = [
   'api-policy-v1beta1.proto',
   'api-metrics-v1beta1.proto',
   'api-rbac-v1.proto',
+  'api-certificates-v1beta1.proto',
+  'api-certificates-v1.proto',
 ];
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -103,7 +105,9 @@ function loadRoot(): protobuf.Root {
   return root;
 }
 
-const root = loadRoot();
+// Parsed on first use, not at import: the API server answers discovery before any protobuf type is needed, and
+// parsing every .proto file is a large part of what start-up would otherwise wait for.
+let root: protobuf.Root | undefined;
 
 function stripDot(name: string): string {
   return name.startsWith('.') ? name.slice(1) : name;
@@ -161,7 +165,7 @@ export function protoMessage(fullName: string): ProtoMessage | undefined {
   if (cached) return cached;
   let type: protobuf.ReflectionObject | null;
   try {
-    type = root.lookup(name);
+    type = (root ??= loadRoot()).lookup(name);
   } catch {
     return undefined;
   }
@@ -195,6 +199,8 @@ const KIND_TABLE: ReadonlyArray<{ apiVersion: string; pkg: string; kinds: readon
   { apiVersion: 'metrics.k8s.io/v1beta1', pkg: 'k8s.io.metrics.pkg.apis.metrics.v1beta1', kinds: ['PodMetrics', 'NodeMetrics'], lists: true },
   { apiVersion: 'authorization.k8s.io/v1', pkg: 'k8s.io.api.authorization.v1', kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'] },
   { apiVersion: 'rbac.authorization.k8s.io/v1', pkg: 'k8s.io.api.rbac.v1', kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], lists: true },
+  { apiVersion: 'certificates.k8s.io/v1beta1', pkg: 'k8s.io.api.certificates.v1beta1', kinds: ['CertificateSigningRequest'], lists: true },
+  { apiVersion: 'certificates.k8s.io/v1', pkg: 'k8s.io.api.certificates.v1', kinds: ['CertificateSigningRequest'], lists: true },
   // Older names of the apps group carry the same wire shapes: apps/v1beta1 is the extensions shape
   // (rollbackTo = 8), apps/v1beta2 the apps/v1 shape; their Scale is the extensions one.
   { apiVersion: 'apps/v1beta1', pkg: EXT, kinds: ['Deployment'], lists: true },
@@ -288,7 +294,7 @@ function protoNameOf(name: string): string {
   return bare.startsWith('io.k8s.') ? `k8s.io.${bare.slice('io.k8s.'.length)}` : bare;
 }
 
-const FORMATS: Partial<Record<ValueKind, ValueFormat>> = { int32: 'int32', int64: 'int64', uint32: 'uint32', uint64: 'uint64', intstr: 'int32', quantity: 'quantity', duration: 'duration' };
+const FORMATS: Partial<Record<ValueKind, ValueFormat>> = { int32: 'int32', int64: 'int64', uint32: 'uint32', uint64: 'uint64', intstr: 'int32', quantity: 'quantity', duration: 'duration', microtime: 'microtime' };
 
 function fieldSchemaOf(field: ProtoField): FieldSchema {
   const nested = field.messageName ? schemaOfMessage(field.messageName) : undefined;

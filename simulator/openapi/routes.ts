@@ -54,11 +54,14 @@ const LIST_QUERY: Param[] = [
   P('timeoutSeconds', 'Timeout for the list or watch call.', 'integer'),
   P('watch', 'Watch for changes to the described resources and return them as a stream of events.', 'boolean'),
 ];
+const DRY_RUN = P('dryRun', 'When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive results in an error response (400) and no further processing of the request. Valid values are: - All: all dry run stages will be processed');
 const WRITE_QUERY: Param[] = [
+  DRY_RUN,
   P('fieldManager', 'The name of the actor making these changes.'),
   P('fieldValidation', 'How unknown and duplicate fields of the body are handled: Ignore, Warn or Strict.'),
 ];
 const DELETE_QUERY: Param[] = [
+  DRY_RUN,
   P('gracePeriodSeconds', 'Seconds before the object is deleted; zero means at once.', 'integer'),
   P('orphanDependents', 'Deprecated: use propagationPolicy. Whether dependents are orphaned.', 'boolean'),
   P('propagationPolicy', 'Whether and how garbage collection is done: Orphan, Background or Foreground.'),
@@ -134,7 +137,7 @@ function resourceRoutes(def: ResourceDef): Route[] {
     collOps.push(op({ method: 'post', operationId: `create${gv}${scoped}${def.kind}`, description: `create a ${def.kind}`, action: 'post', query: WRITE_QUERY, body: type, responses: { '200': type, '201': type, '202': type } }));
   }
   if (has('deletecollection')) {
-    collOps.push(op({ method: 'delete', operationId: `delete${gv}Collection${scoped}${def.kind}`, description: `delete collection of ${def.kind}`, action: 'deletecollection', query: [...LIST_QUERY], responses: { '200': STATUS } }));
+    collOps.push(op({ method: 'delete', operationId: `delete${gv}Collection${scoped}${def.kind}`, description: `delete collection of ${def.kind}`, action: 'deletecollection', query: [DRY_RUN, ...LIST_QUERY], responses: { '200': STATUS } }));
   }
   if (collOps.length) routes.push({ path: collection, params: [...nsParams, PRETTY], operations: collOps });
   if (def.virtual) return routes;
@@ -156,6 +159,14 @@ function resourceRoutes(def: ResourceDef): Route[] {
       op({ method: 'patch', operationId: `patch${gv}${scoped}${def.kind}Status`, description: `partially update status of the specified ${def.kind}`, action: 'patch', query: WRITE_QUERY, body: PATCH, responses: { '200': type } }),
     ];
     routes.push({ path: `${objPath}/status`, params: [nameParam, ...nsParams, PRETTY], operations: ops });
+  }
+  if (def.subresources.approval) {
+    const ops: Operation[] = [
+      op({ method: 'get', operationId: `read${gv}${scoped}${def.kind}Approval`, description: `read approval of the specified ${def.kind}`, action: 'get', query: [], responses: { '200': type } }),
+      op({ method: 'put', operationId: `replace${gv}${scoped}${def.kind}Approval`, description: `replace approval of the specified ${def.kind}`, action: 'put', query: WRITE_QUERY, body: type, responses: { '200': type, '201': type } }),
+      op({ method: 'patch', operationId: `patch${gv}${scoped}${def.kind}Approval`, description: `partially update approval of the specified ${def.kind}`, action: 'patch', query: WRITE_QUERY, body: PATCH, responses: { '200': type } }),
+    ];
+    routes.push({ path: `${objPath}/approval`, params: [nameParam, ...nsParams, PRETTY], operations: ops });
   }
   const scale = def.subresources.scale;
   if (scale && scale !== true) {

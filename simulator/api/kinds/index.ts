@@ -13,6 +13,7 @@ import './ingress.ts';
 import './config-data.ts';
 import './event.ts';
 import './rbac.ts';
+import './certificates.ts';
 import './custom-resource-definition.ts';
 import '../custom-resource.ts';
 import './body-versions.ts';

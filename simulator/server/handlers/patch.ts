@@ -59,7 +59,7 @@ export async function patch(ctx: ServerContext, req: ResourceRequest): Promise<A
     });
   }
   const schema = typeSchemaFor(apiVersionOf(def), def.kind);
-  const target: UpdateTarget = req.subresource === 'status' ? 'status' : 'main';
+  const target: UpdateTarget = req.subresource === 'status' ? 'status' : req.subresource === 'approval' ? 'approval' : 'main';
   const out = await updateResource(ctx, {
     def, namespace: req.namespace, name, target,
     objInfo: (cur) => {
