@@ -11,6 +11,8 @@ export interface CliOptions {
   target?: string;
   token?: string;
   kubeconfig?: string;
+  /** Bearer token of a second identity for the auth suite. */
+  asUser?: string;
   insecureSkipTlsVerify: boolean;
   suites: string[];
   grep?: RegExp;
@@ -37,6 +39,7 @@ const OPTIONS = {
   target: { type: 'string' },
   token: { type: 'string' },
   kubeconfig: { type: 'string' },
+  'as-user': { type: 'string' },
   'insecure-skip-tls-verify': { type: 'boolean', default: false },
   suite: { type: 'string', multiple: true },
   grep: { type: 'string' },
@@ -100,6 +103,7 @@ export function parseCliArgs(argv: string[]): CliOptions {
     target: str('target'),
     token: str('token'),
     kubeconfig: str('kubeconfig'),
+    asUser: str('as-user'),
     insecureSkipTlsVerify: values['insecure-skip-tls-verify'] === true,
     suites: (values.suite as string[] | undefined) ?? [],
     grep: regex('grep', str('grep')),
@@ -127,6 +131,9 @@ Target
   --target URL                 API base URL; without it an embedded simulator is started on a free port
   --token TOKEN                bearer token
   --kubeconfig FILE            use the current context: server, CA, client certificate/key, token
+  --as-user TOKEN              bearer token of a second identity without cluster-wide grants, for the auth
+                               suite (no credentials refused, no grants forbidden, namespaced grants, /status,
+                               access reviews, the client-side proxy); never printed or written to reports
   --insecure-skip-tls-verify   do not verify the target's TLS certificate
   --vendor NAME                vendor word in media types (application/vnd.NAME.protobuf); default kubernetes
   --daemon-cmd CMD             controller daemon to check (daemon-options suite), run through the shell with

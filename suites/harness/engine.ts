@@ -163,7 +163,8 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     replayCommand: options.replayCommand,
   };
   const contextPath = join(workDir, 'context.json');
-  writeFileSync(contextPath, JSON.stringify(context));
+  // It holds the credentials of the target (tokens, client keys): readable by this user only.
+  writeFileSync(contextPath, JSON.stringify(context), { mode: 0o600 });
 
   const byId = new Map(runnable.map((c) => [c.id, c]));
   const fileErrors = new Map<string, string>();
