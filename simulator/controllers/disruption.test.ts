@@ -35,11 +35,11 @@ test('PDB status follows the pods; an eviction beyond the budget is 429, within 
   const pods = (await api.list(`/api/v1/namespaces/${ns}/pods`)).filter((p) => !p.metadata.deletionTimestamp);
   const first = await evict(ns, pods[0].metadata.name!);
   assert.equal(first.status, 201, JSON.stringify(first.body));
-  assert.equal((first.body as { status?: string }).status, 'Success');
+  assert.equal((first.body as unknown as { status?: string }).status, 'Success');
   const second = await evict(ns, pods[1].metadata.name!);
   assert.equal(second.status, 429, JSON.stringify(second.body));
-  assert.equal((second.body as { reason?: string }).reason, 'TooManyRequests');
-  assert.equal((second.body as { message?: string }).message, "Cannot evict pod as it would violate the pod's disruption budget.");
+  assert.equal((second.body as unknown as { reason?: string }).reason, 'TooManyRequests');
+  assert.equal((second.body as unknown as { message?: string }).message, "Cannot evict pod as it would violate the pod's disruption budget.");
   assert.equal((await api.get(`/api/v1/namespaces/${ns}/pods/${pods[1].metadata.name}`))?.metadata.deletionTimestamp, undefined);
   // The replacement becomes ready and the budget allows one disruption again.
   await eventually('budget restored', async () => {
@@ -57,7 +57,7 @@ test('PDB status follows the pods; an eviction beyond the budget is 429, within 
   const p = (await api.list(`/api/v1/namespaces/${ns}/pods`)).find((x) => !x.metadata.deletionTimestamp)!;
   const both = await evict(ns, p.metadata.name!);
   assert.equal(both.status, 500);
-  assert.match((both.body as { message: string }).message, /more than one PodDisruptionBudget/);
+  assert.match((both.body as unknown as { message: string }).message, /more than one PodDisruptionBudget/);
   assert.equal((await evict(ns, 'nosuch')).status, 404);
   await api.delete(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets/min`);
   await api.delete(`/apis/apps/v1/namespaces/${ns}/deployments/web`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' });
