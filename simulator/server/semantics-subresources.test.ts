@@ -191,10 +191,13 @@ describe('namespace status and finalize', () => {
     assert.equal(fin.status, 200, fin.text);
     assert.deepEqual(fin.body.spec.finalizers, ['example.com/x']);
     assert.equal(fin.body.status.phase, 'Active');
-    const st = await h.call('PUT', `/api/v1/namespaces/${name}/status`, { ...fin.body, spec: { finalizers: [] }, status: { phase: 'Terminating' } });
+    const st = await h.call('PUT', `/api/v1/namespaces/${name}/status`, { ...fin.body, spec: { finalizers: [] }, status: { phase: 'Active' } });
     assert.equal(st.status, 200, st.text);
-    assert.equal(st.body.status.phase, 'Terminating');
+    assert.equal(st.body.status.phase, 'Active');
     assert.deepEqual(st.body.spec.finalizers, ['example.com/x']);
+    // Terminating only with a deletionTimestamp (the real ValidateNamespaceStatusUpdate).
+    const live = await h.call('PUT', `/api/v1/namespaces/${name}/status`, { ...st.body, status: { phase: 'Terminating' } });
+    assert.equal(live.status, 422, live.text);
   });
 });
 
