@@ -292,7 +292,7 @@ function protoNameOf(name: string): string {
   return bare.startsWith('io.k8s.') ? `k8s.io.${bare.slice('io.k8s.'.length)}` : bare;
 }
 
-const FORMATS: Partial<Record<ValueKind, ValueFormat>> = { int32: 'int32', int64: 'int64', uint32: 'uint32', uint64: 'uint64', intstr: 'int32', quantity: 'quantity', duration: 'duration' };
+const FORMATS: Partial<Record<ValueKind, ValueFormat>> = { int32: 'int32', int64: 'int64', uint32: 'uint32', uint64: 'uint64', intstr: 'int32', quantity: 'quantity', duration: 'duration', microtime: 'microtime' };
 
 function fieldSchemaOf(field: ProtoField): FieldSchema {
   const nested = field.messageName ? schemaOfMessage(field.messageName) : undefined;
