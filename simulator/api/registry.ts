@@ -124,7 +124,7 @@ export const RESOURCES: ResourceDef[] = [
     fieldSelectors: selectors('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'source', 'type'),
   }),
   declare(CORE, {
-    kind: 'Pod', resource: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, binding: true, log: true, exec: true, attach: true, portforward: true },
+    kind: 'Pod', resource: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, binding: true, eviction: true, log: true, exec: true, attach: true, portforward: true },
     fieldSelectors: selectors('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'),
   }),
   // POST a Binding to bind the pod of the same name to a node (the scheduler's write); nothing is stored.
