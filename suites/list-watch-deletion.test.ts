@@ -61,7 +61,7 @@ function assertFailed(result: EngineResult, id: string, rows: string[], message?
 
 const CHUNKING = ['chunking.snapshot-under-writes', 'chunking.token-with-other-query', 'chunking.expired-token-410-recovery'];
 const WATCH = ['watch.model-commands', 'watch.gone-410-recovery', 'watch.path.core.configmaps.namespaced.watch', 'watch.protobuf-stream', 'watch.limit-ignored'];
-const DELETION = ['deletion.status-body-and-options', 'deletion.options-exclusive-and-invalid', 'deletion.finalizers', 'deletion.preconditions', 'deletion.collection-selector'];
+const DELETION = ['deletion.status-body-and-options', 'deletion.options-exclusive-and-invalid', 'deletion.finalizers', 'deletion.preconditions', 'deletion.collection-selector', 'deletion.collection-stays-in-namespace'];
 
 test('a faithful proxy: every chunking, watch and deletion check passes, and the 410 checks run (not skipped)', async () => {
   const result = await runAgainst({}, [...CHUNKING, ...WATCH, ...DELETION]);
@@ -103,4 +103,17 @@ test('broken: a delete that ignores finalizers fails the finalizer check', async
 test('broken: a collection delete that ignores the label selector fails the collection check', async () => {
   const result = await runAgainst({ collectionDeleteIgnoresSelector: true }, ['deletion.collection-selector']);
   assertFailed(result, 'deletion.collection-selector', ['endpoint.core.configmaps.namespaced.deletecollection'], /does not match the selector and was deleted/);
+});
+
+test('broken: a namespaced collection delete that reaches into other namespaces fails the namespace check', async () => {
+  const result = await runAgainst({ collectionDeleteCrossesNamespaces: true }, ['deletion.collection-stays-in-namespace']);
+  assertFailed(result, 'deletion.collection-stays-in-namespace', ['endpoint.core.configmaps.namespaced.deletecollection'], /of another namespace .*was deleted/);
+});
+
+test('broken: a too-old watch answered with a 500 ERROR event, or a 410 without a Status, fails the 410 checks', async () => {
+  const asError = await runAgainst({ watchGoneAsInternalError: true }, ['watch.gone-410-recovery']);
+  // A 200 stream whose first event is an ERROR that is not a 410 is not a "gone": the check names it.
+  assertFailed(asError, 'watch.gone-410-recovery', ['rule.watch.gone-410', 'error.410', 'rule.events.order-after-rv'], /ERROR event|410/);
+  const bare = await runAgainst({ watchGoneWithoutStatus: true }, ['watch.gone-410-recovery']);
+  assertFailed(bare, 'watch.gone-410-recovery', ['rule.watch.gone-410', 'error.410'], /no Status body|kind/);
 });

@@ -33,6 +33,12 @@ export interface CheckMeta {
    * file, not from its start.
    */
   concurrent?: boolean;
+  /**
+   * Runs after every other check, with no other check running (alone or beside other solo checks): for checks
+   * that flood the server (e.g. push the watch history window on, which would expire other checks' watches and
+   * continue tokens mid-way).
+   */
+  solo?: boolean;
 }
 
 export interface CheckContext {
