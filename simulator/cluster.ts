@@ -101,3 +101,31 @@ async function startControllers(url: string, vendor: string, opts: SimulatorOpti
   }
   return startDaemon(argv, { vendor, log: opts.controllerLog ?? (() => {}), plans });
 }
+
+/**
+ * The client config (kubeconfig) `npx tsx simulator` writes, usable unchanged by kubectl (current and 1.20), the
+ * Python client and @kubernetes/client-node 1.x. `insecure-skip-tls-verify: true` is what lets client-node 1.x
+ * talk plain HTTP at all (it refuses an http:// server otherwise: "HTTP protocol is not allowed when
+ * skipTLSVerify is not set or false"); kubectl and the Python client accept it for http:// as a no-op.
+ * The client-matrix tests (simulator/clients/) drive every client with exactly this file.
+ */
+export function clientConfigYaml(url: string, namespace = 'default'): string {
+  const plainHttp = url.startsWith('http:');
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: simulator
+  cluster:
+    server: ${url}${plainHttp ? '\n    insecure-skip-tls-verify: true' : ''}
+users:
+- name: simulator
+  user: {}
+contexts:
+- name: simulator
+  context:
+    cluster: simulator
+    user: simulator
+    namespace: ${namespace}
+current-context: simulator
+`;
+}

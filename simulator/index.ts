@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator } from './cluster.ts';
+import { clientConfigYaml, startSimulator } from './cluster.ts';
 import { parseGoDuration, toMilliseconds } from './controllers/daemon/go-duration.ts';
 import { openStore, parseStorageArgs, STORAGE_HELP, STORAGE_OPTIONS } from './storage/etcd-cli.ts';
 
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     fail(`cannot start: ${(e as Error).message}`);
   }
   const kubeconfigPath = values['kubeconfig-out'] ?? join(tmpdir(), `cluster-simulator-${sim.port}.kubeconfig`);
-  writeFileSync(kubeconfigPath, kubeconfig(sim.url));
+  writeFileSync(kubeconfigPath, clientConfigYaml(sim.url));
   process.stdout.write(`API server listening on ${sim.url}\n`);
   if (storage.storage === 'etcd') process.stdout.write(`storage: etcd at ${storage.servers.join(',')} under ${storage.prefix}/\n`);
   process.stdout.write(`client config: ${kubeconfigPath}\n`);
@@ -133,26 +133,6 @@ function glogPrefix(): string {
   const d = new Date();
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   return `I${p(d.getMonth() + 1)}${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}000 `;
-}
-
-function kubeconfig(url: string): string {
-  return `apiVersion: v1
-kind: Config
-clusters:
-- name: simulator
-  cluster:
-    server: ${url}
-users:
-- name: simulator
-  user: {}
-contexts:
-- name: simulator
-  context:
-    cluster: simulator
-    user: simulator
-    namespace: default
-current-context: simulator
-`;
 }
 
 await main();

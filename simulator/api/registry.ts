@@ -69,6 +69,7 @@ const EXT: GroupVersion = { group: 'extensions', version: 'v1beta1' };
 const BATCH: GroupVersion = { group: 'batch', version: 'v1' };
 const BATCHB: GroupVersion = { group: 'batch', version: 'v1beta1' };
 const AUTHZ: GroupVersion = { group: 'authorization.k8s.io', version: 'v1' };
+const RBAC: GroupVersion = { group: 'rbac.authorization.k8s.io', version: 'v1' };
 
 type Decl = Omit<ResourceDef, 'group' | 'version' | 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'> &
   Partial<Pick<ResourceDef, 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'>>;
@@ -124,8 +125,17 @@ export const RESOURCES: ResourceDef[] = [
   // batch
   declare(BATCH, { kind: 'Job', resource: 'jobs', singular: 'job', namespaced: true, categories: ['all'], subresources: { status: true }, tracksGeneration: true, fieldSelectors: selectors('status.successful') }),
   declare(BATCHB, { kind: 'CronJob', resource: 'cronjobs', singular: 'cronjob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
-  // authorization: a virtual type
+  // authorization: virtual types answered from the server's authorizer (server/access-review.ts)
+  declare(AUTHZ, { kind: 'LocalSubjectAccessReview', resource: 'localsubjectaccessreviews', singular: 'localsubjectaccessreview', namespaced: true, subresources: {}, verbs: ['create'], virtual: true }),
+  declare(AUTHZ, { kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
+  // rbac.authorization.k8s.io/v1: names are path segments (ValidateRBACName); every RBAC strategy allows
+  // create-on-update (PUT reconciles roles that may not exist yet). No short names in 1.9; discovery lists
+  // the group's resources alphabetically, as the real server does.
+  declare(RBAC, { kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', singular: 'clusterrolebinding', namespaced: false, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
+  declare(RBAC, { kind: 'ClusterRole', resource: 'clusterroles', singular: 'clusterrole', namespaced: false, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
+  declare(RBAC, { kind: 'RoleBinding', resource: 'rolebindings', singular: 'rolebinding', namespaced: true, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
+  declare(RBAC, { kind: 'Role', resource: 'roles', singular: 'role', namespaced: true, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
 ];
 
 export interface GroupDef {

@@ -26,6 +26,7 @@ const PROTO_FILES = [
   'api-batch-v1beta1.proto',
   'api-autoscaling-v1.proto',
   'api-authorization-v1.proto',
+  'api-rbac-v1.proto',
 ];
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -186,7 +187,8 @@ const KIND_TABLE: ReadonlyArray<{ apiVersion: string; pkg: string; kinds: readon
   { apiVersion: 'batch/v1', pkg: 'k8s.io.api.batch.v1', kinds: ['Job'], lists: true },
   { apiVersion: 'batch/v1beta1', pkg: 'k8s.io.api.batch.v1beta1', kinds: ['CronJob'], lists: true },
   { apiVersion: 'autoscaling/v1', pkg: 'k8s.io.api.autoscaling.v1', kinds: ['Scale'] },
-  { apiVersion: 'authorization.k8s.io/v1', pkg: 'k8s.io.api.authorization.v1', kinds: ['SubjectAccessReview'] },
+  { apiVersion: 'authorization.k8s.io/v1', pkg: 'k8s.io.api.authorization.v1', kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview'] },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', pkg: 'k8s.io.api.rbac.v1', kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], lists: true },
   // Older names of the apps group carry the same wire shapes: apps/v1beta1 is the extensions shape
   // (rollbackTo = 8), apps/v1beta2 the apps/v1 shape; their Scale is the extensions one.
   { apiVersion: 'apps/v1beta1', pkg: EXT, kinds: ['Deployment'], lists: true },

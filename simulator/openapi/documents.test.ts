@@ -143,8 +143,13 @@ describe('OpenAPI documents', () => {
       if (def.subresources.status) assert.ok(doc.paths[`${collPath}/{name}/status`]?.patch, `${collPath}/{name}/status`);
       if (def.subresources.scale) assert.ok(doc.paths[`${collPath}/{name}/scale`]?.put, `${collPath}/{name}/scale`);
     }
-    // The virtual SubjectAccessReview is create-only.
-    assert.deepEqual(Object.keys(v3.get('apis/authorization.k8s.io/v1')!.paths).sort(), ['/apis/authorization.k8s.io/v1/', '/apis/authorization.k8s.io/v1/subjectaccessreviews']);
+    // The virtual access reviews are create-only.
+    assert.deepEqual(Object.keys(v3.get('apis/authorization.k8s.io/v1')!.paths).sort(), [
+      '/apis/authorization.k8s.io/v1/',
+      '/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews',
+      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+    ]);
   });
 
   it('the protobuf form of v2 carries the same paths and definitions (openapi.v2.Document field numbers)', () => {

@@ -81,7 +81,15 @@ export const REQUIRED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   // autoscaling/v1, authorization/v1
   'io.k8s.api.autoscaling.v1.ScaleStatus': ['replicas'],
   'io.k8s.api.authorization.v1.SubjectAccessReview': ['spec'],
+  'io.k8s.api.authorization.v1.SelfSubjectAccessReview': ['spec'],
+  'io.k8s.api.authorization.v1.LocalSubjectAccessReview': ['spec'],
   'io.k8s.api.authorization.v1.SubjectAccessReviewStatus': ['allowed'],
+  // rbac.authorization.k8s.io/v1
+  'io.k8s.api.rbac.v1.PolicyRule': ['verbs'],
+  'io.k8s.api.rbac.v1.RoleRef': ['apiGroup', 'kind', 'name'],
+  'io.k8s.api.rbac.v1.Subject': ['kind', 'name'],
+  'io.k8s.api.rbac.v1.RoleBinding': ['roleRef'],
+  'io.k8s.api.rbac.v1.ClusterRoleBinding': ['roleRef'],
   // meta/v1
   'io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference': ['apiVersion', 'kind', 'name', 'uid'],
   'io.k8s.apimachinery.pkg.apis.meta.v1.Initializer': ['name'],

@@ -8,6 +8,7 @@ import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupport
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
 import { encodeAs, encodeJson, negotiateOutput, wantsPretty } from './serializers.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
+import { EncodedCache } from './encoded-cache.ts';
 import * as discovery from './discovery.ts';
 import { bindPodSubresource, create, finalizeNamespace, getScale, rollbackDeployment, update, updateScale, updateStatus } from './handlers/write.ts';
 import { get, list } from './handlers/read.ts';
@@ -18,6 +19,7 @@ import { groupResource } from './handlers/common.ts';
 import { apiVersionOf } from '../api/meta.ts';
 import { isOpenApiPath, serveOpenApi } from '../openapi/serve.ts';
 import { parseIncludeObject, tableSourceOf, toTable } from './table/table.ts';
+import { checkRequest, userOf } from './authorization/filter.ts';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -35,14 +37,27 @@ function requireVerb(def: ResourceDef, verb: string): void {
   if (!(def.verbs as string[]).includes(verb)) throw methodNotSupported(groupResource(def), verb);
 }
 
-export function buildApp(ctx: ServerContext): FastifyInstance {
-  const app = Fastify({
+/** TLS of the secure port: serving certificate and key (PEM); clientCa makes the server ask for client certificates. */
+export interface TlsOptions {
+  cert: string | Buffer;
+  key: string | Buffer;
+  clientCa?: string | Buffer;
+}
+
+export function buildApp(ctx: ServerContext, tls?: TlsOptions): FastifyInstance {
+  const https = tls
+    ? // Client certificates are asked for but not required: without one the request goes on to token or
+      // anonymous authentication; the authenticator looks at socket.authorized (server/authentication).
+      { https: { cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) } }
+    : {};
+  const app = (Fastify as unknown as (o: object) => FastifyInstance)({
+    ...https,
     logger: false,
     bodyLimit: ctx.settings.bodyLimit,
     // Paths like /api/v1/namespaces/a%2Fb must reach the resolver undecoded.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // A path with a malformed %-escape is answered with a Status like every other client error.
-    frameworkErrors: (err, request, reply) => {
+    frameworkErrors: (err: Error, _request: FastifyRequest, reply: FastifyReply) => {
       const status = badRequest(`invalid request path: ${err.message}`);
       (reply as FastifyReply).code(400).header('Content-Type', 'application/json').send(Buffer.from(encodeJson(status.status, false)));
     },
@@ -65,6 +80,9 @@ export function buildApp(ctx: ServerContext): FastifyInstance {
     reply.code(404).header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send('404 page not found\n');
   });
 
+  // Authentication, impersonation and authorization come before everything else (server/authorization/filter.ts);
+  // their 401/403 answers go through the error handler above as Status bodies.
+  app.addHook('onRequest', async (request) => checkRequest(ctx.security, ctx.store, request.raw));
   const handler = async (request: FastifyRequest, reply: FastifyReply) => dispatch(ctx, request, reply);
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', ...EXTRA_METHODS], url: '/*', handler });
   app.route({ method: ['GET'], url: '/', handler: async (_req, reply) => reply.send({ paths: rootPaths(ctx) }) });
@@ -101,15 +119,11 @@ function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyR
   return reply.code(result.code).header('Content-Type', negotiated.contentType).send(typeof body === 'string' ? Buffer.from(body) : body);
 }
 
-const jsonCache = new WeakMap<object, Buffer>();
+// Compact JSON of stored objects read often (GET of one object), bounded by bytes (encoded-cache.ts).
+const jsonCache = new EncodedCache(32 * 1024 * 1024);
 
 function compactJsonOf(obj: object): Buffer {
-  let buf = jsonCache.get(obj);
-  if (!buf) {
-    buf = Buffer.from(encodeJson(obj, false));
-    jsonCache.set(obj, buf);
-  }
-  return buf;
+  return jsonCache.get(obj, 'json', () => Buffer.from(encodeJson(obj, false))) as Buffer;
 }
 
 function hasProtobufForm(ctx: ServerContext, obj: object): boolean {
@@ -173,6 +187,7 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
       headers: request.headers,
       body: Buffer.isBuffer(request.body) ? request.body : undefined,
       warnings: [],
+      user: userOf(request.raw),
     };
     return await route(ctx, req, request, reply);
   } catch (e) {

@@ -4,7 +4,10 @@ import type { Registry, ResourceDef } from '../api/registry.ts';
 import type { Store } from '../storage/store.ts';
 import type { BinaryCodec } from './serializers.ts';
 import type { WatchHub } from './watch-hub.ts';
+import type { WatchCaches } from './watch-cache.ts';
 import type { ServiceAddressAllocator } from './allocators/service-addresses.ts';
+import type { SecurityContext } from './authorization/filter.ts';
+import type { UserInfo } from './authentication/user.ts';
 
 export interface ServerSettings {
   /** The word in media types and paths (spec {vendor}); default "kubernetes". */
@@ -25,11 +28,15 @@ export interface ServerContext {
   settings: ServerSettings;
   protobuf?: BinaryCodec;
   hub: WatchHub;
+  /** One store watch per resource type, fanned out to every HTTP watcher of that type. */
+  watchCache: WatchCaches;
   /** Cluster IPs and node ports of Services. */
   serviceAddresses: ServiceAddressAllocator;
   now(): Date;
   /** Pending timers of graceful pod deletion, cleared on close. */
   timers: Set<NodeJS.Timeout>;
+  /** Authentication and authorization (server/authentication, server/authorization). */
+  security: SecurityContext;
 }
 
 /** A resolved request for a resource path. */
@@ -47,6 +54,8 @@ export interface ResourceRequest {
   body?: Buffer;
   /** Warnings for the client, sent as `Warning: 299 - "..."` headers (fieldValidation=Warn). */
   warnings: string[];
+  /** Who asks (authenticated, possibly impersonated); system:unsecured when authentication is off. */
+  user?: UserInfo;
 }
 
 export interface ApiResult {

@@ -7,9 +7,12 @@ import type { FastifyInstance } from 'fastify';
 import { Registry } from '../api/registry.ts';
 import { MemoryStore } from '../storage/memory.ts';
 import { StoreError, type Store } from '../storage/store.ts';
-import { buildApp } from './app.ts';
+import { buildApp, type TlsOptions } from './app.ts';
+import { alwaysAllow } from './authorization/authorizer.ts';
+import type { SecurityContext } from './authorization/filter.ts';
 import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
+import { WatchCaches } from './watch-cache.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
@@ -26,6 +29,15 @@ export interface ApiServerOptions {
   watchHistoryAgeMs?: number;
   store?: Store;
   bodyLimit?: number;
+  /** Serve HTTPS with this certificate and key (and ask for client certificates signed by clientCa). */
+  tls?: TlsOptions;
+  /**
+   * Authentication and authorization. Default: none, like the real insecure port (every request is
+   * system:unsecured in system:masters; the access-review endpoints answer with AlwaysAllow).
+   */
+  security?: SecurityContext;
+  /** Runs after the system namespaces exist and before the server is reported started (RBAC bootstrap policy). */
+  postStart?: (ctx: ServerContext) => Promise<void>;
 }
 
 export interface RunningApiServer {
@@ -60,18 +72,21 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     settings,
     protobuf: protobufCodec(vendor),
     hub: new WatchHub(),
+    watchCache: new WatchCaches(store, opts.watchHistoryEvents ?? 1000),
     serviceAddresses: new ServiceAddressAllocator(store),
     now: () => new Date(),
     timers: new Set(),
+    security: opts.security ?? { authorizer: alwaysAllow },
   };
   ctx.serviceAddresses.start();
-  const app = buildApp(ctx);
+  const app = buildApp(ctx, opts.tls);
   await app.listen({ port: opts.port ?? 0, host });
   const port = (app.server.address() as AddressInfo).port;
   settings.serverAddress = `${host}:${port}`;
   await bootstrapNamespaces(ctx);
+  await opts.postStart?.(ctx);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  const url = `http://${displayHost}:${port}`;
+  const url = `${opts.tls ? 'https' : 'http'}://${displayHost}:${port}`;
   return {
     url,
     port,
@@ -81,6 +96,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       for (const t of ctx.timers) clearTimeout(t);
       ctx.timers.clear();
       ctx.serviceAddresses.stop();
+      // Open watches would hold app.close() until their clients go: they end cleanly first.
+      ctx.hub.endAll();
+      ctx.watchCache.close();
       await app.close();
       await store.close();
     },

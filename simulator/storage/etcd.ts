@@ -82,6 +82,7 @@ function nonNegativeInt(name: string, v: number | undefined, dflt: number): numb
 }
 
 export class EtcdStore implements Store {
+  readonly shared = true;
   readonly client: Etcd3;
   private readonly keys: KeyMapper;
   private readonly policy: WindowPolicy;

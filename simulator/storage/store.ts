@@ -85,6 +85,12 @@ export interface WriteOptions {
 }
 
 export interface Store {
+  /**
+   * True when other processes write to and compact the same data (etcd shared by several API servers): this
+   * process's view of the oldest revision may then be stale, so a cache in front of the store must ask the store
+   * itself for any revision in the past rather than answer from what it saw.
+   */
+  readonly shared?: boolean;
   /** The store's current revision (the revision of the last write, or the initial revision). */
   currentRevision(): Revision;
   /** The oldest revision a list or watch can still be served from. */

@@ -9,6 +9,7 @@ import './pod.ts';
 import './service.ts';
 import './config-data.ts';
 import './event.ts';
+import './rbac.ts';
 import './body-versions.ts';
 
 let loaded = false;

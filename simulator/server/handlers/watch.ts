@@ -71,9 +71,11 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
       let ended = false;
       const hub = ctx.hub;
       hub.stats.open++;
+      const untrack = hub.track(() => end());
       const end = () => {
         if (ended) return;
         ended = true;
+        untrack();
         hub.stats.open--;
         clearTimeout(timer);
         handle?.stop();
@@ -118,7 +120,7 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
         else if (prev) send('DELETED', present(def, ev.object));
       };
       try {
-        handle = ctx.store.watch(prefix, {
+        handle = ctx.watchCache.watch(prefix, {
           fromRevision,
           onEvent,
           onClose: (reason) => {

@@ -13,6 +13,7 @@ import { StoreError, type StoredObject } from '../../storage/store.ts';
 import { ApiError, badRequest, conflict, forbidden, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
+import { createAccessReview } from '../access-review.ts';
 import { groupResource, initSystemMeta, keyOf, nowTimestamp, present, readObjectBody, selfLinkOf, storeErrorToApi, toStored } from './common.ts';
 
 const NAMESPACE_DEF_KEY = (ns: string) => `/registry/namespaces/${ns}`;
@@ -49,7 +50,7 @@ export async function create(ctx: ServerContext, req: ResourceRequest): Promise<
   const obj = readObjectBody(ctx, req);
   checkNamespaceMatches(req, obj);
   if (def.kind === 'Binding') return bindPod(ctx, req.namespace!, obj.metadata.name ?? '', obj);
-  if (def.virtual) return createVirtual(ctx, def, obj);
+  if (def.virtual) return createAccessReview(ctx, req, obj);
   const meta = obj.metadata;
   const explicitName = !!meta.name;
   if (!meta.name && meta.generateName && typeof meta.generateName === 'string') meta.name = generateName(meta.generateName);
@@ -154,24 +155,6 @@ export async function rollbackDeployment(ctx: ServerContext, req: ResourceReques
     return next;
   });
   return { code: 200, object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: `rollback request for deployment "${name}" succeeded`, code: 200 } };
-}
-
-/** SubjectAccessReview: answers allowed=true, as a server without an authorizer configured does. */
-function createVirtual(ctx: ServerContext, def: ResourceDef, obj: KubeObject): ApiResult {
-  const spec = obj.spec as Record<string, unknown> | undefined;
-  const errs: FieldError[] = [];
-  if (!spec || typeof spec !== 'object') errs.push({ type: 'FieldValueRequired', field: 'spec' });
-  else {
-    if (!spec.resourceAttributes && !spec.nonResourceAttributes) errs.push({ type: 'FieldValueRequired', field: 'spec.resourceAttributes', detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
-    if (spec.resourceAttributes && spec.nonResourceAttributes) errs.push({ type: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', value: spec.nonResourceAttributes, detail: 'cannot be specified in combination with resourceAttributes' });
-    if (!spec.user && !(Array.isArray(spec.groups) && spec.groups.length > 0)) errs.push({ type: 'FieldValueInvalid', field: 'spec.user', value: spec.user ?? '', detail: 'at least one of user or group must be specified' });
-  }
-  throwIfInvalid(def, obj.metadata.name ?? '', errs);
-  void ctx;
-  return {
-    code: 201,
-    object: canonicalObject({ ...obj, metadata: { ...obj.metadata, creationTimestamp: null }, status: { allowed: true, reason: 'no authorization is configured: every request is allowed' } }),
-  };
 }
 
 function checkPrecondition(def: ResourceDef, name: string, given: string | undefined, current: StoredObject): void {

@@ -444,6 +444,27 @@ const serviceAccountPrinter: Printer = {
   row: (s, now) => ({ cells: [str(s?.metadata?.name), len(s?.secrets), age(s, now)] }),
 };
 
+// RoleBinding and ClusterRoleBinding (1.9 printers): the role and the subjects by kind are wide columns.
+const subjectsOf = (b: Obj, kind: string): string =>
+  (Array.isArray(b?.subjects) ? b.subjects : [])
+    .filter((s: Obj) => s?.kind === kind)
+    .map((s: Obj) => (kind === 'ServiceAccount' ? `${str(s?.namespace)}/${str(s?.name)}` : str(s?.name)))
+    .join(', ');
+
+const roleBindingPrinter: Printer = {
+  columns: [
+    NAME,
+    AGE,
+    col('Role', 'string', 'Role referenced by this binding (kind/name).', { priority: 1 }),
+    col('Users', 'string', 'Users in the binding.', { priority: 1 }),
+    col('Groups', 'string', 'Groups in the binding.', { priority: 1 }),
+    col('ServiceAccounts', 'string', 'Service accounts in the binding (namespace/name).', { priority: 1 }),
+  ],
+  row: (b, now) => ({
+    cells: [str(b?.metadata?.name), age(b, now), `${str(b?.roleRef?.kind)}/${str(b?.roleRef?.name)}`, subjectsOf(b, 'User'), subjectsOf(b, 'Group'), subjectsOf(b, 'ServiceAccount')],
+  }),
+};
+
 function eventSource(e: Obj): string {
   const component = str(e?.source?.component) || str(e?.reportingComponent);
   const host = str(e?.source?.host) || str(e?.reportingInstance);
@@ -508,6 +529,8 @@ export const PRINTERS: Readonly<Record<string, Printer>> = {
   Secret: secretPrinter,
   ServiceAccount: serviceAccountPrinter,
   Event: eventPrinter,
+  RoleBinding: roleBindingPrinter,
+  ClusterRoleBinding: roleBindingPrinter,
 };
 
 export function printerFor(kind: string): Printer {

@@ -1,0 +1,85 @@
+// authorization.k8s.io/v1 access reviews (virtual kinds: POST only, nothing stored), answered from the
+// server's authorizer (ctx.security.authorizer, authorization/authorizer.ts; AlwaysAllow when none is
+// configured), as the real 1.9 registry does:
+// - SubjectAccessReview: may a given user / groups do this? (spec.user or spec.groups required)
+// - LocalSubjectAccessReview: the same, inside the path's namespace (resourceAttributes.namespace must match it;
+//   nonResourceAttributes are not allowed);
+// - SelfSubjectAccessReview: may I (the requesting user) do this? (`kubectl auth can-i`).
+// The answer is the request's object with status {allowed, denied, reason, evaluationError}, code 201.
+
+import type { KubeObject } from '../api/meta.ts';
+import { canonicalObject } from '../api/conversion.ts';
+import { badRequest, invalid, invalidValue, type FieldError } from './errors.ts';
+import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
+import type { Attributes } from './authorization/authorizer.ts';
+import { UNSECURED_USER } from './authorization/filter.ts';
+import type { UserInfo } from './authentication/user.ts';
+
+export const ACCESS_REVIEW_KINDS = new Set(['SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectAccessReview']);
+
+type Attrs = Record<string, unknown>;
+
+function isRecord(v: unknown): v is Attrs {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** metadata must be empty (but for the namespace of a local review and a null creationTimestamp). */
+function checkEmptyMeta(obj: KubeObject, allowNamespace: boolean, errs: FieldError[]): void {
+  const m = obj.metadata as Record<string, unknown>;
+  const extra = Object.entries(m).filter(([k, v]) => v !== undefined && v !== null && !(allowNamespace && k === 'namespace') && !(isRecord(v) && Object.keys(v).length === 0) && !(Array.isArray(v) && v.length === 0));
+  if (extra.length > 0) errs.push(invalidValue('metadata', Object.fromEntries(extra), allowNamespace ? 'must be empty except for namespace' : 'must be empty'));
+}
+
+export async function createAccessReview(ctx: ServerContext, req: ResourceRequest, obj: KubeObject): Promise<ApiResult> {
+  const kind = req.def.kind;
+  const spec = isRecord(obj.spec) ? obj.spec : undefined;
+  const errs: FieldError[] = [];
+  const res = spec && isRecord(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
+  const nonRes = spec && isRecord(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
+  if (!spec) errs.push({ type: 'FieldValueRequired', field: 'spec' });
+  else {
+    if (res && nonRes) errs.push(invalidValue('spec.nonResourceAttributes', nonRes, 'cannot be specified in combination with resourceAttributes'));
+    if (!res && !nonRes) errs.push(invalidValue('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+    if (kind !== 'SelfSubjectAccessReview' && !str(spec.user) && !(Array.isArray(spec.groups) && spec.groups.length > 0)) {
+      errs.push(invalidValue('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
+    }
+    if (kind === 'LocalSubjectAccessReview' && nonRes) errs.push(invalidValue('spec.nonResourceAttributes', nonRes, 'disallowed on this kind of request'));
+  }
+  checkEmptyMeta(obj, kind === 'LocalSubjectAccessReview', errs);
+  if (errs.length) throw invalid(kind, req.def.group, obj.metadata.name ?? '', errs);
+  if (kind === 'LocalSubjectAccessReview') {
+    const ns = str(res?.namespace) ?? '';
+    if (ns !== req.namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${req.namespace}`);
+  }
+
+  const user: UserInfo =
+    kind === 'SelfSubjectAccessReview'
+      ? (req.user ?? { ...UNSECURED_USER, groups: [...UNSECURED_USER.groups] })
+      : {
+          name: str(spec!.user) ?? '',
+          uid: str(spec!.uid),
+          groups: Array.isArray(spec!.groups) ? spec!.groups.filter((g): g is string => typeof g === 'string') : [],
+          extra: isRecord(spec!.extra) ? (spec!.extra as Record<string, string[]>) : undefined,
+        };
+  const attrs: Attributes = res
+    ? {
+        user,
+        resourceRequest: true,
+        verb: str(res.verb) ?? '',
+        namespace: str(res.namespace),
+        apiGroup: str(res.group) ?? '',
+        apiVersion: str(res.version),
+        resource: str(res.resource),
+        subresource: str(res.subresource),
+        name: str(res.name),
+      }
+    : { user, resourceRequest: false, verb: str(nonRes!.verb) ?? '', path: str(nonRes!.path) };
+  const decision = await ctx.security.authorizer.authorize(attrs);
+  const status: Record<string, unknown> = { allowed: decision.decision === 'allow' };
+  if (decision.decision === 'deny') status.denied = true;
+  if (decision.reason) status.reason = decision.reason;
+  // A self review answers with the spec it was asked (the user is not echoed), like the real registry.
+  return { code: 201, object: canonicalObject({ ...obj, metadata: { ...obj.metadata, creationTimestamp: null }, status }) };
+}

@@ -1,0 +1,244 @@
+// The kubectl half of the client matrix: one scenario, run by simulator/clients/kubectl-current.test.ts (the
+// machine's kubectl) and kubectl-1.20.test.ts (Debian's kubernetes-client 1.20 from .tools/), each against a
+// simulator of its own (API server + controller daemon + one simulated node) through the client config the
+// simulator writes. Every command a user would type in the first minutes: create/apply/diff, --dry-run=server,
+// get -w, --chunk-size, explain, describe, edit, scale, rollout status|history|undo, wait, auth can-i, logs,
+// delete --cascade=*, delete namespace. Live objects are read back over plain HTTP to prove what changed.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSimulator, type RunningSimulator } from '../cluster.ts';
+import { eventually } from './test-simulator.ts';
+import { clientDir, requireClient, run, skipUnlessFound, type ClientDir, type ClientProbe, type RunResult } from './real-clients.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const NS = 'matrix';
+
+const deploymentYaml = (name: string, image: string, replicas = 1) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+  labels:
+    app: ${name}
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels:
+      app: ${name}
+  template:
+    metadata:
+      labels:
+        app: ${name}
+      annotations:
+        simulator.cluster.local/log: "hello from ${name}"
+    spec:
+      containers:
+      - name: web
+        image: ${image}
+`;
+
+const configMapYaml = (name: string, value: string) => `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${name}
+data:
+  a: ${value}
+`;
+
+/**
+ * Checks of defects issue #16 lists that are not fixed yet: they run and report, as node:test `todo`s, without
+ * failing the suite; each is removed from here by the change that fixes it.
+ */
+const OPEN: Record<string, string> = {
+  diff: 'dryRun=All is ignored (issue #16)',
+  'dry-run': 'dryRun=All is ignored (issue #16)',
+  explain: 'OpenAPI documents carry no descriptions (issue #16)',
+  edit: 'the diff check changes the live object while dryRun is ignored (issue #16)',
+  logs: 'pods/log is not served (issue #16)',
+};
+const open = (key: string) => (OPEN[key] ? { todo: OPEN[key] } : {});
+
+export function kubectlMatrix(label: string, probe: ClientProbe): void {
+  describe(`kubectl ${label} against the simulator`, { skip: skipUnlessFound(probe) }, () => {
+    let sim: RunningSimulator;
+    let cd: ClientDir;
+    let bin: string;
+
+    const k = (...args: string[]): Promise<RunResult> => run(bin, args, { env: cd.env });
+    const ok = async (...args: string[]): Promise<string> => {
+      const r = await k(...args);
+      assert.equal(r.code, 0, `kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+      return r.stdout;
+    };
+    const file = (name: string, text: string): string => {
+      const p = join(cd.dir, name);
+      writeFileSync(p, text);
+      return p;
+    };
+    const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> => {
+      const res = await fetch(sim.url + path, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+      const text = await res.text();
+      return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
+    };
+    const live = async (path: string): Promise<Json> => {
+      const r = await api('GET', path);
+      assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+      return r.body;
+    };
+    const cmPath = (name: string) => `/api/v1/namespaces/${NS}/configmaps/${name}`;
+    const deployPath = (name: string) => `/apis/apps/v1/namespaces/${NS}/deployments/${name}`;
+
+    before(async () => {
+      bin = requireClient(probe).path;
+      sim = await startSimulator({ controllers: true, nodes: { count: 1, startMs: 50, log: () => {} } });
+      cd = clientDir(sim.url, NS);
+      await ok('create', 'namespace', NS);
+    });
+    after(async () => {
+      await sim?.close();
+      if (cd) rmSync(cd.dir, { recursive: true, force: true });
+    });
+
+    test('create -f and apply -f (YAML, validation on): the server stores what the files say', async () => {
+      assert.match(await ok('create', '-f', file('web.yaml', deploymentYaml('web', 'nginx:1.13'))), /^deployment\.apps\/web created$/m);
+      assert.match(await ok('apply', '-f', file('cm.yaml', configMapYaml('conf', 'one'))), /^configmap\/conf created$/m);
+      assert.match(await ok('apply', '-f', file('cm.yaml', configMapYaml('conf', 'two'))), /^configmap\/conf configured$/m);
+      assert.deepEqual((await live(cmPath('conf'))).data, { a: 'two' });
+      const d = await live(deployPath('web'));
+      assert.equal(d.spec.template.spec.containers[0].image, 'nginx:1.13');
+    });
+
+    test('diff shows the change and leaves live objects alone (server-side dry run)', open('diff'), async () => {
+      const before = await live(cmPath('conf'));
+      const r = await k('diff', '-f', file('cm-diff.yaml', configMapYaml('conf', 'three')));
+      assert.equal(r.code, 1, `diff exits 1 when there are differences\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+      assert.match(r.stdout, /^\+\s+a: three$/m);
+      assert.match(r.stdout, /^-\s+a: two$/m);
+      const afterDiff = await live(cmPath('conf'));
+      assert.deepEqual(afterDiff.data, { a: 'two' });
+      assert.equal(afterDiff.metadata.resourceVersion, before.metadata.resourceVersion, 'diff must not write');
+      const created = await k('diff', '-f', file('new-diff.yaml', configMapYaml('never-created', 'x')));
+      assert.equal(created.code, 1, created.stderr);
+      assert.equal((await api('GET', cmPath('never-created'))).status, 404, 'diff of a new object must not create it');
+    });
+
+    test('--dry-run=server create, scale and delete change nothing', open('dry-run'), async () => {
+      assert.match(await ok('create', 'configmap', 'dry', '--from-literal=a=b', '--dry-run=server'), /configmap\/dry created/);
+      assert.equal((await api('GET', cmPath('dry'))).status, 404);
+      const rv = (await live(deployPath('web'))).metadata.resourceVersion;
+      await ok('scale', 'deployment', 'web', '--replicas=5', '--dry-run=server');
+      const d = await live(deployPath('web'));
+      assert.equal(d.spec.replicas, 1);
+      assert.equal(d.metadata.resourceVersion, rv);
+      assert.match(await ok('delete', 'configmap', 'conf', '--dry-run=server'), /configmap "conf" deleted/);
+      assert.equal((await api('GET', cmPath('conf'))).status, 200);
+    });
+
+    test('get -w prints an object created after it started', async () => {
+      const child = spawn(bin, ['get', 'configmaps', '-w', '-o', 'name'], { env: cd.env });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      try {
+        await eventually(`the initial list (stdout: ${out}, stderr: ${err})`, async () => /^configmap\/conf$/m.test(out));
+        assert.equal((await api('POST', `/api/v1/namespaces/${NS}/configmaps`, { metadata: { name: 'watched' } })).status, 201);
+        await eventually(`the watched object (stdout: ${out}, stderr: ${err})`, async () => /^configmap\/watched$/m.test(out));
+      } finally {
+        child.kill('SIGTERM');
+      }
+    });
+
+    test('--chunk-size pages through the list with limit and continue', async () => {
+      for (let i = 0; i < 5; i++) assert.equal((await api('POST', `/api/v1/namespaces/${NS}/configmaps`, { metadata: { name: `chunk-${i}` } })).status, 201);
+      const r = await k('get', 'configmaps', '--chunk-size=2', '-o', 'name', '-v=6');
+      assert.equal(r.code, 0, r.stderr);
+      const names = r.stdout.trim().split('\n').filter((n) => n.startsWith('configmap/chunk-'));
+      assert.deepEqual(names.sort(), [0, 1, 2, 3, 4].map((i) => `configmap/chunk-${i}`));
+      assert.match(r.stderr, /limit=2/);
+      assert.match(r.stderr, /continue=/);
+    });
+
+    test('explain prints the descriptions of kinds and fields', open('explain'), async () => {
+      const out = await ok('explain', 'deployment.spec.strategy');
+      assert.doesNotMatch(out, /<empty>/);
+      assert.match(out, /strategy to use to replace existing pods/i);
+      assert.match(out, /rollingUpdate/);
+      const top = await ok('explain', 'configmap');
+      assert.doesNotMatch(top, /<empty>/);
+    });
+
+    test('scale, rollout status and wait see the deployment become available', async () => {
+      assert.match(await ok('scale', 'deployment', 'web', '--replicas=2'), /deployment\.apps\/web scaled/);
+      assert.equal((await live(deployPath('web'))).spec.replicas, 2);
+      assert.match(await ok('rollout', 'status', 'deployment/web', '--timeout=60s'), /successfully rolled out/);
+      assert.match(await ok('wait', '--for=condition=Available', 'deployment/web', '--timeout=60s'), /condition met/);
+    });
+
+    test('describe shows the deployment with its events', async () => {
+      const out = await ok('describe', 'deployment', 'web');
+      assert.match(out, /^Name:\s+web$/m);
+      assert.match(out, /^Replicas:\s+2 desired/m);
+      assert.match(out, /ScalingReplicaSet/);
+    });
+
+    test('edit (EDITOR set to a script) changes the object', open('edit'), async () => {
+      const editor = file('editor.sh', '#!/bin/sh\nsed -i "s/^  a: two$/  a: edited/" "$1"\n');
+      chmodSync(editor, 0o755);
+      const r = await run(bin, ['edit', 'configmap', 'conf'], { env: { ...cd.env, EDITOR: editor, KUBE_EDITOR: editor } });
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      assert.match(r.stdout, /configmap\/conf edited/);
+      assert.deepEqual((await live(cmPath('conf'))).data, { a: 'edited' });
+    });
+
+    test('rollout history and undo go back to the previous template', async () => {
+      await ok('set', 'image', 'deployment/web', 'web=nginx:1.14');
+      assert.match(await ok('rollout', 'status', 'deployment/web', '--timeout=60s'), /successfully rolled out/);
+      const history = await ok('rollout', 'history', 'deployment/web');
+      assert.match(history, /^1\s/m);
+      assert.match(history, /^2\s/m);
+      assert.match(await ok('rollout', 'undo', 'deployment/web'), /rolled back/);
+      await eventually('the undone template', async () => (await live(deployPath('web'))).spec.template.spec.containers[0].image === 'nginx:1.13');
+      assert.match(await ok('rollout', 'status', 'deployment/web', '--timeout=60s'), /successfully rolled out/);
+    });
+
+    test('auth can-i answers from the access review endpoints', async () => {
+      assert.equal((await ok('auth', 'can-i', 'create', 'pods')).trim(), 'yes');
+      assert.equal((await ok('auth', 'can-i', 'list', 'deployments.apps', '--all-namespaces')).trim(), 'yes');
+    });
+
+    test('logs prints the simulated container output', open('logs'), async () => {
+      const out = await ok('logs', 'deployment/web');
+      assert.match(out, /hello from web/);
+      const tail = await ok('logs', 'deployment/web', '--tail=1', '--timestamps');
+      assert.equal(tail.trim().split('\n').length, 1);
+      assert.match(tail, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z /);
+    });
+
+    test('delete --cascade=orphan|background|foreground', async () => {
+      for (const name of ['orphan', 'background', 'foreground']) await ok('create', '-f', file(`${name}.yaml`, deploymentYaml(name, 'nginx:1.13', 0)));
+      const rsOf = async (name: string) => ((await live(`/apis/apps/v1/namespaces/${NS}/replicasets?labelSelector=app%3D${name}`)).items as Json[]);
+      for (const name of ['orphan', 'background', 'foreground']) await eventually(`the ReplicaSet of ${name}`, async () => (await rsOf(name)).length === 1);
+      assert.match(await ok('delete', 'deployment', 'orphan', '--cascade=orphan'), /deleted/);
+      await eventually('the orphaned ReplicaSet without an owner', async () => {
+        const rs = await rsOf('orphan');
+        return rs.length === 1 && (rs[0].metadata.ownerReferences ?? []).length === 0;
+      });
+      assert.match(await ok('delete', 'deployment', 'background', '--cascade=background'), /deleted/);
+      await eventually('the ReplicaSet of a background delete gone', async () => (await rsOf('background')).length === 0);
+      assert.match(await ok('delete', 'deployment', 'foreground', '--cascade=foreground', '--timeout=60s'), /deleted/);
+      await eventually('the foreground delete finished', async () => (await api('GET', deployPath('foreground'))).status === 404 && (await rsOf('foreground')).length === 0);
+    });
+
+    test('delete namespace waits until the namespace is gone', async () => {
+      await ok('create', 'namespace', 'matrix-gone');
+      await ok('create', 'configmap', 'inside', '-n', 'matrix-gone', '--from-literal=a=b');
+      assert.match(await ok('delete', 'namespace', 'matrix-gone', '--timeout=60s'), /namespace "matrix-gone" deleted/);
+      assert.equal((await api('GET', '/api/v1/namespaces/matrix-gone')).status, 404);
+    });
+  });
+}
