@@ -8,6 +8,11 @@ import { startApiServer, type ApiServerOptions } from './server/start.ts';
 import type { DaemonHandle } from './controllers/daemon/daemon.ts';
 import type { ControllerPlan } from './controllers/registry.ts';
 import type { NodesHandle, NodesOptions } from './nodes/index.ts';
+import type { Credentials, SecureServing } from './server/secure-serving.ts';
+import { renderKubeconfig } from './client/kubeconfig.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface SimulatorOptions extends ApiServerOptions {
   /**
@@ -34,6 +39,13 @@ export interface SimulatorOptions extends ApiServerOptions {
   controllerClockSkewMs?: number;
   /** How often the CronJob controller looks at every CronJob (default 10 s, as the 1.9 daemon). */
   cronJobCheckIntervalMs?: number;
+  /**
+   * TLS, authentication and authorization (server/secure-serving.ts). The daemon then authenticates with a
+   * client config of its own (--xconfig: system:kube-controller-manager), signs service-account tokens with
+   * the serving's key and puts its CA in token secrets; the nodes authenticate as system:kube-scheduler in
+   * system:nodes.
+   */
+  serving?: SecureServing;
 }
 
 export interface RunningSimulator {
@@ -48,15 +60,42 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
+function credentialFields(c: Credentials | undefined): { cert?: string; key?: string; token?: string } {
+  if (!c) return {};
+  return 'token' in c ? { token: c.token } : { cert: c.cert, key: c.key };
+}
+
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
   const vendor = opts.vendor ?? 'kubernetes';
-  const server = await startApiServer(opts);
+  const serving = opts.serving;
+  const server = await startApiServer(serving ? { ...opts, tls: serving.tls, security: serving.security, postStart: serving.postStart } : opts);
   const { url } = server;
   let daemon: DaemonHandle | undefined;
   let nodes: NodesHandle | undefined;
+  // Files of the daemon's credentials (its client config, the CA bundle, the token-signing key), removed on close.
+  let credentialDir: string | undefined;
   try {
-    if (opts.controllers) daemon = await startControllers(url, vendor, opts);
-    const nodeOpts = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
+    if (opts.controllers) {
+      const extra: string[] = [];
+      if (serving?.enabled) {
+        extra.push(...serving.daemonArgs);
+        credentialDir = mkdtempSync(join(tmpdir(), 'cluster-simulator-daemon-'));
+        const xconfig = join(credentialDir, 'controller-manager.kubeconfig');
+        writeFileSync(xconfig, renderKubeconfig({ server: url, ca: serving.ca, ...credentialFields(serving.controllerManager), name: 'controller-manager' }), { mode: 0o600 });
+        extra.push(`--xconfig=${xconfig}`);
+        if (serving.ca) {
+          writeFileSync(join(credentialDir, 'ca.crt'), serving.ca);
+          extra.push(`--root-ca-file=${join(credentialDir, 'ca.crt')}`);
+        }
+        if (serving.serviceAccountSigningKey) {
+          writeFileSync(join(credentialDir, 'sa.key'), serving.serviceAccountSigningKey, { mode: 0o600 });
+          extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);
+        }
+      }
+      daemon = await startControllers(url, vendor, { ...opts, controllerArgs: [...extra, ...(opts.controllerArgs ?? [])] });
+    }
+    const nodeOpts0 = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
+    const nodeOpts = nodeOpts0 && serving?.enabled ? { ...nodeOpts0, clientConfig: { ca: serving.ca ? Buffer.from(serving.ca) : undefined, ...credentialBuffers(serving.nodes) } } : nodeOpts0;
     if (nodeOpts && (nodeOpts.count ?? 3) > 0) {
       // Loaded only when asked for, like the daemon.
       const { startNodes } = await import('./nodes/index.ts');
@@ -65,6 +104,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   } catch (err) {
     await daemon?.close();
     await server.close();
+    serving?.stop();
+    if (credentialDir) rmSync(credentialDir, { recursive: true, force: true });
     throw err;
   }
   return {
@@ -79,6 +120,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       await nodes?.close();
       await daemon?.close();
       await server.close();
+      serving?.stop();
+      if (credentialDir) rmSync(credentialDir, { recursive: true, force: true });
     },
   };
 }
@@ -100,6 +143,11 @@ async function startControllers(url: string, vendor: string, opts: SimulatorOpti
     plans = { cronjob: { ...CONTROLLER_PLANS.cronjob, create: () => cronJobController(cronjob) } };
   }
   return startDaemon(argv, { vendor, log: opts.controllerLog ?? (() => {}), plans });
+}
+
+function credentialBuffers(c: Credentials | undefined): { cert?: Buffer; key?: Buffer; token?: string } {
+  const f = credentialFields(c);
+  return { ...(f.cert ? { cert: Buffer.from(f.cert), key: Buffer.from(f.key!) } : {}), ...(f.token ? { token: f.token } : {}) };
 }
 
 /**

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { clientConfigYaml, startSimulator } from './cluster.ts';
 import { parseGoDuration, toMilliseconds } from './controllers/daemon/go-duration.ts';
 import { openStore, parseStorageArgs, STORAGE_HELP, STORAGE_OPTIONS } from './storage/etcd-cli.ts';
+import { buildSecureServing, type SecureServing } from './server/secure-serving.ts';
+import { renderKubeconfig } from './client/kubeconfig.ts';
 
 const HELP = `Usage: npx tsx simulator [options]
 
@@ -29,6 +31,24 @@ ${STORAGE_HELP}  --no-controllers            run the API server alone, without t
   --nodes N                   simulated nodes (kubelets and a scheduler) that run the pods (default 3; 0: none)
   --daemon-arg ARG            an option for the in-process daemon, e.g. --daemon-arg=--concurrent-gc-syncs=5
                               (repeatable; see npx tsx simulator/controllers --help)
+
+Security (none given: plain HTTP without authentication or authorization, like the real insecure port):
+  --secure                    serve HTTPS with a CA and serving certificate made at start (SANs: the listen
+                              address, localhost, 127.0.0.1); the client config written carries the CA and an
+                              admin client certificate (O=system:masters)
+  --tls-cert-file FILE        serve HTTPS with this certificate (PEM) ...
+  --tls-private-key-file FILE ... and this key
+  --client-ca-file FILE       accept client certificates signed by these CAs (user = CN, groups = O)
+  --token-auth-file FILE      static bearer tokens, CSV: token,user,uid,"group1,group2"
+  --service-account-key-file FILE  PEM keys that verify service-account tokens (default: a key made at start,
+                              whose private half the in-process daemon signs with)
+  --service-account-lookup BOOL    refuse tokens whose ServiceAccount or Secret is gone (default true)
+  --anonymous-auth BOOL       requests without credentials are system:anonymous (default true)
+  --authorization-mode MODES  comma list of AlwaysAllow, AlwaysDeny, RBAC (default AlwaysAllow); RBAC writes
+                              the default 1.9 roles and bindings at start
+
+Subcommands:
+  npx tsx simulator proxy --kubeconfig FILE [--port N] [--api-prefix /]   a client-side proxy (like kubectl proxy)
   -h, --help                  this help
 `;
 
@@ -37,7 +57,30 @@ function fail(msg: string): never {
   process.exit(2);
 }
 
+/** Go-style boolean flags given bare (`--anonymous-auth`) mean true; parseArgs needs the value spelled out. */
+const BOOL_VALUE_FLAGS = ['--anonymous-auth', '--service-account-lookup'];
+
+function normalizeArgv(argv: string[]): string[] {
+  return argv.flatMap((a, i) => {
+    if (!BOOL_VALUE_FLAGS.includes(a)) return [a];
+    const next = argv[i + 1];
+    return next === 'true' || next === 'false' ? [a] : [`${a}=true`];
+  });
+}
+
+function parseBool(flag: string, v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  if (/^(1|t|true|TRUE|True)$/.test(v)) return true;
+  if (/^(0|f|false|FALSE|False)$/.test(v)) return false;
+  fail(`invalid ${flag} ${JSON.stringify(v)}: expected true or false`);
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'proxy') {
+    const { runProxyCommand } = await import('./proxy/command.ts');
+    process.exitCode = await runProxyCommand(process.argv.slice(3));
+    return;
+  }
   let values;
   try {
     ({ values } = parseArgs({
@@ -53,8 +96,18 @@ async function main(): Promise<void> {
         'no-controllers': { type: 'boolean' },
         nodes: { type: 'string', default: '3' },
         'daemon-arg': { type: 'string', multiple: true },
+        secure: { type: 'boolean' },
+        'tls-cert-file': { type: 'string' },
+        'tls-private-key-file': { type: 'string' },
+        'client-ca-file': { type: 'string' },
+        'token-auth-file': { type: 'string' },
+        'service-account-key-file': { type: 'string' },
+        'service-account-lookup': { type: 'string' },
+        'anonymous-auth': { type: 'string' },
+        'authorization-mode': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
+      args: normalizeArgv(process.argv.slice(2)),
       strict: true,
     }));
   } catch (e) {
@@ -85,6 +138,23 @@ async function main(): Promise<void> {
   } catch (e) {
     fail((e as Error).message);
   }
+  let serving: SecureServing;
+  try {
+    serving = await buildSecureServing({
+      secure: values.secure,
+      tlsCertFile: values['tls-cert-file'],
+      tlsPrivateKeyFile: values['tls-private-key-file'],
+      clientCaFile: values['client-ca-file'],
+      tokenAuthFile: values['token-auth-file'],
+      serviceAccountKeyFile: values['service-account-key-file'],
+      serviceAccountLookup: parseBool('--service-account-lookup', values['service-account-lookup']),
+      anonymousAuth: parseBool('--anonymous-auth', values['anonymous-auth']),
+      authorizationMode: values['authorization-mode'],
+      host: values.host!,
+    });
+  } catch (e) {
+    fail((e as Error).message);
+  }
   let sim;
   try {
     const store = await openStore(storage, { historyEvents, historyAgeMs });
@@ -100,13 +170,19 @@ async function main(): Promise<void> {
       nodes: { count: nodeCount, log: (line) => process.stderr.write(`${glogPrefix()}nodes] ${line}\n`) },
       controllerArgs: values['daemon-arg'] ?? [],
       controllerLog: (line) => process.stderr.write(`${glogPrefix()}controller-daemon] ${line}\n`),
+      serving,
     });
   } catch (e) {
     fail(`cannot start: ${(e as Error).message}`);
   }
   const kubeconfigPath = values['kubeconfig-out'] ?? join(tmpdir(), `cluster-simulator-${sim.port}.kubeconfig`);
-  writeFileSync(kubeconfigPath, clientConfigYaml(sim.url));
+  if (serving.enabled) {
+    const creds = serving.admin && 'token' in serving.admin ? { token: serving.admin.token } : { cert: serving.admin?.cert, key: serving.admin?.key };
+    writeFileSync(kubeconfigPath, renderKubeconfig({ server: sim.url, ca: serving.ca, ...creds, namespace: 'default' }), { mode: 0o600 });
+  } else writeFileSync(kubeconfigPath, clientConfigYaml(sim.url));
   process.stdout.write(`API server listening on ${sim.url}\n`);
+  if (!serving.enabled) process.stdout.write('security: plain HTTP, no authentication, no authorization (see --secure and --authorization-mode)\n');
+  for (const note of serving.notes) process.stdout.write(`${note}\n`);
   if (storage.storage === 'etcd') process.stdout.write(`storage: etcd at ${storage.servers.join(',')} under ${storage.prefix}/\n`);
   process.stdout.write(`client config: ${kubeconfigPath}\n`);
   process.stdout.write(`try: kubectl --kubeconfig ${kubeconfigPath} get namespaces\n`);

@@ -24,6 +24,8 @@ const ALLOWED: Record<string, string[]> = {
   'simulator/server': ['simulator/api', 'simulator/codec', 'simulator/patch', 'simulator/storage', 'simulator/openapi', 'spec-tables'],
   'simulator/controllers': ['simulator/client', 'simulator/api', 'simulator/codec', 'simulator/patch', 'spec-tables'],
   'simulator/nodes': ['simulator/client', 'simulator/api', 'simulator/codec', 'spec-tables'],
+  // The client-side proxy (`npx tsx simulator proxy`): a client of the API like the nodes.
+  'simulator/proxy': ['simulator/client', 'simulator/api', 'simulator/codec', 'spec-tables'],
   'simulator/cluster.ts': ['simulator/server', 'simulator/controllers', 'simulator/nodes', 'simulator/client', 'simulator/storage', 'simulator/api', 'simulator/codec', 'spec-tables'],
 };
 /** Entry points and measurement rooms sit on top: they may import any production room. */

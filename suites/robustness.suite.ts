@@ -15,7 +15,7 @@
 import fc from 'fast-check';
 import { check, type CheckContext } from './harness/check.ts';
 import { TransportError, type RawRequest, type RawResponse } from './harness/client.ts';
-import { fail } from './harness/expect.ts';
+import { ROWS_PROPERTY, fail, rowsOf } from './harness/expect.ts';
 import { SPEC_KINDS, apiVersionOf, collectionPath, fixture, hasFixture, objectPath, type KindRef } from './harness/fixtures.ts';
 import { CONFIGMAPS, NEEDS_NAMESPACES, createObject, needs } from './harness/objects.ts';
 import { specTables } from './harness/spec.ts';
@@ -238,6 +238,36 @@ function wrongValues(jsonType: string): string[] {
 
 const OUT_OF_RANGE = ['9223372036854775808', '-9223372036854775809', '1e400', '18446744073709551616', '2.5'];
 
+/**
+ * Runs one property per field; when several fields fail, the first failure (with its counterexample and replay
+ * token) is thrown with every failing field named and charged.
+ */
+async function everyField(targets: FieldTarget[], run: (target: FieldTarget) => Promise<void>): Promise<void> {
+  const failures: Array<{ target: FieldTarget; err: unknown }> = [];
+  for (const target of targets) {
+    try {
+      await run(target);
+    } catch (err) {
+      failures.push({ target, err });
+    }
+  }
+  if (failures.length === 0) return;
+  const first = failures[0].err as Error & Record<string, unknown>;
+  if (failures.length > 1 && first instanceof Error) {
+    const others = failures.slice(1).map((f) => `  ${f.target.row.id}: ${(f.err as Error).message.split('\n')[0]}`);
+    first.message = `${failures.length} fields fail; the first:\n${first.message}\nthe others:\n${others.slice(0, 20).join('\n')}${others.length > 20 ? `\n  ... and ${others.length - 20} more` : ''}`;
+    first[ROWS_PROPERTY] = [...new Set(failures.flatMap((f) => rowsOf(f.err) ?? [f.target.row.id]))];
+  }
+  throw first;
+}
+
+/** Every value, in order, for one field (a property of one run: the same requests whatever the seed). */
+function sweep(ctx: CheckContext, target: FieldTarget, values: string[], send: (raw: string) => Promise<void>): Promise<void> {
+  return ctx.forAll(fc.constant(target.row.id), async () => {
+    for (const raw of values) await send(raw);
+  }, { numRuns: 1 });
+}
+
 /** A body with `marker` at the field's path, as JSON text with the raw value spliced in. */
 function bodyWith(target: FieldTarget, name: string, ns: string, raw: string): string {
   const base = fixture(target.ref, name, ns) as unknown as Record<string, unknown>;
@@ -273,9 +303,7 @@ check(
     const targets = fieldTargets(ctx);
     if (targets.length === 0) ctx.skip('the target serves none of the kinds of the field tables');
     // Every field, each with values drawn by the check's seed.
-    for (const target of targets) {
-      await ctx.forAll(fc.constantFrom(...wrongValues(target.row.jsonType!)), (raw) => sendField(ctx, ns, target, raw, 'wrong type'), { numRuns: 2 });
-    }
+    await everyField(targets, (target) => sweep(ctx, target, wrongValues(target.row.jsonType!), (raw) => sendField(ctx, ns, target, raw, 'wrong type')));
   },
 );
 
@@ -290,9 +318,7 @@ check(
     const ns = await ctx.namespace();
     const targets = fieldTargets(ctx).filter((t) => /^integer/.test(t.row.jsonType ?? ''));
     if (targets.length === 0) ctx.skip('the target serves no kind with an integer field of the field tables');
-    for (const target of targets) {
-      await ctx.forAll(fc.constantFrom(...OUT_OF_RANGE), (raw) => sendField(ctx, ns, target, raw, 'out of range'), { numRuns: 2 });
-    }
+    await everyField(targets, (target) => sweep(ctx, target, OUT_OF_RANGE, (raw) => sendField(ctx, ns, target, raw, 'out of range')));
   },
 );
 

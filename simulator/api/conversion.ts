@@ -1,8 +1,10 @@
 // Conversion between the versions that share storage (spec 9): apps/v1 <-> extensions/v1beta1 for
 // Deployment, DaemonSet and ReplicaSet, and older apps versions accepted in request bodies.
-// The versions share their JSON shape except for a few fields, which are handled here.
+// The versions share their JSON shape except for a few fields, which each kind's strategy converts
+// (KindStrategy.conversion in api/kinds/<kind>.ts); this module holds the generic part.
 
 import type { KubeObject, ObjectMeta } from './meta.ts';
+import { registerStrategy, strategiesOf } from './strategy.ts';
 
 const META_ORDER: Array<keyof ObjectMeta> = [
   'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
@@ -27,39 +29,11 @@ export function canonicalObject(obj: KubeObject): KubeObject {
   return out as KubeObject;
 }
 
-/** Where apps/v1 keeps the extensions/v1beta1 DaemonSet's spec.templateGeneration. */
-export const DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
-
-/**
- * Where apps/v1 keeps the extensions/v1beta1 Deployment's spec.rollbackTo.revision, as the real apps/v1
- * conversion does (k8s.io/api apps/v1 DeprecatedRollbackTo): the revision in decimal. Written by the rollback
- * subresource and by extensions/v1beta1 writes that carry spec.rollbackTo; read back into spec.rollbackTo (and
- * removed from the annotations) by extensions/v1beta1 reads; visible as is through apps/v1. The Deployment
- * controller clears it once it has acted on it.
- */
-export const DEPLOYMENT_ROLLBACK_TO = 'deprecated.deployment.rollback.to';
-
 /** From a request's version into the storage version. The input is a private copy and may be changed. */
 export function toStorageVersion(obj: KubeObject, storageApiVersion: string): KubeObject {
   const from = obj.apiVersion;
   if (from === storageApiVersion) return obj;
-  if (from === 'extensions/v1beta1' && storageApiVersion === 'apps/v1') {
-    const spec = obj.spec as Record<string, unknown> | undefined;
-    if (spec) {
-      if (obj.kind === 'Deployment') {
-        const annotations = { ...(obj.metadata.annotations ?? {}) };
-        delete annotations[DEPLOYMENT_ROLLBACK_TO];
-        const rollbackTo = spec.rollbackTo as { revision?: unknown } | null | undefined;
-        if (rollbackTo && typeof rollbackTo === 'object') annotations[DEPLOYMENT_ROLLBACK_TO] = String(Number(rollbackTo.revision ?? 0) || 0);
-        if (Object.keys(annotations).length > 0 || obj.metadata.annotations !== undefined) obj.metadata.annotations = annotations;
-        delete spec.rollbackTo;
-      }
-      if (obj.kind === 'DaemonSet' && spec.templateGeneration !== undefined) {
-        obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [DS_TEMPLATE_GENERATION]: String(spec.templateGeneration) };
-        delete spec.templateGeneration;
-      }
-    }
-  }
+  for (const s of strategiesOf(obj.kind)) s.conversion?.toStorage?.(obj, from ?? '', storageApiVersion);
   obj.apiVersion = storageApiVersion;
   return obj;
 }
@@ -68,40 +42,26 @@ export function toStorageVersion(obj: KubeObject, storageApiVersion: string): Ku
 export function fromStorageVersion(obj: KubeObject, apiVersion: string): KubeObject {
   if (obj.apiVersion === apiVersion) return obj;
   const out: KubeObject = { ...obj, apiVersion };
-  if (apiVersion === 'extensions/v1beta1' && obj.kind === 'DaemonSet') {
-    const tg = obj.metadata.annotations?.[DS_TEMPLATE_GENERATION];
-    if (tg !== undefined) out.spec = { ...(obj.spec as object), templateGeneration: Number(tg) };
-  }
-  if (apiVersion === 'extensions/v1beta1' && obj.kind === 'Deployment') {
-    const rb = obj.metadata.annotations?.[DEPLOYMENT_ROLLBACK_TO];
-    if (rb !== undefined) {
-      const annotations = { ...obj.metadata.annotations };
-      delete annotations[DEPLOYMENT_ROLLBACK_TO];
-      const metadata = { ...obj.metadata };
-      if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
-      else delete metadata.annotations;
-      out.metadata = metadata;
-      out.spec = { ...(obj.spec as object), rollbackTo: { revision: Number(rb) || 0 } };
-    }
-  }
+  for (const s of strategiesOf(obj.kind)) s.conversion?.fromStorage?.(out, obj, apiVersion);
   return canonicalObject(out);
 }
 
 // ---- request bodies in an older version of the path's group (spec 9.1, 9.2) ----
 
-type BodyConverter = (obj: KubeObject) => void;
-const bodyConverters = new Map<string, BodyConverter>();
-
 /**
- * Registers how a body of an older version (apps/v1beta1 Deployment) becomes the path's version: that
- * version's own defaults first (the real server defaults a body in the version it is written in), then
- * the field changes between the versions. Kinds register their converters (simulator/api/kinds).
+ * Registers how a body of an older version (apps/v1beta1 Deployment) becomes the path's version; the same as
+ * a strategy with `conversion.bodies` (kept as a shorthand for modules that only add a body version).
  */
-export function registerBodyConverter(apiVersion: string, kind: string, fn: BodyConverter): void {
-  bodyConverters.set(`${apiVersion}/${kind}`, fn);
+export function registerBodyConverter(apiVersion: string, kind: string, fn: (obj: KubeObject) => void): void {
+  registerStrategy(kind, { conversion: { bodies: { [apiVersion]: fn } } });
 }
 
 /** Applies the converter of the body's version, if any; the caller then relabels the object with the path's version. */
 export function convertBodyVersion(obj: KubeObject, fromApiVersion: string): void {
-  bodyConverters.get(`${fromApiVersion}/${obj.kind}`)?.(obj);
+  const kind = obj.kind;
+  if (kind === undefined) return;
+  for (const s of strategiesOf(kind)) {
+    const fn = s.conversion?.bodies?.[fromApiVersion];
+    if (fn) return fn(obj);
+  }
 }

@@ -11,11 +11,19 @@ export interface FieldSchema {
   schema?: TypeSchema;
   /** For arrays and maps: the element's type. */
   elementType?: FieldSchema['type'];
+  /**
+   * The value's encoding where JSON alone does not say it (for arrays and maps: of each element): the integer
+   * width of integer fields (ranges are validated, api/validation/encodable.ts), and Quantity and Duration strings
+   * (grammar checked when the body is decoded).
+   */
+  format?: ValueFormat;
   /** x-kubernetes-patch-strategy */
   patchStrategy?: PatchStrategy;
   /** x-kubernetes-patch-merge-key */
   patchMergeKey?: string;
 }
+
+export type ValueFormat = 'int32' | 'int64' | 'uint32' | 'uint64' | 'quantity' | 'duration';
 
 export interface TypeSchema {
   /** Fully qualified type name, e.g. "io.k8s.api.core.v1.Container". */

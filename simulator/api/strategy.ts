@@ -1,98 +1,180 @@
-// Per-kind behaviour in the style of the real server's registry strategies: what a create or update may set,
-// which parts a subresource owns, defaults and validation. Kind-specific rules plug in through `kindRules`.
+// Per-kind behaviour, the way the real API server pairs one generic registry store with a small strategy per
+// kind (k8s.io/apiserver registry/rest: RESTCreateStrategy, RESTUpdateStrategy, status strategies...). Each kind
+// declares a `KindStrategy` beside its rules in api/kinds/<kind>.ts and registers it; the generic store
+// (simulator/server/generic-store.ts) runs the same mechanics for every kind and calls the hooks below. Nothing
+// here or in the store names a kind: what differs between kinds is data in the strategies.
+// simulator/api/README.md describes the interface and the order in which the store calls it.
 
-import type { KubeObject } from './meta.ts';
+import type { DeleteOptions, KubeObject } from './meta.ts';
 import type { ResourceDef } from './registry.ts';
 import type { FieldError } from './field-errors.ts';
 
-export interface KindRules {
-  /** Fills defaults in place (the object is a private copy). */
-  applyDefaults?(obj: KubeObject, def: ResourceDef): void;
-  /** Kind-specific validation of a complete object. */
-  validate?(obj: KubeObject, def: ResourceDef): FieldError[];
-  /** Kind-specific update rules (immutable fields). */
-  validateUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): FieldError[];
-  /** Create-time adjustments after defaulting (e.g. Job selectors that need the uid). */
-  prepareForCreate?(obj: KubeObject, def: ResourceDef): void;
-  /** Update-time adjustments of the stored form, after status is carried over (e.g. DaemonSet templateGeneration). */
-  prepareForUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): void;
+/** What the store lends to the hooks that need more than the object (allocators live on the server's side). */
+export interface StrategyEnv {
+  /** Cluster IPs and node ports of Services; allocate fills the fields in, release gives them back. */
+  serviceAddresses: { allocate(obj: KubeObject): Promise<void>; release(obj: KubeObject): Promise<void> };
 }
 
-const rulesByKind = new Map<string, KindRules[]>();
-
-/** Registers rules for a kind (any group). Several modules may add rules for one kind; all apply in order. */
-export function registerKindRules(kind: string, rules: KindRules): void {
-  const list = rulesByKind.get(kind) ?? [];
-  list.push(rules);
-  rulesByKind.set(kind, list);
+/** How a kind's object reads as a Scale (autoscaling/v1, extensions/v1beta1) and what a /scale write changes. */
+export interface ScaleStrategy {
+  /** The label selector the Scale shows, as a LabelSelector (a ReplicationController's map becomes matchLabels). */
+  selector(obj: KubeObject): { matchLabels?: Record<string, string> } | undefined;
 }
 
-export function kindRules(kind: string): KindRules[] {
-  return rulesByKind.get(kind) ?? [];
+/** Field changes between a version served through the API and the storage version (spec 9). */
+export interface ConversionStrategy {
+  /** Into storage: obj is a private copy in `fromApiVersion` and may be changed in place. */
+  toStorage?(obj: KubeObject, fromApiVersion: string, storageApiVersion: string): void;
+  /** Out of storage: `out` is a shallow copy of `stored` relabelled `apiVersion`; replace its parts, never mutate `stored`. */
+  fromStorage?(out: KubeObject, stored: KubeObject, apiVersion: string): void;
+  /**
+   * Bodies of an older version of the path's group (apps/v1beta1 Deployment), by apiVersion: that version's
+   * defaults first (the real server defaults a body in the version it is written in), then the field changes.
+   */
+  bodies?: Record<string, (obj: KubeObject) => void>;
 }
 
-/** Kinds whose spec/status split means a create starts with an empty status. */
-const CLEAR_STATUS_ON_CREATE = new Set(['Deployment', 'DaemonSet', 'ReplicaSet', 'ReplicationController', 'Job', 'CronJob', 'Service', 'Ingress']);
-
-export function prepareForCreate(obj: KubeObject, def: ResourceDef): void {
-  if (CLEAR_STATUS_ON_CREATE.has(def.kind) && def.subresources.status) {
-    if (def.kind === 'Service') obj.status = { loadBalancer: {} };
-    else if (def.kind === 'Ingress') obj.status = { loadBalancer: {} };
-    else delete obj.status;
-  }
-  if (def.kind === 'Namespace') {
-    const spec = (obj.spec ??= {}) as { finalizers?: string[] };
-    const fin = spec.finalizers ?? [];
-    if (!fin.includes('kubernetes')) spec.finalizers = [...fin, 'kubernetes'];
-    obj.status = { phase: 'Active' };
-  }
-  if (def.kind === 'Pod') {
-    const status = (obj.status ?? {}) as Record<string, unknown>;
-    obj.status = { phase: 'Pending', ...(status.qosClass ? { qosClass: status.qosClass } : {}) };
-  }
-  for (const r of kindRules(def.kind)) r.prepareForCreate?.(obj, def);
+/** How a delete goes for the kind (the real strategies' graceful-delete and finalizer rules). */
+export interface DeletionStrategy {
+  /** Seconds of graceful deletion (0 = remove at once unless finalizers hold the object). */
+  gracePeriodSeconds?(obj: KubeObject, opts: DeleteOptions): number;
+  /** Finalizers in the kind's own fields that keep a deleted object (a Namespace's spec.finalizers). */
+  holdingFinalizers?(obj: KubeObject): string[];
+  /** Changes of an object marked for deletion but kept (a Namespace turns Terminating). `next` is a copy. */
+  prepareForDelete?(next: KubeObject, old: KubeObject): void;
 }
 
 /**
- * Update of the main resource: status is owned by /status (spec 1.8, 4.10), and a namespace's finalizers are
- * owned by /finalize.
+ * Everything a kind may declare. Every hook is optional: a kind with no strategy gets the generic mechanics
+ * only (system metadata, ObjectMeta validation, status owned by /status when it has that subresource).
+ * Several modules may register for one kind (a body converter beside the kind's own rules); the list hooks then
+ * all apply in registration order, and the first module that defines a single-answer hook (scale, deletion,
+ * conversion) is used.
  */
+export interface KindStrategy {
+  /** Fills defaults in place, in the request's version (the object is a private copy). */
+  applyDefaults?(obj: KubeObject, def: ResourceDef): void;
+  /** Validation of a complete object (ObjectMeta is validated by the store). */
+  validate?(obj: KubeObject, def: ResourceDef): FieldError[];
+  /** Update rules: immutable fields and allowed transitions. */
+  validateUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): FieldError[];
+  /** Create-time changes after defaulting: the initial status, selectors that need the uid... */
+  prepareForCreate?(obj: KubeObject, def: ResourceDef): void;
+  /** Update of the main resource, after status is carried over: what else the main resource may not change. */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): void;
+  /** Update through /status, after the store took everything but status from the stored object (a shallow copy: replace parts, do not mutate them). */
+  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): void;
+  /** Work before a new object is stored (allocations); throwing refuses the create. */
+  beforeCreate?(obj: KubeObject, env: StrategyEnv): Promise<void>;
+  /** After a create attempt: `stored` false means it was not stored, and what beforeCreate took must be given back. */
+  afterCreate?(obj: KubeObject, stored: boolean, env: StrategyEnv): Promise<void>;
+  scale?: ScaleStrategy;
+  conversion?: ConversionStrategy;
+  deletion?: DeletionStrategy;
+}
+
+/** The older name, kept so kind files written against it keep working. */
+export type KindRules = KindStrategy;
+
+const strategiesByKind = new Map<string, KindStrategy[]>();
+
+/** Registers a kind's strategy (any group serving the kind). A kind file calls it once when loaded. */
+export function registerStrategy(kind: string, strategy: KindStrategy): void {
+  const list = strategiesByKind.get(kind) ?? [];
+  list.push(strategy);
+  strategiesByKind.set(kind, list);
+}
+
+/** The older name of registerStrategy. */
+export const registerKindRules = registerStrategy;
+
+/** Every strategy registered for a kind, in registration order. */
+export function strategiesOf(kind: string | undefined): KindStrategy[] {
+  return (kind !== undefined && strategiesByKind.get(kind)) || [];
+}
+
+/** The first strategy of a kind that defines `part`. */
+export function strategyPart<K extends keyof KindStrategy>(kind: string | undefined, part: K): KindStrategy[K] | undefined {
+  for (const s of strategiesOf(kind)) if (s[part] !== undefined) return s[part];
+  return undefined;
+}
+
+/** @deprecated the name before strategies; returns strategiesOf(kind). */
+export function kindRules(kind: string): KindStrategy[] {
+  return strategiesOf(kind);
+}
+
+// ---- the generic half of the create and update strategies; the store calls these ----
+
+export function applyDefaults(obj: KubeObject, def: ResourceDef): void {
+  for (const s of strategiesOf(def.kind)) s.applyDefaults?.(obj, def);
+}
+
+export function prepareForCreate(obj: KubeObject, def: ResourceDef): void {
+  for (const s of strategiesOf(def.kind)) s.prepareForCreate?.(obj, def);
+}
+
+/** Update of the main resource: status is owned by /status (spec 1.8, 4.10.2), then the kind's own rules. */
 export function prepareForUpdate(obj: KubeObject, old: KubeObject, def: ResourceDef): void {
   if (def.subresources.status) {
     if (old.status === undefined) delete obj.status;
     else obj.status = old.status;
   }
-  if (def.kind === 'Namespace') {
-    obj.spec = old.spec;
-  }
-  for (const r of kindRules(def.kind)) r.prepareForUpdate?.(obj, old, def);
+  for (const s of strategiesOf(def.kind)) s.prepareForUpdate?.(obj, old, def);
 }
 
-/** Update through /status: only status changes; everything else is taken from the stored object. */
-export function prepareForStatusUpdate(obj: KubeObject, old: KubeObject): KubeObject {
+/**
+ * Update through /status (spec 4.10.1): only status changes. Everything else, metadata included (labels and
+ * annotations in the body are ignored), is taken from the stored object; then the kind's status rules.
+ */
+export function prepareForStatusUpdate(obj: KubeObject, old: KubeObject, def: ResourceDef): KubeObject {
   const next: KubeObject = { ...old, metadata: { ...old.metadata } };
   if (obj.status === undefined) delete next.status;
   else next.status = obj.status;
-  // Labels and annotations may change through status in the real server; keep the rest of metadata.
-  if (obj.metadata?.labels !== undefined) next.metadata.labels = obj.metadata.labels;
-  if (obj.metadata?.annotations !== undefined) next.metadata.annotations = obj.metadata.annotations;
+  for (const s of strategiesOf(def.kind)) s.prepareForStatusUpdate?.(next, old, def);
   return next;
 }
 
-/** /finalize on a namespace: only spec.finalizers changes. */
-export function prepareForFinalize(obj: KubeObject, old: KubeObject): KubeObject {
-  const spec = (obj.spec ?? {}) as { finalizers?: string[] };
-  return { ...old, metadata: { ...old.metadata }, spec: { ...(old.spec as object), finalizers: spec.finalizers ?? [] } };
-}
-
-export function applyDefaults(obj: KubeObject, def: ResourceDef): void {
-  for (const r of kindRules(def.kind)) r.applyDefaults?.(obj, def);
-}
-
 export function validateKind(obj: KubeObject, def: ResourceDef): FieldError[] {
-  return kindRules(def.kind).flatMap((r) => r.validate?.(obj, def) ?? []);
+  return strategiesOf(def.kind).flatMap((s) => s.validate?.(obj, def) ?? []);
 }
 
 export function validateKindUpdate(obj: KubeObject, old: KubeObject, def: ResourceDef): FieldError[] {
-  return kindRules(def.kind).flatMap((r) => r.validateUpdate?.(obj, old, def) ?? []);
+  return strategiesOf(def.kind).flatMap((s) => s.validateUpdate?.(obj, old, def) ?? []);
+}
+
+export async function beforeCreate(obj: KubeObject, def: ResourceDef, env: StrategyEnv): Promise<void> {
+  for (const s of strategiesOf(def.kind)) await s.beforeCreate?.(obj, env);
+}
+
+/** Never throws: a hook's failure to give something back must not hide the create's own answer. */
+export async function afterCreate(obj: KubeObject, def: ResourceDef, stored: boolean, env: StrategyEnv): Promise<void> {
+  for (const s of strategiesOf(def.kind)) await s.afterCreate?.(obj, stored, env).catch(() => undefined);
+}
+
+// ---- scale and deletion ----
+
+/** The Scale's label selector of an object; by default spec.selector. */
+export function scaleSelector(obj: KubeObject): { matchLabels?: Record<string, string> } | undefined {
+  const scale = strategyPart(obj.kind, 'scale');
+  if (scale) return scale.selector(obj);
+  return (obj.spec as { selector?: { matchLabels?: Record<string, string> } } | undefined)?.selector;
+}
+
+export function gracePeriodSeconds(obj: KubeObject, opts: DeleteOptions): number {
+  return strategyPart(obj.kind, 'deletion')?.gracePeriodSeconds?.(obj, opts) ?? 0;
+}
+
+/** Finalizers in the kind's own fields (besides metadata.finalizers) that keep a deleted object. */
+export function holdingFinalizers(obj: KubeObject): string[] {
+  return strategyPart(obj.kind, 'deletion')?.holdingFinalizers?.(obj) ?? [];
+}
+
+/** No finalizer keeps the object: metadata.finalizers and the kind's own finalizer fields are empty. */
+export function nothingHolds(obj: KubeObject): boolean {
+  return (obj.metadata.finalizers ?? []).length === 0 && holdingFinalizers(obj).length === 0;
+}
+
+export function prepareForDelete(next: KubeObject, old: KubeObject): void {
+  strategyPart(old.kind, 'deletion')?.prepareForDelete?.(next, old);
 }

@@ -12,14 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
+import type { Measurement } from './measurement.ts';
 
-export interface Measurement {
-  name: string;
-  value: number;
-  unit: string;
-  target: string;
-  ok: boolean;
-}
 
 const NS = 'bench';
 const CONNECTIONS = 32;

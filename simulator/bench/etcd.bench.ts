@@ -9,14 +9,8 @@ import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../api/meta.ts';
 import { EtcdStore } from '../storage/etcd.ts';
 import { findEtcd, startEtcd } from '../testing/etcd-test-server.ts';
+import type { Measurement } from './measurement.ts';
 
-export interface Measurement {
-  name: string;
-  value: number;
-  unit: string;
-  target: string;
-  ok: boolean;
-}
 
 const CHUNK = 500;
 

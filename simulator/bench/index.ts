@@ -1,23 +1,20 @@
-// npm run bench: runs every simulator/bench/*.bench.ts module's run() in turn (new benches join by being there) and
-// prints what each reports. Exit status 1 when a bench throws or reports a measurement that missed its target.
+// npm run bench: runs every simulator/bench/*.bench.ts module's run() in turn (new benches join by being there),
+// prints what each reports, then one table of every figure with its goal (report.ts), written to
+// reports/bench.json and drawn in reports/bench.html. Exit status 1 when a bench throws or reports a measurement
+// that missed its target.
 //
 //   npm run bench [-- name-filter ...]      e.g. npm run bench -- api storage
 
 import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { cpus } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
-interface Measurement {
-  name: string;
-  value: number;
-  unit: string;
-  target: string;
-  ok: boolean;
-}
+import { isMeasurement } from './measurement.ts';
+import { table, writeReport, type BenchReport } from './report.ts';
 
-const isMeasurement = (x: unknown): x is Measurement =>
-  !!x && typeof x === 'object' && typeof (x as Measurement).name === 'string' && typeof (x as Measurement).ok === 'boolean';
+const REPORTS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'reports');
 
 export function benchFiles(dir = dirname(fileURLToPath(import.meta.url))): string[] {
   return readdirSync(dir)
@@ -29,6 +26,7 @@ export function benchFiles(dir = dirname(fileURLToPath(import.meta.url))): strin
 export async function main(filters: string[] = process.argv.slice(2)): Promise<number> {
   const files = benchFiles().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
   const misses: string[] = [];
+  const report: BenchReport = { startedAt: new Date().toISOString(), machine: { cpus: cpus().length, node: process.version, platform: process.platform }, rows: [], errors: [] };
   for (const file of files) {
     const name = file.split('/').pop()!.replace(/\.bench\.ts$/, '');
     console.log(`\n== ${name}`);
@@ -40,13 +38,21 @@ export async function main(filters: string[] = process.argv.slice(2)): Promise<n
         continue;
       }
       const out = await mod.run((s) => console.log(`   ${s}`));
-      if (Array.isArray(out)) for (const m of out.filter(isMeasurement)) if (!m.ok) misses.push(`${name}: ${m.name}`);
+      if (Array.isArray(out))
+        for (const m of out.filter(isMeasurement)) {
+          report.rows.push({ bench: name, ...m });
+          if (!m.ok) misses.push(`${name}: ${m.name}`);
+        }
     } catch (e) {
       misses.push(`${name}: threw ${(e as Error).stack ?? e}`);
+      report.errors.push({ bench: name, message: (e as Error).message });
       console.log(`   FAILED: ${(e as Error).message}`);
     }
     console.log(`   (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   }
+  console.log(`\n${table(report)}`);
+  writeReport(report, join(REPORTS, 'bench.json'), join(REPORTS, 'bench.html'));
+  console.log(`\nwritten: reports/bench.json, reports/bench.html`);
   console.log(misses.length ? `\n${misses.length} target(s) missed:\n  ${misses.join('\n  ')}` : `\nall ${files.length} bench module(s) met their targets`);
   return misses.length ? 1 : 0;
 }

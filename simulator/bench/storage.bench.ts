@@ -7,14 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../api/meta.ts';
 import { MemoryStore } from '../storage/memory.ts';
+import type { Measurement } from './measurement.ts';
 
-export interface Measurement {
-  name: string;
-  value: number;
-  unit: string;
-  target: string;
-  ok: boolean;
-}
 
 const PREFIX = '/registry/configmaps/';
 const CHUNK = 500;

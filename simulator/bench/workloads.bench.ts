@@ -12,19 +12,13 @@ import { startSimulator } from '../cluster.ts';
 import { startNodes } from '../nodes/index.ts';
 import { Api, startWorkloadEnv } from '../testing/workload-test-env.ts';
 import type { KubeList } from '../api/meta.ts';
+import type { Measurement } from './measurement.ts';
 
 const DEPLOYMENTS = Number(process.env.BENCH_DEPLOYMENTS ?? 30);
 const NODES = Number(process.env.BENCH_NODES ?? 100);
 const PODS = Number(process.env.BENCH_PODS ?? 1000);
 const DEADLINE_MS = 300_000;
 
-interface Measurement {
-  name: string;
-  value: number;
-  unit: string;
-  target: string;
-  ok: boolean;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

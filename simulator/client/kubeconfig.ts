@@ -128,3 +128,20 @@ export function loadClientConfig(opts: { xconfig?: string; master?: string }): C
   if (master) cfg = { ...cfg, server: normalizeServer(master) };
   return cfg;
 }
+
+/** A one-context client config file (kubeconfig) with the credentials inlined as *-data fields. */
+export function renderKubeconfig(c: { server: string; ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; token?: string; namespace?: string; name?: string }): string {
+  const name = c.name ?? 'simulator';
+  const b64 = (v: string | Buffer) => Buffer.from(v).toString('base64');
+  const cluster: Record<string, string> = { server: c.server };
+  if (c.ca) cluster['certificate-authority-data'] = b64(c.ca);
+  const user: Record<string, string> = {};
+  if (c.cert && c.key) {
+    user['client-certificate-data'] = b64(c.cert);
+    user['client-key-data'] = b64(c.key);
+  }
+  if (c.token) user.token = c.token;
+  const context: Record<string, string> = { cluster: name, user: name };
+  if (c.namespace) context.namespace = c.namespace;
+  return yaml.dump({ apiVersion: 'v1', kind: 'Config', clusters: [{ name, cluster }], users: [{ name, user }], contexts: [{ name, context }], 'current-context': name }, { lineWidth: -1 });
+}

@@ -94,7 +94,11 @@ test('field shapes follow the JSON conventions', () => {
   const port = typeSchemaByName('io.k8s.api.core.v1.ServicePort');
   assert.equal(port?.field('targetPort')?.type, 'int-or-string');
   const req = typeSchemaByName('io.k8s.api.core.v1.ResourceRequirements');
-  assert.deepEqual(req?.field('limits'), { type: 'map', elementType: 'string' });
+  assert.deepEqual(req?.field('limits'), { type: 'map', elementType: 'string', format: 'quantity' });
+  // Integer widths, which validation checks (an int32 beyond 2^31-1 could not be encoded).
+  assert.equal(meta?.field('generation')?.format, 'int64');
+  assert.equal(typeSchemaByName('io.k8s.api.apps.v1.DeploymentSpec')?.field('replicas')?.format, 'int32');
+  assert.equal(port?.field('targetPort')?.format, 'int32');
   const resource = typeSchemaByName('io.k8s.apimachinery.pkg.apis.meta.v1.APIResource');
   assert.deepEqual(resource?.field('verbs'), { type: 'array', elementType: 'string' });
   assert.equal(typeSchemaByName('io.k8s.api.core.v1.DaemonEndpoint')?.field('Port')?.type, 'integer');

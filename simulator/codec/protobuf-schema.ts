@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import type { FieldSchema, PatchStrategy, TypeSchema } from '../api/schema.ts';
+import type { FieldSchema, PatchStrategy, TypeSchema, ValueFormat } from '../api/schema.ts';
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
 
@@ -281,9 +281,13 @@ function protoNameOf(name: string): string {
   return bare.startsWith('io.k8s.') ? `k8s.io.${bare.slice('io.k8s.'.length)}` : bare;
 }
 
+const FORMATS: Partial<Record<ValueKind, ValueFormat>> = { int32: 'int32', int64: 'int64', uint32: 'uint32', uint64: 'uint64', intstr: 'int32', quantity: 'quantity', duration: 'duration' };
+
 function fieldSchemaOf(field: ProtoField): FieldSchema {
   const nested = field.messageName ? schemaOfMessage(field.messageName) : undefined;
-  const patch: Pick<FieldSchema, 'patchStrategy' | 'patchMergeKey'> = {};
+  const patch: Pick<FieldSchema, 'patchStrategy' | 'patchMergeKey' | 'format'> = {};
+  const format = FORMATS[field.kind];
+  if (format) patch.format = format;
   if (field.patchStrategy) patch.patchStrategy = field.patchStrategy;
   if (field.patchMergeKey) patch.patchMergeKey = field.patchMergeKey;
   if (field.mapKey) {

@@ -5,6 +5,7 @@ import type { DaemonOptions } from './daemon/options.ts';
 import type { FeatureGates } from './daemon/feature-gates.ts';
 import type { DaemonMetrics } from '../client/metrics.ts';
 import type { InformerFactory } from '../client/informer.ts';
+import type { SimulatedCloud } from './cloud/simulated-cloud.ts';
 
 export interface ControllerContext {
   client: ApiClient;
@@ -15,6 +16,8 @@ export interface ControllerContext {
   /** Aborts when the daemon stops or loses leadership; run() should then return. */
   signal: AbortSignal;
   metrics: DaemonMetrics;
+  /** The cloud provider (--cloud-provider simulated), or undefined without one. */
+  cloud?: SimulatedCloud;
   log(line: string): void;
 }
 

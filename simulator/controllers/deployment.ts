@@ -30,7 +30,7 @@ import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
-import { DEPLOYMENT_ROLLBACK_TO } from '../api/conversion.ts';
+import { DEPLOYMENT_ROLLBACK_TO } from '../api/kinds/deployment.ts';
 import { controllerRefOf, deleteObject, omitEmpty, ownerRef, rfc3339, selectorMatches, specOf, templateHash, writeStatus, type Condition, type Obj } from './workload-util.ts';
 
 export const REVISION = 'deployment.kubernetes.io/revision';

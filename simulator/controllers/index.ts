@@ -24,6 +24,13 @@ async function main(): Promise<number> {
       process.stderr.write(`Error: ${err.message}\n`);
       return err.exitCode;
     }
+    if (err instanceof Error && (err as { exitCode?: unknown }).exitCode === 255) {
+      // glog.Fatalf: an F line, exit code 255.
+      const d = new Date();
+      const p = (n: number, w = 2) => String(n).padStart(w, '0');
+      process.stderr.write(`F${p(d.getMonth() + 1)}${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}000 ${p(process.pid, 5)} controllermanager.go] ${err.message}\n`);
+      return 255;
+    }
     process.stderr.write(`Error: ${(err as Error).message}\n`);
     return 1;
   }

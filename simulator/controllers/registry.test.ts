@@ -27,7 +27,8 @@ test('not-started reasons follow the real start conditions', () => {
   assert.match(reason('route', cond()), /--allocate-node-cidrs and --configure-cloud-routes/);
   assert.match(reason('route', cond(['--allocate-node-cidrs'])), /no --cloud-provider/);
   assert.match(reason('service', cond()), /no --cloud-provider is set/);
-  assert.match(reason('service', cond(['--cloud-provider=gce'])), /cloud providers are not simulated/);
+  assert.match(reason('service', cond(['--cloud-provider=external'])), /--cloud-provider external runs its cloud loops outside this daemon/);
+  assert.match(reason('route', cond(['--allocate-node-cidrs', '--configure-cloud-routes=false', '--cloud-provider=simulated'])), /--allocate-node-cidrs and --configure-cloud-routes \(now true and false\)/);
   assert.match(reason('pvc-protection', cond()), /feature gate PVCProtection is off/);
   assert.match(reason('pvc-protection', cond([], { PVCProtection: true })), /volumes/);
   assert.match(reason('persistentvolume-expander', cond()), /ExpandPersistentVolumes/);
@@ -40,8 +41,15 @@ test('not-started reasons follow the real start conditions', () => {
   assert.match(reason('statefulset', cond([], {}, ['apps/v1/statefulsets'])), /no control loop for it yet/);
   assert.match(reason('namespace', cond()), /does not serve \/v1 namespaces\/finalize/);
   assert.match(reason('serviceaccount', cond()), /does not serve \/v1 serviceaccounts/);
-  assert.match(reason('node', cond()), /no control loop for it yet/);
   assert.match(decideStart('nosuch', cond()).start ? '' : (decideStart('nosuch', cond()) as { reason: string }).reason, /unknown to this build/);
+});
+
+test('node, ttl, route (with --allocate-node-cidrs and a cloud) and service (with a cloud) have control loops', () => {
+  for (const [name, argv] of [['node', []], ['ttl', []], ['route', ['--allocate-node-cidrs', '--cloud-provider=simulated']], ['service', ['--cloud-provider=simulated']]] as const) {
+    const d = decideStart(name, cond([...argv]));
+    assert.equal(d.start, true, name);
+    assert.equal((d as { controller: { name: string } }).controller.name, name);
+  }
 });
 
 test('a plan with an implementation starts', () => {

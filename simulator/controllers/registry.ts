@@ -19,6 +19,11 @@ import { jobController } from './job.ts';
 import { podGCController } from './podgc.ts';
 import { replicaSetController } from './replicaset.ts';
 import { replicationControllerController } from './replicationcontroller.ts';
+import { nodeLifecycleController } from './node-lifecycle.ts';
+import { ttlController } from './ttl.ts';
+import { routeController } from './route-controller.ts';
+import { serviceController } from './service-controller.ts';
+import { CLOUD_PROVIDER_NAME } from './cloud/simulated-cloud.ts';
 
 export interface StartConditions {
   options: DaemonOptions;
@@ -39,8 +44,12 @@ export interface ControllerPlan {
 const gvr = (group: string, version: string, resource: string): GroupVersionResourceRef => ({ group, version, resource });
 
 const VOLUMES = 'volumes and their attachment are not simulated';
-const needsCloud = (what: string) => (c: StartConditions) =>
-  c.options.string('--cloud-provider') === '' ? `no --cloud-provider is set, so ${what}` : 'cloud providers are not simulated';
+const needsCloud = (what: string) => (c: StartConditions) => {
+  const provider = c.options.string('--cloud-provider');
+  if (provider === '') return `no --cloud-provider is set, so ${what}`;
+  if (provider !== CLOUD_PROVIDER_NAME) return `--cloud-provider ${provider} runs its cloud loops outside this daemon`;
+  return undefined;
+};
 const needsGate = (gate: string) => (c: StartConditions) => (c.gates.enabled(gate) ? undefined : `feature gate ${gate} is off`);
 
 /** Registered plans; names missing here are reported as unknown to this build. */
@@ -72,7 +81,7 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   horizontalpodautoscaling: { requires: [gvr('autoscaling', 'v1', 'horizontalpodautoscalers')] },
   job: { requires: [gvr('batch', 'v1', 'jobs')], create: jobController },
   namespace: { requires: [gvr('', 'v1', 'namespaces/finalize')], create: namespaceController },
-  node: {},
+  node: { create: nodeLifecycleController },
   'persistentvolume-binder': { skip: () => VOLUMES },
   'persistentvolume-expander': { skip: (c) => needsGate('ExpandPersistentVolumes')(c) ?? VOLUMES },
   podgc: { create: podGCController },
@@ -87,15 +96,16 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
       }
       return needsCloud('there is nowhere to configure routes')(c);
     },
+    create: routeController,
   },
-  service: { skip: needsCloud('services of type LoadBalancer cannot be provisioned') },
+  service: { skip: needsCloud('services of type LoadBalancer cannot be provisioned'), create: serviceController },
   serviceaccount: { requires: [gvr('', 'v1', 'serviceaccounts')], create: serviceAccountController },
   'serviceaccount-token': {
     skip: (c) => (c.options.string('--service-account-private-key-file') === '' ? 'no --service-account-private-key-file, so tokens cannot be signed' : undefined),
   },
   statefulset: { requires: [gvr('apps', 'v1beta1', 'statefulsets'), gvr('apps', 'v1', 'statefulsets')] },
   tokencleaner: {},
-  ttl: {},
+  ttl: { create: ttlController },
 };
 
 export type StartDecision = { start: true; controller: Controller } | { start: false; reason: string };

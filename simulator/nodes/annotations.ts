@@ -12,6 +12,21 @@ export const ANN_RUN_SECONDS = `${ANNOTATION_PREFIX}run-seconds`;
 export const ANN_EXIT_CODE = `${ANNOTATION_PREFIX}exit-code`;
 export const ANN_FAIL_AFTER_SECONDS = `${ANNOTATION_PREFIX}fail-after-seconds`;
 export const ANN_NEVER_READY = `${ANNOTATION_PREFIX}never-ready`;
+/** On a Node: how its simulated kubelet behaves (README "Failing nodes"). */
+export const ANN_NODE_STATE = `${ANNOTATION_PREFIX}node-state`;
+
+/**
+ * ready: heartbeats, Ready=True (also: annotation absent or unknown); not-ready: heartbeats with Ready=False
+ * (KubeletNotReady), pods keep running; stopped: the kubelet is unreachable (no heartbeat, no pod status, no
+ * deletion confirmed) until the annotation goes back to ready; terminated: stopped, and the simulated cloud
+ * reports the node's instance gone.
+ */
+export type NodeState = 'ready' | 'not-ready' | 'stopped' | 'terminated';
+
+export function nodeStateOf(node: KubeObject | undefined): NodeState {
+  const v = node?.metadata.annotations?.[ANN_NODE_STATE];
+  return v === 'not-ready' || v === 'stopped' || v === 'terminated' ? v : 'ready';
+}
 
 /** How one pod behaves on a simulated node; durations in milliseconds. */
 export interface PodBehaviour {

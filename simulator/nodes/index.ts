@@ -15,7 +15,8 @@ import { EventRecorder } from '../client/event-recorder.ts';
 import type { ClientConfig } from '../client/kubeconfig.ts';
 import { Informer, keyOf } from '../client/informer.ts';
 import { SimKubelet, type KubeletOptions } from './kubelet.ts';
-import { DEFAULT_NODE_SHAPE, type NodeShape } from './node-object.ts';
+import { DEFAULT_NODE_SHAPE, type NodePlacement, type NodeShape } from './node-object.ts';
+import { ANN_NODE_STATE, type NodeState } from './annotations.ts';
 import { SimScheduler } from './scheduler.ts';
 
 export interface NodesOptions {
@@ -26,6 +27,13 @@ export interface NodesOptions {
   /** Offset of the first node's index (pod and node IP ranges); lets two node sets share one cluster. */
   indexOffset?: number;
   shape?: Partial<NodeShape>;
+  /**
+   * Zones to spread the nodes over (node i in zone i mod zones), as failure-domain.beta.kubernetes.io/zone
+   * labels `<region>-<a|b|c...>` and the region label; 0 (default): no zone or region labels.
+   */
+  zones?: number;
+  /** Region label value when zones are given (default "sim-region-1"). */
+  region?: string;
   /** Pending -> Running, ms (default 200). */
   startMs?: number;
   /** Run time of batch pods (restartPolicy Never/OnFailure) without a run-seconds annotation, ms (default 1000). */
@@ -57,6 +65,11 @@ export interface NodesHandle {
   scheduler: SimScheduler | undefined;
   /** Pods seen running on the simulated nodes right now (not finished). */
   activePods(): number;
+  /**
+   * Fails or revives a node: sets its simulator.cluster.local/node-state annotation (what `kubectl annotate
+   * node <name> simulator.cluster.local/node-state=stopped --overwrite` does) and resolves once its kubelet saw it.
+   */
+  setNodeState(name: string, state: NodeState): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -88,7 +101,7 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
     const eventClient = await ApiClient.create(cfg, { qps: unlimited ? -1 : 5, burst: unlimited ? 0 : 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})` });
     clients.push(client, eventClient);
     const events = new EventRecorder(eventClient, { component: 'kubelet', host: name }, { log, signal: lifetime.signal });
-    kubelets.set(name, new SimKubelet(name, (opts.indexOffset ?? 0) + i, client, { ...kopts, events }));
+    kubelets.set(name, new SimKubelet(name, (opts.indexOffset ?? 0) + i, client, { ...kopts, events, placement: placementOf(i, opts) }));
   }
   setMaxListeners(0, lifetime.signal); // every scheduler worker and watch listens to it
   const closeAll = async () => {
@@ -150,7 +163,13 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
     },
   });
   // A node that becomes ready or gains room may take pods that were waiting.
-  nodes.addEventHandler({ onAdd: () => pods.list().forEach((p) => scheduler?.enqueue(p)) });
+  nodes.addEventHandler({
+    onAdd: (node) => {
+      kubelets.get(node.metadata.name ?? '')?.observeNode(node);
+      pods.list().forEach((p) => scheduler?.enqueue(p));
+    },
+    onUpdate: (_old, node) => kubelets.get(node.metadata.name ?? '')?.observeNode(node),
+  });
   void nodes.run(lifetime.signal);
   void pods.run(lifetime.signal);
   await nodes.waitForSync(lifetime.signal);
@@ -163,8 +182,26 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
     kubelets,
     scheduler,
     activePods: () => [...kubelets.values()].reduce((n, k) => n + k.activePods, 0),
+    async setNodeState(name, state) {
+      const kubelet = kubelets.get(name);
+      if (!kubelet) throw new Error(`no simulated node ${name}`);
+      await schedulerClient.patch(`/api/v1/nodes/${encodeURIComponent(name)}`, { metadata: { annotations: { [ANN_NODE_STATE]: state } } }, 'application/merge-patch+json');
+      for (let i = 0; i < 400 && kubelet.nodeState !== state; i++) await new Promise((r) => setTimeout(r, 25));
+    },
     close: closeAll,
   };
 }
 
+/** Zone and region of node i: zones `<region>-a`, `-b`, ... in turn. */
+export function placementOf(i: number, opts: Pick<NodesOptions, 'zones' | 'region'>): NodePlacement {
+  const zones = opts.zones ?? 0;
+  if (zones <= 0) return {};
+  const region = opts.region ?? 'sim-region-1';
+  const z = i % zones;
+  const suffix = z < 26 ? String.fromCharCode(97 + z) : `z${z}`;
+  return { region, zone: `${region}-${suffix}` };
+}
+
+export { ANN_NODE_STATE, nodeStateOf, type NodeState } from './annotations.ts';
+export { REGION_LABEL, ZONE_LABEL } from './node-object.ts';
 export { ANN_EXIT_CODE, ANN_FAIL_AFTER_SECONDS, ANN_NEVER_READY, ANN_READY_AFTER_SECONDS, ANN_RUN_SECONDS, ANN_START_SECONDS } from './annotations.ts';

@@ -12,8 +12,8 @@
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError, type ApiClient } from '../client/api-client.ts';
 import { refOf, type EventRecorder, type EventType } from '../client/event-recorder.ts';
-import { podBehaviour, type BehaviourDefaults, type PodBehaviour } from './annotations.ts';
-import { nodeConditions, nodeInternalIP, nodeObject, podIP, rfc3339, type NodeShape } from './node-object.ts';
+import { nodeStateOf, podBehaviour, type BehaviourDefaults, type NodeState, type PodBehaviour } from './annotations.ts';
+import { nodeConditions, nodeInternalIP, nodeObject, podIP, podIPCapacity, rfc3339, type NodePlacement, type NodeShape } from './node-object.ts';
 import { containersOf, newContainerID, podStatus, type ContainerState, type ContainersView } from './pod-status.ts';
 
 export interface KubeletOptions extends BehaviourDefaults {
@@ -28,6 +28,8 @@ export interface KubeletOptions extends BehaviourDefaults {
   log(line: string): void;
   /** Where the kubelet's events go (source component kubelet, host the node); none: no events. */
   events?: EventRecorder;
+  /** Zone and region labels of the Node. */
+  placement?: NodePlacement;
 }
 
 interface PodRun {
@@ -58,6 +60,11 @@ export class SimKubelet {
   private nextSlot = 1;
   private heartbeat: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The Node's spec.podCIDR once the node IPAM (or anyone) set it; pod IPs come from it. */
+  private podCIDR: string | undefined;
+  /** From the Node's node-state annotation: a stopped or terminated node's kubelet is unreachable. */
+  private state: NodeState = 'ready';
+  private readyTransition = rfc3339();
   readonly hostIP: string;
 
   constructor(
@@ -76,22 +83,59 @@ export class SimKubelet {
     return n;
   }
 
+  /** Whether the kubelet is cut off (node-state stopped or terminated): no heartbeat, no pod status, no confirmations. */
+  get down(): boolean {
+    return this.state === 'stopped' || this.state === 'terminated';
+  }
+
+  get nodeState(): NodeState {
+    return this.state;
+  }
+
+  /** The Node object changed (its podCIDR, or the node-state annotation that fails or revives the node). */
+  observeNode(node: KubeObject): void {
+    const cidr = (node.spec as { podCIDR?: string } | undefined)?.podCIDR;
+    if (cidr) this.podCIDR = cidr;
+    const next = nodeStateOf(node);
+    if (next === this.state) return;
+    const wasDown = this.down;
+    const wasReady = this.state === 'ready';
+    this.state = next;
+    this.opts.log(`node ${this.nodeName}: state ${next}`);
+    if (wasReady !== (next === 'ready') || wasDown) this.readyTransition = rfc3339();
+    if (this.down) return;
+    this.postHeartbeat();
+    if (wasDown) this.resume();
+  }
+
+  /** Back from being unreachable: post every pod's current status and confirm deletions asked for meanwhile. */
+  private resume(): void {
+    for (const run of this.runs.values()) {
+      if (run.done) continue;
+      if (run.pod.metadata.deletionTimestamp && !run.stopping) this.stop(run, run.pod);
+      else if (!run.stopping) this.write(run);
+    }
+  }
+
+  private postHeartbeat(): void {
+    if (this.down || this.stopped) return;
+    const now = rfc3339();
+    this.client
+      .patch(`/api/v1/nodes/${encodeURIComponent(this.nodeName)}/status`, { status: { conditions: nodeConditions(now, this.readyTransition, this.state === 'ready') } }, 'application/strategic-merge-patch+json')
+      .catch((err: unknown) => !this.stopped && this.opts.log(`node ${this.nodeName}: heartbeat failed: ${(err as Error).message}`));
+  }
+
   /** Creates the Node (or refreshes its status when it exists) and starts heartbeats. */
   async register(signal?: AbortSignal): Promise<void> {
-    const node = nodeObject(this.nodeName, this.index, this.opts.shape);
+    const node = nodeObject(this.nodeName, this.index, this.opts.shape, new Date(), this.opts.placement);
     try {
       await this.client.create('/api/v1/nodes', node, signal);
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 409)) throw err;
       await this.client.patch(`/api/v1/nodes/${encodeURIComponent(this.nodeName)}/status`, { status: node.status }, 'application/merge-patch+json', signal);
     }
-    const transition = rfc3339();
-    this.heartbeat = setInterval(() => {
-      const now = rfc3339();
-      this.client
-        .patch(`/api/v1/nodes/${encodeURIComponent(this.nodeName)}/status`, { status: { conditions: nodeConditions(now, transition) } }, 'application/merge-patch+json')
-        .catch((err: unknown) => !this.stopped && this.opts.log(`node ${this.nodeName}: heartbeat failed: ${(err as Error).message}`));
-    }, this.opts.heartbeatMs);
+    this.readyTransition = rfc3339();
+    this.heartbeat = setInterval(() => this.postHeartbeat(), this.opts.heartbeatMs);
     this.heartbeat.unref?.();
   }
 
@@ -151,7 +195,7 @@ export class SimKubelet {
         containerIDs: containersOf(pod).map(() => newContainerID()),
         lastContainerIDs: [],
         hostIP: this.hostIP,
-        podIP: slot > 0 ? podIP(this.index, slot) : undefined,
+        podIP: slot > 0 ? podIP(this.index, slot, this.podCIDR) : undefined,
       },
     };
     this.runs.set(run.uid, run);
@@ -167,11 +211,12 @@ export class SimKubelet {
   }
 
   private allocateSlot(): number {
-    for (let i = 0; i < 253; i++) {
-      const slot = ((this.nextSlot - 1 + i) % 253) + 1;
+    const capacity = podIPCapacity(this.podCIDR);
+    for (let i = 0; i < capacity; i++) {
+      const slot = ((this.nextSlot - 1 + i) % capacity) + 1;
       if (!this.usedSlots.has(slot)) {
         this.usedSlots.add(slot);
-        this.nextSlot = (slot % 253) + 1;
+        this.nextSlot = (slot % capacity) + 1;
         return slot;
       }
     }
@@ -195,7 +240,8 @@ export class SimKubelet {
   /** Queues a status write built from the run's view at the time of writing. */
   private write(run: PodRun): void {
     run.chain = run.chain.then(async () => {
-      if (run.done || this.stopped) return;
+      // An unreachable kubelet writes nothing; resume() posts the status it has by then.
+      if (run.done || this.stopped || this.down) return;
       try {
         const status = podStatus(run.pod, run.view);
         const updated = await this.client.patch(`${podPath(run.namespace, run.name)}/status`, { status }, 'application/merge-patch+json');
@@ -311,6 +357,11 @@ export class SimKubelet {
     if (run.view.phase === 'Running') this.containerEvents(run, 'Normal', 'Killing', (c) => `Killing container with id sim://${c.name ?? ''}:Need to kill Pod`);
     this.later(run, ms, () => {
       run.chain = run.chain.then(async () => {
+        if (this.down) {
+          // Unreachable: the deletion is confirmed when the node comes back (resume()).
+          run.stopping = false;
+          return;
+        }
         try {
           await this.client.delete(podPath(run.namespace, run.name), { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
         } catch (err) {

@@ -1,9 +1,15 @@
 // The Node object a simulated kubelet registers and keeps fresh: capacity and allocatable, nodeInfo,
-// addresses, the 1.9 condition set (OutOfDisk, MemoryPressure, DiskPressure all False; Ready True with reason
-// KubeletReady) and heartbeats. Pod IPs come from the node's podCIDR (10.<a>.<b>.0/24 per node index), so
-// every pod IP in the cluster is unique and tells which node it runs on.
+// addresses, zone/region labels, the 1.9 condition set (OutOfDisk, MemoryPressure, DiskPressure all False;
+// Ready True with reason KubeletReady, or False with KubeletNotReady on a node failed with the node-state
+// annotation) and heartbeats. Like a real kubelet it does not set spec.podCIDR itself (the daemon's node IPAM
+// does, with --allocate-node-cidrs); pod IPs come from the node's podCIDR once it has one, and until then
+// from 10.<a>.<b>.0/24 by node index, so every pod IP in the cluster is unique and tells which node it runs on.
 
 import type { KubeObject } from '../api/meta.ts';
+import { nthAddress, parseCidr4, sizeOf } from '../api/cidr.ts';
+
+export const ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
+export const REGION_LABEL = 'failure-domain.beta.kubernetes.io/region';
 
 export interface NodeShape {
   cpu: string;
@@ -23,39 +29,56 @@ function octets(index: number): [number, number] {
 
 export const nodeInternalIP = (index: number): string => `172.16.${Math.floor(index / 250)}.${(index % 250) + 2}`;
 
-export const podCIDR = (index: number): string => {
+/**
+ * Pod IP number `n` (1..) of a node: host n+1 of its spec.podCIDR when it has one (.1 is the node's bridge),
+ * else of the index-derived 10.<a>.<b>.0/24. Undefined when the range has no room for it.
+ */
+export function podIP(index: number, n: number, cidr?: string): string | undefined {
+  const range = cidr ? parseCidr4(cidr) : undefined;
+  if (range) return n + 1 < sizeOf(range) - 1 ? nthAddress(range, n + 1) : undefined;
   const [a, b] = octets(index);
-  return `10.${a}.${b}.0/24`;
-};
-
-/** Pod IP number `n` (1..253) in the node's range; hosts .2 upward (.1 is the node's bridge). */
-export function podIP(index: number, n: number): string {
-  const [a, b] = octets(index);
-  return `10.${a}.${b}.${1 + n}`;
+  return n <= 253 ? `10.${a}.${b}.${1 + n}` : undefined;
 }
 
-export function nodeConditions(now: string, transition: string): Array<Record<string, string>> {
+/** How many pod IPs a node's range holds (253 for a /24: .2 to .254). */
+export function podIPCapacity(cidr?: string): number {
+  const range = cidr ? parseCidr4(cidr) : undefined;
+  return range ? Math.max(0, sizeOf(range) - 3) : 253;
+}
+
+/** The kubelet's Ready condition as it posts it: True (KubeletReady) or, on a failed node, False (KubeletNotReady). */
+export function nodeConditions(now: string, transition: string, ready = true): Array<Record<string, string>> {
   const c = (type: string, status: string, reason: string, message: string) => ({ type, status, lastHeartbeatTime: now, lastTransitionTime: transition, reason, message });
   return [
     c('OutOfDisk', 'False', 'KubeletHasSufficientDisk', 'kubelet has sufficient disk space available'),
     c('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
     c('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
-    c('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+    ready
+      ? c('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status')
+      : c('Ready', 'False', 'KubeletNotReady', 'simulated failure (simulator.cluster.local/node-state: not-ready)'),
   ];
 }
 
-export function nodeObject(name: string, index: number, shape: NodeShape, now: Date = new Date()): KubeObject {
+export interface NodePlacement {
+  zone?: string;
+  region?: string;
+}
+
+export function nodeObject(name: string, index: number, shape: NodeShape, now: Date = new Date(), placement: NodePlacement = {}): KubeObject {
   const ts = rfc3339(now);
   const resources = { cpu: shape.cpu, memory: shape.memory, pods: String(shape.pods) };
+  const labels: Record<string, string> = { 'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux', 'kubernetes.io/hostname': name };
+  if (placement.region) labels[REGION_LABEL] = placement.region;
+  if (placement.zone) labels[ZONE_LABEL] = placement.zone;
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {
       name,
-      labels: { 'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux', 'kubernetes.io/hostname': name },
+      labels,
       annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'simulator.cluster.local/simulated': 'true' },
     },
-    spec: { podCIDR: podCIDR(index), externalID: name },
+    spec: { externalID: name },
     status: {
       capacity: resources,
       allocatable: resources,

@@ -10,6 +10,7 @@ import { refOf, type EventRecorder } from '../client/event-recorder.ts';
 import { keyOf } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { rfc3339 } from './node-object.ts';
+import { taintsOf, toleratesAll } from '../api/taints.ts';
 
 export const DEFAULT_SCHEDULER = 'default-scheduler';
 
@@ -82,6 +83,7 @@ export class SimScheduler {
       const v = node as NodeView;
       if (!isNodeReady(node)) { note('node(s) were not ready'); continue; }
       if (v.spec?.unschedulable) { note('node(s) were unschedulable'); continue; }
+      if (!toleratesAll(pod, taintsOf(node), ['NoSchedule', 'NoExecute'])) { note("node(s) had taints that the pod didn't tolerate"); continue; }
       const labels = node.metadata.labels ?? {};
       if (!Object.entries(selector).every(([k, val]) => labels[k] === val)) { note("node(s) didn't match node selector"); continue; }
       const room = Number(v.status?.allocatable?.pods ?? '110');

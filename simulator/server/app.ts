@@ -37,6 +37,52 @@ function requireVerb(def: ResourceDef, verb: string): void {
   if (!(def.verbs as string[]).includes(verb)) throw methodNotSupported(groupResource(def), verb);
 }
 
+/** How much of an over-limit body is read and thrown away so that the client, still sending, can read the 413. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * Reads a request body into a Buffer. Beyond the body limit the rest is read and discarded (up to
+ * DRAIN_LIMIT) before the 413 is answered: a client that writes its whole body before it reads (most do)
+ * would otherwise see its connection reset mid-write and never the Status. A body that stops arriving is cut
+ * by the server's request timeout (408, see clientErrorHandler).
+ */
+function readBody(limit: number, payload: NodeJS.ReadableStream & { destroy?: (e?: Error) => void }, done: (err: Error | null, body?: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  const finish = (err: Error | null, body?: Buffer) => {
+    if (finished) return;
+    finished = true;
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onError);
+    done(err, body);
+  };
+  const tooLarge = () => requestEntityTooLarge(limit);
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= limit) chunks.push(chunk);
+    else if (chunks.length > 0) chunks.length = 0;
+    if (size > DRAIN_LIMIT) {
+      // Enough: answer now and close the connection (the reply carries Connection: close).
+      payload.pause();
+      finish(Object.assign(tooLarge(), { closeConnection: true }));
+    }
+  };
+  const onEnd = () => finish(size > limit ? tooLarge() : null, size > limit ? undefined : Buffer.concat(chunks, size));
+  const onError = (err: Error) => finish(badRequest(`the request body could not be read: ${err.message}`));
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onError);
+}
+
+/** The Status of a request the HTTP layer refused before it reached a route, written straight to the socket. */
+function rawStatusResponse(code: number, reason: string, message: string): string {
+  const body = encodeJson({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code }, false);
+  const phrase = http.STATUS_CODES[code] ?? 'Error';
+  return `HTTP/1.1 ${code} ${phrase}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
 /** TLS of the secure port: serving certificate and key (PEM); clientCa makes the server ask for client certificates. */
 export interface TlsOptions {
   cert: string | Buffer;
@@ -45,15 +91,31 @@ export interface TlsOptions {
 }
 
 export function buildApp(ctx: ServerContext, tls?: TlsOptions): FastifyInstance {
+  const timeouts = ctx.settings.requestReceiveTimeoutMs ?? 60_000;
+  // A request whose headers or body do not arrive in time is cut with 408 (clientErrorHandler below). Node
+  // checks pending requests every connectionsCheckingInterval, so the cut comes within a fraction of it.
+  const serverTimeouts = { headersTimeout: Math.min(timeouts, 60_000), requestTimeout: timeouts, connectionsCheckingInterval: Math.max(100, Math.min(1000, timeouts / 4)) };
   const https = tls
     ? // Client certificates are asked for but not required: without one the request goes on to token or
       // anonymous authentication; the authenticator looks at socket.authorized (server/authentication).
-      { https: { cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) } }
-    : {};
+      { https: { ...serverTimeouts, cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) } }
+    : { http: serverTimeouts };
   const app = (Fastify as unknown as (o: object) => FastifyInstance)({
     ...https,
     logger: false,
-    bodyLimit: ctx.settings.bodyLimit,
+    // Bodies are read by readBody (the limit is enforced there, after draining).
+    bodyLimit: DRAIN_LIMIT * 2,
+    requestTimeout: timeouts,
+    // Malformed HTTP and requests that time out: a Status body like every other refusal.
+    clientErrorHandler: (err: Error & { code?: string }, socket: import('node:net').Socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      if (socket.writable) {
+        if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.write(rawStatusResponse(408, 'Timeout', 'the request was not received in time'));
+        else if (err.code === 'HPE_HEADER_OVERFLOW') socket.write(rawStatusResponse(431, 'BadRequest', 'the request headers are too large'));
+        else socket.write(rawStatusResponse(400, 'BadRequest', `malformed HTTP request: ${err.message}`));
+      }
+      socket.destroy();
+    },
     // Paths like /api/v1/namespaces/a%2Fb must reach the resolver undecoded.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // A path with a malformed %-escape is answered with a Status like every other client error.
@@ -66,7 +128,7 @@ export function buildApp(ctx: ServerContext, tls?: TlsOptions): FastifyInstance 
   // (go-restful's answer) rather than falling through to the plain 404 page.
   for (const m of EXTRA_METHODS) if (!app.supportedMethods.includes(m)) app.addHttpMethod(m, { hasBody: true });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', (_req, payload, done) => readBody(ctx.settings.bodyLimit, payload, done as (err: Error | null, body?: Buffer) => void));
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, reply) => {
     let apiErr: ApiError;
@@ -74,6 +136,7 @@ export function buildApp(ctx: ServerContext, tls?: TlsOptions): FastifyInstance 
     else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiErr = requestEntityTooLarge(ctx.settings.bodyLimit);
     else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) apiErr = badRequest(err.message);
     else apiErr = internalError(err);
+    if ((err as { closeConnection?: boolean }).closeConnection) reply.header('Connection', 'close');
     sendError(ctx, request, reply, apiErr);
   });
   app.setNotFoundHandler((_request, reply) => {
@@ -111,8 +174,9 @@ function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyR
   if (negotiated.table && tableSource) {
     const table = toTable(tableSource, result.object, { version: negotiated.table, includeObject: parseIncludeObject(query.includeObject), now: ctx.now().getTime(), headers: true });
     body = encodeAs(negotiated.format, table, pretty, ctx.protobuf);
-  } else if (negotiated.format === 'json' && !pretty && Object.isFrozen(result.object)) {
-    // Stored objects are frozen and never change (storage README): their compact JSON is computed once.
+  } else if (negotiated.format === 'json' && !pretty && request.method === 'GET' && Object.isFrozen(result.object)) {
+    // Stored objects are frozen and never change (storage README): the compact JSON of one read often is computed
+    // once. Only reads: the answer to a write is sent once, and caching it would only hold a copy of the store.
     body = compactJsonOf(result.object);
   } else body = encodeAs(negotiated.format, result.object, pretty, ctx.protobuf);
   // Bytes, not a string: Fastify would append "; charset=utf-8" to a JSON Content-Type the real server sends bare.
@@ -120,7 +184,7 @@ function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyR
 }
 
 // Compact JSON of stored objects read often (GET of one object), bounded by bytes (encoded-cache.ts).
-const jsonCache = new EncodedCache(32 * 1024 * 1024);
+const jsonCache = new EncodedCache(16 * 1024 * 1024);
 
 function compactJsonOf(obj: object): Buffer {
   return jsonCache.get(obj, 'json', () => Buffer.from(encodeJson(obj, false))) as Buffer;

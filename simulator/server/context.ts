@@ -6,6 +6,7 @@ import type { BinaryCodec } from './serializers.ts';
 import type { WatchHub } from './watch-hub.ts';
 import type { WatchCaches } from './watch-cache.ts';
 import type { ServiceAddressAllocator } from './allocators/service-addresses.ts';
+import type { AdmissionHook } from './generic-store.ts';
 import type { SecurityContext } from './authorization/filter.ts';
 import type { UserInfo } from './authentication/user.ts';
 
@@ -18,6 +19,8 @@ export interface ServerSettings {
   serverAddress: string;
   /** Largest request body accepted. */
   bodyLimit: number;
+  /** How long the headers and body of a request may take to arrive before it is cut with 408 (default 60 s). */
+  requestReceiveTimeoutMs?: number;
   /** How long a list with a future resourceVersion waits before 504 (the real server waits 3 s). */
   futureRevisionWaitMs: number;
 }
@@ -37,6 +40,8 @@ export interface ServerContext {
   timers: Set<NodeJS.Timeout>;
   /** Authentication and authorization (server/authentication, server/authorization). */
   security: SecurityContext;
+  /** Admission hooks run by the generic store before every create, update and delete (none by default). */
+  admission?: AdmissionHook[];
 }
 
 /** A resolved request for a resource path. */

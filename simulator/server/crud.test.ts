@@ -104,6 +104,12 @@ function validBody(def: ResourceDef, name: string, ns: string | undefined): Json
       return { metadata, spec: { template: podTemplate({}, 'Never') } };
     case 'CronJob':
       return { metadata, spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: podTemplate({}, 'Never') } } } };
+    case 'Role':
+    case 'ClusterRole':
+      return { metadata, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] };
+    case 'RoleBinding':
+    case 'ClusterRoleBinding':
+      return { metadata, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'jane' }] };
     default:
       throw new Error(`no valid body for ${def.kind}: add one when a kind joins the registry`);
   }

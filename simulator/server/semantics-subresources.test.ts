@@ -60,6 +60,49 @@ describe('status subresource', () => {
     assert.equal(got.body.status.readyReplicas, 2);
   });
 
+  test('spec 4.10.1: /status ignores labels, annotations and spec in the body (PUT and PATCH, apps and core)', async () => {
+    const name = uniq('stm');
+    const d = await h.create(APPS(), { ...deployment(name), metadata: { name, labels: { keep: 'a' }, annotations: { note: 'a' } } });
+    const body = structuredClone(d);
+    body.metadata.labels = { keep: 'b', added: 'x' };
+    body.metadata.annotations = { note: 'b' };
+    body.spec.paused = true;
+    body.status = { replicas: 4 };
+    const put = await h.call('PUT', `${APPS()}/${name}/status`, body);
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.body.metadata.labels, { keep: 'a' }, 'labels are not written through /status');
+    assert.deepEqual(put.body.metadata.annotations, { note: 'a' }, 'annotations are not written through /status');
+    assert.equal(put.body.spec.paused, undefined);
+    assert.equal(put.body.status.replicas, 4);
+    const p = await patch(`${APPS()}/${name}/status`, { metadata: { labels: { patched: 'y' }, annotations: { note: 'c' } }, status: { readyReplicas: 1 } });
+    assert.deepEqual(p.metadata.labels, { keep: 'a' });
+    assert.deepEqual(p.metadata.annotations, { note: 'a' });
+    assert.equal(p.status.readyReplicas, 1);
+    assert.equal(p.metadata.generation, 1, 'a status write is not a spec change');
+    const cm = await h.create(`/api/v1/namespaces/${ns}/services`, { metadata: { name, labels: { keep: 'a' } }, spec: { ports: [{ port: 80 }] } });
+    const sp = await patch(`/api/v1/namespaces/${ns}/services/${name}/status`, { metadata: { labels: { keep: 'z' } }, spec: { ports: [{ port: 81 }] }, status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } } });
+    assert.deepEqual(sp.metadata.labels, { keep: 'a' });
+    assert.equal(sp.spec.ports[0].port, 80);
+    assert.equal(sp.spec.clusterIP, cm.spec.clusterIP);
+    assert.deepEqual(sp.status.loadBalancer, { ingress: [{ ip: '1.2.3.4' }] });
+  });
+
+  test('spec 4.10.1: /scale writes only the replica count (labels, annotations and status in the Scale body are ignored)', async () => {
+    const name = uniq('scm');
+    await h.create(APPS(), { ...deployment(name, { replicas: 1 }), metadata: { name, labels: { keep: 'a' } } });
+    const g = (await h.call('GET', `${APPS()}/${name}/scale`)).body;
+    const put = await h.call('PUT', `${APPS()}/${name}/scale`, { ...g, metadata: { ...g.metadata, labels: { other: 'x' }, annotations: { a: 'b' } }, spec: { replicas: 3 }, status: { replicas: 9 } });
+    assert.equal(put.status, 200, put.text);
+    const p = await h.call('PATCH', `${APPS()}/${name}/scale`, JSON.stringify({ metadata: { labels: { other: 'y' } }, spec: { replicas: 5 } }), MERGE);
+    assert.equal(p.status, 200, p.text);
+    const after = (await h.call('GET', `${APPS()}/${name}`)).body;
+    assert.equal(after.spec.replicas, 5);
+    assert.deepEqual(after.metadata.labels, { keep: 'a' });
+    assert.equal(after.metadata.annotations, undefined);
+    assert.equal(after.status, undefined);
+    assert.equal(after.metadata.generation, 3, 'each replica change is a spec change');
+  });
+
   test('field.ObjectMeta.generation: starts at 1, increases on spec changes only (not status, not metadata)', async () => {
     const name = uniq('gen');
     const d = await h.create(APPS(), deployment(name));

@@ -2,7 +2,8 @@
 
 import yaml from 'js-yaml';
 import { JSON_TYPE, YAML_TYPE, parseAccept, matches, essence, type MediaRange } from './media-types.ts';
-import { ApiError, badRequest, notAcceptable, unsupportedMediaType } from './errors.ts';
+import { ApiError, badRequest, notAcceptable, requestEntityTooLarge, unsupportedMediaType } from './errors.ts';
+import { DocumentLimitError, checkExpandedValue, checkJsonTextDepth } from '../api/json-limits.ts';
 
 /** A protobuf codec plugged in at start-up (simulator/codec/protobuf.ts), so negotiation does not hard-wire it. */
 export interface BinaryCodec {
@@ -99,6 +100,16 @@ export function negotiateOutput(accept: string | undefined, opts: NegotiateOptio
 
 export interface DecodeOptions {
   protobuf?: BinaryCodec;
+  /** The request body limit: a YAML document expanding beyond it through aliases is 413 (default 3 MiB). */
+  bodyLimit?: number;
+}
+
+/** How many times its own size a YAML document may grow through aliases before it is refused (400). */
+const YAML_EXPANSION_RATIO = 10;
+
+function limitError(e: DocumentLimitError, bodyLimit: number): ApiError {
+  if (e.limit === 'size') return requestEntityTooLarge(bodyLimit);
+  return badRequest(`the object provided is unrecognized: ${e.message}`);
 }
 
 /** Reads a request body by its Content-Type into a plain object. */
@@ -106,23 +117,38 @@ export function decodeBody(body: Buffer | undefined, contentType: string | undef
   const type = essence(contentType) || JSON_TYPE;
   const accepted = [JSON_TYPE, YAML_TYPE, ...(opts.protobuf ? [opts.protobuf.mediaType] : [])];
   if (!body || body.length === 0) throw badRequest('the request body is empty: an object is required');
+  const bodyLimit = opts.bodyLimit ?? 3 * 1024 * 1024;
   let value: unknown;
   if (type === JSON_TYPE || type === 'application/json-patch+json' /* never for bodies; guarded by caller */) {
+    const text = body.toString('utf8');
     try {
-      value = JSON.parse(body.toString('utf8'));
+      // Depth first: every later step recurses over the document (api/json-limits.ts).
+      checkJsonTextDepth(text);
+      value = JSON.parse(text);
     } catch (e) {
+      if (e instanceof DocumentLimitError) throw limitError(e, bodyLimit);
       throw badRequest(`the object provided is unrecognized: invalid JSON: ${(e as Error).message}`);
     }
   } else if (type === YAML_TYPE || type === 'application/x-yaml' || type === 'text/yaml') {
+    const text = body.toString('utf8');
     try {
-      value = yaml.load(body.toString('utf8'));
+      value = yaml.load(text);
+      // Aliases share nodes: nothing is expanded yet, so the expanded size and depth are measured before any
+      // copy would multiply them.
+      checkExpandedValue(value, { maxBytes: bodyLimit, maxRatio: YAML_EXPANSION_RATIO, sourceLength: text.length });
     } catch (e) {
+      if (e instanceof DocumentLimitError) throw limitError(e, bodyLimit);
+      // js-yaml recurses over flow collections: a deep enough one exhausts the stack inside the parser.
+      if (e instanceof RangeError) throw badRequest('the object provided is unrecognized: the document is nested too deeply');
       throw badRequest(`the object provided is unrecognized: invalid YAML: ${(e as Error).message.split('\n')[0]}`);
     }
   } else if (opts.protobuf && type === opts.protobuf.mediaType) {
     try {
       value = opts.protobuf.decodeObject(body);
+      checkExpandedValue(value, { maxBytes: Infinity });
     } catch (e) {
+      if (e instanceof DocumentLimitError) throw limitError(e, bodyLimit);
+      if (e instanceof RangeError) throw badRequest('the object provided is unrecognized: the message is nested too deeply');
       throw badRequest(`the object provided is unrecognized: ${(e as Error).message}`);
     }
   } else {

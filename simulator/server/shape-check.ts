@@ -4,16 +4,69 @@
 // dropped, reported as warnings (fieldValidation=Warn) or refused (fieldValidation=Strict).
 
 import type { ResourceDef } from '../api/registry.ts';
-import type { FieldSchema, TypeSchema } from '../api/schema.ts';
+import type { FieldSchema, TypeSchema, ValueFormat } from '../api/schema.ts';
 import { typeSchemaFor } from '../codec/protobuf-schema.ts';
-import { badRequest } from './errors.ts';
+import { parseGoDuration, parseRfc3339 } from '../codec/protobuf.ts';
+import { parseQuantity } from '../api/quantity.ts';
+import { invalidValue, type FieldError } from '../api/field-errors.ts';
+import { badRequest, invalid } from './errors.ts';
 import { isObj } from '../api/kinds/util.ts';
 
 export interface ShapeReport {
   /** First value whose JSON type does not fit: the path and what was expected and found. */
-  mismatch?: { path: string; expected: string; got: string };
+  mismatch?: { path: string; expected: string; got: string; message?: string };
   /** Paths of fields the type does not declare, in document order. */
   unknown: string[];
+  /**
+   * Integers outside the width of their field (an int32 above 2^31-1...): well-formed JSON the real validators
+   * refuse (422), which must never reach storage, as the protobuf form of the object could not hold them.
+   */
+  ranges: FieldError[];
+}
+
+const RANGES: Record<'int32' | 'int64' | 'uint32' | 'uint64', [number, number]> = {
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  uint32: [0, 2 ** 32 - 1],
+  // JSON numbers beyond 2^63 cannot be int64; within it JavaScript keeps them (approximately) and they encode.
+  int64: [-(2 ** 63), 2 ** 63 - 1],
+  uint64: [0, 2 ** 64 - 1],
+};
+
+/** A problem with a value of the right JSON type but the wrong encoding: 'range' is 422, a message is 400. */
+function formatProblem(format: ValueFormat | undefined, v: unknown): 'range' | string | undefined {
+  if (!format) return undefined;
+  if (format === 'quantity') {
+    if (typeof v !== 'string' && typeof v !== 'number') return undefined;
+    const q = parseQuantity(v);
+    return q.ok ? undefined : q.error;
+  }
+  if (format === 'duration') {
+    if (typeof v !== 'string') return undefined;
+    try {
+      parseGoDuration(v);
+      return undefined;
+    } catch (e) {
+      return `time: invalid duration ${JSON.stringify(v)}: ${(e as Error).message}`;
+    }
+  }
+  if (typeof v !== 'number') return undefined;
+  const [min, max] = RANGES[format];
+  return v < min || v > max ? 'range' : undefined;
+}
+
+function rangeDetail(format: ValueFormat): string {
+  const [min, max] = RANGES[format as keyof typeof RANGES];
+  return `must be between ${min} and ${max}, inclusive`;
+}
+
+/** The RFC 3339 form the real decoder accepts for metav1.Time (what the protobuf encoder can write). */
+function isRfc3339(v: string): boolean {
+  try {
+    parseRfc3339(v);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const FIELD_VALIDATION = ['', 'Ignore', 'Warn', 'Strict'];
@@ -35,7 +88,7 @@ function fitsScalar(type: FieldSchema['type'], v: unknown): boolean {
     case 'number': return typeof v === 'number';
     case 'boolean': return typeof v === 'boolean';
     case 'int-or-string': return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
-    case 'time': return typeof v === 'string' && (v === '' || !Number.isNaN(Date.parse(v)));
+    case 'time': return typeof v === 'string' && isRfc3339(v);
     case 'bytes': return typeof v === 'string' && BASE64.test(v);
     default: return true;
   }
@@ -53,10 +106,15 @@ function join(path: string, key: string): string {
 }
 
 /** Walks a value of one field shape; stops descending at the first mismatch. */
-function walkValue(type: FieldSchema['type'], schema: TypeSchema | undefined, v: unknown, path: string, out: ShapeReport, elementType?: FieldSchema['type']): void {
+function walkValue(type: FieldSchema['type'], schema: TypeSchema | undefined, v: unknown, path: string, out: ShapeReport, elementType?: FieldSchema['type'], format?: ValueFormat): void {
   if (out.mismatch || v === null || v === undefined) return;
   const mismatch = () => {
     out.mismatch = { path, expected: EXPECTED_WORDS[type] ?? type, got: jsonTypeOf(v) };
+  };
+  const checkFormat = () => {
+    const problem = formatProblem(format, v);
+    if (problem === 'range') out.ranges.push(invalidValue(path, v, rangeDetail(format!)));
+    else if (problem !== undefined) out.mismatch = { path, expected: '', got: '', message: problem };
   };
   switch (type) {
     case 'object':
@@ -65,16 +123,19 @@ function walkValue(type: FieldSchema['type'], schema: TypeSchema | undefined, v:
       return;
     case 'array':
       if (!Array.isArray(v)) return mismatch();
-      v.forEach((e, i) => walkValue(elementType ?? 'any', schema, e, `${path}[${i}]`, out));
+      v.forEach((e, i) => walkValue(elementType ?? 'any', schema, e, `${path}[${i}]`, out, undefined, format));
       return;
     case 'map':
       if (!isObj(v)) return mismatch();
-      for (const [k, e] of Object.entries(v)) walkValue(elementType ?? 'any', schema, e, `${path}[${k}]`, out);
+      for (const [k, e] of Object.entries(v)) walkValue(elementType ?? 'any', schema, e, `${path}[${k}]`, out, undefined, format);
       return;
     case 'any':
       return;
     default:
-      if (!fitsScalar(type, v)) mismatch();
+      // A Quantity may also be written as a bare JSON number (the real decoder takes both).
+      if (format === 'quantity' && typeof v === 'number') return checkFormat();
+      if (!fitsScalar(type, v)) return mismatch();
+      checkFormat();
   }
 }
 
@@ -86,14 +147,14 @@ function walkObject(schema: TypeSchema, obj: Record<string, unknown>, path: stri
       out.unknown.push(p);
       continue;
     }
-    walkValue(f.type, f.schema, v, p, out, f.elementType);
+    walkValue(f.type, f.schema, v, p, out, f.elementType, f.format);
     if (out.mismatch) return;
   }
 }
 
 /** The shape report of a body against a type (for tests and other callers). */
 export function shapeReport(schema: TypeSchema, body: Record<string, unknown>): ShapeReport {
-  const out: ShapeReport = { unknown: [] };
+  const out: ShapeReport = { unknown: [], ranges: [] };
   walkObject(schema, body, '', out);
   return out;
 }
@@ -133,7 +194,14 @@ export function checkBodyShape(def: ResourceDef, obj: Record<string, unknown>, f
   const report = shapeReport(schema, obj);
   if (report.mismatch) {
     const m = report.mismatch;
+    // A value the typed decoder's own parser refuses (a Quantity, a Duration) is reported with that parser's
+    // message, as the real server does.
+    if (m.message) throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${m.message}`);
     throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${m.path}: expected ${m.expected}, got ${m.got}`);
+  }
+  if (report.ranges.length > 0) {
+    const name = isObj(obj.metadata) && typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
+    throw invalid(def.kind, def.group, name, report.ranges);
   }
   if (report.unknown.length > 0 && mode === 'Strict') {
     throw badRequest(`strict decoding error: ${report.unknown.map(unknownFieldWarning).join(', ')}`);

@@ -29,6 +29,8 @@ export interface ApiServerOptions {
   watchHistoryAgeMs?: number;
   store?: Store;
   bodyLimit?: number;
+  /** How long a request's headers and body may take to arrive before 408 (default 60 s). */
+  requestReceiveTimeoutMs?: number;
   /** Serve HTTPS with this certificate and key (and ask for client certificates signed by clientCa). */
   tls?: TlsOptions;
   /**
@@ -64,6 +66,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     serverAddress: `${host}:${opts.port ?? 0}`,
     bodyLimit: opts.bodyLimit ?? 3 * 1024 * 1024,
     futureRevisionWaitMs: 3000,
+    requestReceiveTimeoutMs: opts.requestReceiveTimeoutMs ?? 60_000,
   };
   loadKindRules();
   const ctx: ServerContext = {

@@ -2,7 +2,6 @@
 // lines and validation, kept here so the CLI (simulator/index.ts) only wires them in.
 
 import type { Store } from './store.ts';
-import { EtcdStore } from './etcd.ts';
 
 export const STORAGE_OPTIONS = {
   storage: { type: 'string', default: 'memory' },
@@ -63,6 +62,9 @@ export function parseStorageArgs(values: StorageArgs): StorageChoice {
  */
 export async function openStore(choice: StorageChoice, window: { historyEvents: number; historyAgeMs: number }): Promise<Store | undefined> {
   if (choice.storage === 'memory') return undefined;
+  // Loaded only for --storage etcd: the etcd client (gRPC) is the heaviest module of the tree, and the default
+  // memory store must not pay for it at start.
+  const { EtcdStore } = await import('./etcd.ts');
   const store = new EtcdStore({ servers: choice.servers, prefix: choice.prefix, ...window, client: { dialTimeout: 5000 } });
   try {
     await store.ready();

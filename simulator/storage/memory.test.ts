@@ -356,3 +356,19 @@ storeContract('MemoryStore', {
   make: async (opts) => new MemoryStore(opts),
   applyWindow: async () => undefined, // the window is a rule evaluated on every call
 });
+
+it('an update shares every unchanged subtree with the previous version (history grows by what changed)', async () => {
+  const store = new MemoryStore();
+  const big = 'x'.repeat(100_000);
+  const a = await store.create('/registry/configmaps/n/c', { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', namespace: 'n', labels: { a: '1' } }, data: { big, small: 's' } });
+  const b = await store.update('/registry/configmaps/n/c', { ...a.value, metadata: { ...a.value.metadata, labels: { a: '2' } } } as never);
+  const da = (a.value as unknown as { data: Record<string, string> }).data;
+  const db = (b.value as unknown as { data: Record<string, string> }).data;
+  assert.equal(db, da, 'the unchanged data object is the same object');
+  assert.notEqual(b.value.metadata, a.value.metadata);
+  assert.deepEqual(b.value.metadata.labels, { a: '2' });
+  assert.equal(b.value.metadata.resourceVersion, String(b.modRevision));
+  assert.equal(a.value.metadata.resourceVersion, String(a.modRevision), 'the previous version is untouched');
+  assert.ok(Object.isFrozen(b.value) && Object.isFrozen(b.value.metadata) && Object.isFrozen(b.value.metadata.labels));
+  await store.close();
+});

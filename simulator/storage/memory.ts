@@ -98,7 +98,7 @@ function deepFreeze<T>(v: T): T {
  * byte-storing backend like etcd would give back, drops references into the caller's memory (e.g. sliced strings
  * of a big request body), and V8's JSON.parse builds compact objects.
  */
-function storedCopy(obj: KubeObject, resourceVersion: Revision): KubeObject {
+function storedCopy(obj: KubeObject, resourceVersion: Revision, previous?: KubeObject): KubeObject {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
     throw new TypeError('store: the value must be a JSON object');
   }
@@ -113,7 +113,29 @@ function storedCopy(obj: KubeObject, resourceVersion: Revision): KubeObject {
     throw new TypeError('store: the value must have a metadata object');
   }
   o.metadata.resourceVersion = String(resourceVersion);
-  return deepFreeze(o);
+  return previous === undefined ? deepFreeze(o) : (shareUnchanged(o, previous) as KubeObject);
+}
+
+/**
+ * Structural sharing between versions of one key: every subtree of the new version that equals the previous
+ * version's is replaced by the previous (frozen) one, and the result frozen. An update that changes a label of
+ * an object holding a large data field then costs a few small objects, not a second copy of the field, and the
+ * watch history (which holds the versions) grows by what changed, not by the object's size. One pass, O(size).
+ */
+function shareUnchanged(next: unknown, prev: unknown): unknown {
+  // Equal strings are separate allocations: answering with the previous one lets the new one be collected.
+  if (typeof next !== 'object' || next === null) return next === prev ? prev : next;
+  if (typeof prev !== 'object' || prev === null || Array.isArray(next) !== Array.isArray(prev)) return deepFreeze(next);
+  const n = next as Record<string, unknown>;
+  const p = prev as Record<string, unknown>;
+  const keys = Object.keys(n);
+  let same = keys.length === Object.keys(p).length;
+  for (const k of keys) {
+    const v = shareUnchanged(n[k], p[k]);
+    n[k] = v;
+    if (v !== p[k]) same = false;
+  }
+  return same ? prev : Object.freeze(next);
 }
 
 /** A shallow re-stamp of a frozen object: only the top level and metadata are new; the rest is shared. */
@@ -373,7 +395,7 @@ export class MemoryStore implements Store {
     const rev = this.revision + 1;
     const stored: StoredObject = Object.freeze({
       key,
-      value: storedCopy(obj, rev),
+      value: storedCopy(obj, rev, prev.value),
       modRevision: rev,
       createRevision: prev.createRevision,
     });

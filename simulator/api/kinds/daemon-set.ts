@@ -7,13 +7,15 @@
 import type { KubeObject } from '../meta.ts';
 import type { ResourceDef } from '../registry.ts';
 import { isDeepStrictEqual } from 'node:util';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy, type KindStrategy } from '../strategy.ts';
 import { type FieldError, invalidValue, notSupported, required } from '../field-errors.ts';
-import { DS_TEMPLATE_GENERATION } from '../conversion.ts';
 import { isZeroIntOrPercent, percentOf, validateIntOrPercent } from './int-or-percent.ts';
 import { validateSelectorImmutable, validateWorkloadSelector } from './selector.ts';
 import { defaultLabelsFromTemplate, defaultSelectorFromTemplate, defaultTemplate, validateTemplate } from './template.ts';
-import { type Obj, ensureObj, isObj, isUnset, nonNegative, objAt, setDefault } from './util.ts';
+import { type Obj, clearStatus, ensureObj, isObj, isUnset, nonNegative, objAt, setDefault } from './util.ts';
+
+/** Where apps/v1 keeps the extensions/v1beta1 DaemonSet's spec.templateGeneration. */
+export const DS_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
 
 export const DS_UPDATE_STRATEGIES = ['RollingUpdate', 'OnDelete'];
 const REVISION_HISTORY_LIMIT = 10;
@@ -33,6 +35,7 @@ export function defaultDaemonSet(obj: KubeObject, def: ResourceDef): void {
 }
 
 function prepareDaemonSetForCreate(obj: KubeObject, def: ResourceDef): void {
+  clearStatus(obj);
   if (def.group === 'extensions') (obj.spec as Obj).templateGeneration = 1;
   else obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [DS_TEMPLATE_GENERATION]: '1' };
 }
@@ -74,10 +77,25 @@ export function validateDaemonSet(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('DaemonSet', {
+export const daemonSetStrategy: KindStrategy = {
   applyDefaults: defaultDaemonSet,
   prepareForCreate: prepareDaemonSetForCreate,
   prepareForUpdate: prepareDaemonSetForUpdate,
   validate: validateDaemonSet,
   validateUpdate: (next, old, def) => (def.group === 'apps' ? validateSelectorImmutable(next.spec as Obj, old.spec as Obj, 'spec') : []),
-});
+  conversion: {
+    // extensions/v1beta1 spec.templateGeneration <-> the apps/v1 annotation DS_TEMPLATE_GENERATION.
+    toStorage(obj, from) {
+      const spec = obj.spec as Obj | undefined;
+      if (from !== 'extensions/v1beta1' || !spec || spec.templateGeneration === undefined) return;
+      obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [DS_TEMPLATE_GENERATION]: String(spec.templateGeneration) };
+      delete spec.templateGeneration;
+    },
+    fromStorage(out, stored, apiVersion) {
+      const tg = stored.metadata.annotations?.[DS_TEMPLATE_GENERATION];
+      if (apiVersion === 'extensions/v1beta1' && tg !== undefined) out.spec = { ...(stored.spec as object), templateGeneration: Number(tg) };
+    },
+  },
+};
+
+registerStrategy('DaemonSet', daemonSetStrategy);

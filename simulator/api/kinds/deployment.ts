@@ -7,14 +7,23 @@
 
 import type { KubeObject } from '../meta.ts';
 import type { ResourceDef } from '../registry.ts';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy, type KindStrategy } from '../strategy.ts';
 import { type FieldError, forbiddenField, invalidValue, notSupported } from '../field-errors.ts';
 import { loadSpecTables } from '../../../spec-tables/index.ts';
 import { isZeroIntOrPercent, percentOf, validateIntOrPercent } from './int-or-percent.ts';
 import { validateSelectorImmutable, validateWorkloadSelector } from './selector.ts';
 import { isZeroValue, tableDefault, tableEnum } from './table.ts';
 import { defaultLabelsFromTemplate, defaultSelectorFromTemplate, defaultTemplate, validateTemplate } from './template.ts';
-import { type Obj, ensureObj, isObj, isUnset, nonNegative, objAt, setDefault } from './util.ts';
+import { type Obj, clearStatus, ensureObj, isObj, isUnset, nonNegative, objAt, setDefault } from './util.ts';
+
+/**
+ * Where apps/v1 keeps the extensions/v1beta1 Deployment's spec.rollbackTo.revision, as the real apps/v1
+ * conversion does (k8s.io/api apps/v1 DeprecatedRollbackTo): the revision in decimal. Written by the rollback
+ * subresource and by extensions/v1beta1 writes that carry spec.rollbackTo; read back into spec.rollbackTo (and
+ * removed from the annotations) by extensions/v1beta1 reads; visible as is through apps/v1. The Deployment
+ * controller clears it once it has acted on it.
+ */
+export const DEPLOYMENT_ROLLBACK_TO = 'deprecated.deployment.rollback.to';
 
 /** Sets a DeploymentSpec field to its table default unless set; zero defaults stay implicit (omitempty). */
 function specDefault(spec: Obj, field: string): void {
@@ -107,8 +116,37 @@ export function validateDeploymentUpdate(next: KubeObject, old: KubeObject, def:
   return validateSelectorImmutable(next.spec as Obj | undefined, old.spec as Obj | undefined, 'spec');
 }
 
-registerKindRules('Deployment', {
+/** extensions/v1beta1 spec.rollbackTo <-> the apps/v1 annotation DEPLOYMENT_ROLLBACK_TO. */
+function rollbackToStorage(obj: KubeObject, from: string): void {
+  const spec = obj.spec as Obj | undefined;
+  if (from !== 'extensions/v1beta1' || !spec) return;
+  const annotations = { ...(obj.metadata.annotations ?? {}) };
+  delete annotations[DEPLOYMENT_ROLLBACK_TO];
+  const rollbackTo = spec.rollbackTo as { revision?: unknown } | null | undefined;
+  if (rollbackTo && typeof rollbackTo === 'object') annotations[DEPLOYMENT_ROLLBACK_TO] = String(Number(rollbackTo.revision ?? 0) || 0);
+  if (Object.keys(annotations).length > 0 || obj.metadata.annotations !== undefined) obj.metadata.annotations = annotations;
+  delete spec.rollbackTo;
+}
+
+function rollbackFromStorage(out: KubeObject, stored: KubeObject, apiVersion: string): void {
+  if (apiVersion !== 'extensions/v1beta1') return;
+  const rb = stored.metadata.annotations?.[DEPLOYMENT_ROLLBACK_TO];
+  if (rb === undefined) return;
+  const annotations = { ...stored.metadata.annotations };
+  delete annotations[DEPLOYMENT_ROLLBACK_TO];
+  const metadata = { ...stored.metadata };
+  if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+  else delete metadata.annotations;
+  out.metadata = metadata;
+  out.spec = { ...(stored.spec as object), rollbackTo: { revision: Number(rb) || 0 } };
+}
+
+export const deploymentStrategy: KindStrategy = {
   applyDefaults: (obj, def) => (def.group === 'extensions' ? defaultExtensionsDeployment(obj) : defaultAppsDeployment(obj)),
   validate: (obj) => validateDeployment(obj),
   validateUpdate: validateDeploymentUpdate,
-});
+  prepareForCreate: clearStatus,
+  conversion: { toStorage: rollbackToStorage, fromStorage: rollbackFromStorage },
+};
+
+registerStrategy('Deployment', deploymentStrategy);

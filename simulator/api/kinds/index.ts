@@ -1,5 +1,6 @@
-// Kind-specific rules (defaults, validation) register themselves with the strategy when loaded; loading
-// is explicit (called at server start) so the order of registration is fixed.
+// Every kind's strategy (api/strategy.ts KindStrategy: defaults, validation, update rules, status, scale,
+// conversions, deletion) registers itself when its file is loaded; this list loads them in a fixed order.
+// A new kind: its ResourceDef line in api/registry.ts, its strategy in api/kinds/<kind>.ts, its line here.
 
 import './deployment.ts';
 import './replica-set.ts';
@@ -7,6 +8,8 @@ import './daemon-set.ts';
 import './job.ts';
 import './pod.ts';
 import './service.ts';
+import './namespace.ts';
+import './ingress.ts';
 import './config-data.ts';
 import './event.ts';
 import './rbac.ts';

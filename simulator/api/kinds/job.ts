@@ -4,13 +4,13 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../meta.ts';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy, type KindStrategy } from '../strategy.ts';
 import { type FieldError, invalidValue, notSupported, required } from '../field-errors.ts';
 import { scheduleError } from './cron-schedule.ts';
 import { validateLabelSelector, validateSelectorImmutable, validateWorkloadSelector } from './selector.ts';
 import { isZeroValue, tableDefault, tableEnum, tableMinimum } from './table.ts';
 import { defaultLabelsFromTemplate, defaultTemplate, validateTemplate } from './template.ts';
-import { type Obj, atLeast, ensureObj, isObj, isUnset, nonNegative, objAt, objAtPath, setDefault } from './util.ts';
+import { type Obj, atLeast, clearStatus, ensureObj, isObj, isUnset, nonNegative, objAt, objAtPath, setDefault } from './util.ts';
 
 /** Job pods may not restart in place: the job controller creates new ones (real ValidateJobSpec). */
 export const JOB_RESTART_POLICIES = ['OnFailure', 'Never'];
@@ -101,7 +101,17 @@ export function validateJobUpdate(next: KubeObject, old: KubeObject): FieldError
   return errs;
 }
 
-registerKindRules('Job', { applyDefaults: defaultJob, prepareForCreate: generateJobSelector, validate: validateJob, validateUpdate: validateJobUpdate });
+export const jobStrategy: KindStrategy = {
+  applyDefaults: defaultJob,
+  prepareForCreate: (obj) => {
+    clearStatus(obj);
+    generateJobSelector(obj);
+  },
+  validate: validateJob,
+  validateUpdate: validateJobUpdate,
+};
+
+registerStrategy('Job', jobStrategy);
 
 // ---- CronJob ----
 
@@ -149,4 +159,6 @@ export function validateCronJob(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('CronJob', { applyDefaults: defaultCronJob, validate: validateCronJob });
+export const cronJobStrategy: KindStrategy = { applyDefaults: defaultCronJob, validate: validateCronJob, prepareForCreate: clearStatus };
+
+registerStrategy('CronJob', cronJobStrategy);

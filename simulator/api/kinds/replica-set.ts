@@ -4,12 +4,12 @@
 
 import type { KubeObject } from '../meta.ts';
 import type { ResourceDef } from '../registry.ts';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy, type KindStrategy } from '../strategy.ts';
 import { type FieldError, invalidValue, required } from '../field-errors.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { validateSelectorImmutable, validateWorkloadSelector } from './selector.ts';
 import { defaultLabelsFromTemplate, defaultSelectorFromTemplate, defaultTemplate, templateLabels, validateTemplate } from './template.ts';
-import { type Obj, isObj, nonNegative, objAt, setDefault } from './util.ts';
+import { type Obj, clearStatus, isObj, nonNegative, objAt, setDefault } from './util.ts';
 
 const DEFAULT_REPLICAS = 1; // real SetDefaults_ReplicaSet / SetDefaults_ReplicationController
 
@@ -34,11 +34,14 @@ export function validateReplicaSet(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('ReplicaSet', {
+export const replicaSetStrategy: KindStrategy = {
   applyDefaults: defaultReplicaSet,
+  prepareForCreate: clearStatus,
   validate: validateReplicaSet,
   validateUpdate: (next, old, def) => (def.group === 'apps' ? validateSelectorImmutable(next.spec as Obj, old.spec as Obj, 'spec') : []),
-});
+};
+
+registerStrategy('ReplicaSet', replicaSetStrategy);
 
 // ---- ReplicationController: the selector is a plain map ----
 
@@ -72,4 +75,12 @@ export function validateReplicationController(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('ReplicationController', { applyDefaults: defaultReplicationController, validate: validateReplicationController });
+export const replicationControllerStrategy: KindStrategy = {
+  applyDefaults: defaultReplicationController,
+  validate: validateReplicationController,
+  prepareForCreate: clearStatus,
+  // The Scale shows the plain selector map as a LabelSelector.
+  scale: { selector: (obj) => ({ matchLabels: (obj.spec as { selector?: Record<string, string> } | undefined)?.selector }) },
+};
+
+registerStrategy('ReplicationController', replicationControllerStrategy);

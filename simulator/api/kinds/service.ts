@@ -4,7 +4,7 @@
 
 import { isIP } from 'node:net';
 import type { KubeObject } from '../meta.ts';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy, type KindStrategy } from '../strategy.ts';
 import { nameErrors } from '../names.ts';
 import { validateLabels } from '../validation/object-meta.ts';
 import { type FieldError, duplicate, forbiddenField, invalidValue, notSupported, required } from '../field-errors.ts';
@@ -92,4 +92,18 @@ export function validateServiceUpdate(next: KubeObject, old: KubeObject): FieldE
   return [];
 }
 
-registerKindRules('Service', { applyDefaults: defaultService, validate: validateService, validateUpdate: validateServiceUpdate });
+export const serviceStrategy: KindStrategy = {
+  applyDefaults: defaultService,
+  validate: validateService,
+  validateUpdate: validateServiceUpdate,
+  prepareForCreate: (obj) => {
+    obj.status = { loadBalancer: {} };
+  },
+  // Cluster IP and node ports are taken before the Service is stored and given back if it is not.
+  beforeCreate: (obj, env) => env.serviceAddresses.allocate(obj),
+  afterCreate: async (obj, stored, env) => {
+    if (!stored) await env.serviceAddresses.release(obj);
+  },
+};
+
+registerStrategy('Service', serviceStrategy);

@@ -1,9 +1,15 @@
 // Small helpers shared by the kind rules: typed access to plain JSON objects and the numeric checks the
 // real validators repeat for many fields (non-negative, positive).
 
+import type { KubeObject } from '../meta.ts';
 import { type FieldError, invalidValue } from '../field-errors.ts';
 
 export type Obj = Record<string, unknown>;
+
+/** A new object of a kind with a status subresource starts with an empty status: the controllers own it. */
+export function clearStatus(obj: KubeObject): void {
+  delete obj.status;
+}
 
 export function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -17,6 +17,7 @@ import { discoverResources } from '../../client/discovery.ts';
 import { CONTROLLER_PLANS, decideStart, type ControllerPlan } from '../registry.ts';
 import type { ControllerContext } from '../controller.ts';
 import type { ProtobufObjectCodec } from '../../client/protobuf-codec.ts';
+import { initCloud } from '../cloud/init-cloud.ts';
 
 export type ControllerState =
   | { state: 'pending' }
@@ -89,6 +90,9 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
   log(`disabled controllers: ${v.controllers.disabled.join(', ') || '(none)'}`);
   const onGates = Object.entries(v.gates.effective()).filter(([, on]) => on).map(([g]) => g);
   log(`feature gates on: ${onGates.join(', ')}`);
+  // The cloud provider and its credentials are read before anything connects (bad files end the start).
+  const cloudSetup = initCloud(o, log);
+  const cloud = cloudSetup.cloud;
 
   const states: Record<string, ControllerState> = {};
   for (const name of v.controllers.enabled) states[name] = { state: 'pending' };
@@ -114,6 +118,7 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
     componentconfig: o.toConfig(),
     featureGates: v.gates.describe(),
     controllers: { enabled: v.controllers.enabled, disabled: v.controllers.disabled, status: { ...states } },
+    cloud: cloudSetup.describe(),
     leaderElection: {
       enabled: o.bool('--leader-elect'),
       identity: elector?.identity ?? null,
@@ -130,6 +135,10 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
       contentionProfiling: o.bool('--contention-profiling'),
       metrics,
       configz,
+      documents: (path) => {
+        const m = /^\/cloud\/(routes|loadbalancers|instances)\/?$/.exec(path);
+        return m && cloud ? cloud.snapshot(m[1] as 'routes' | 'loadbalancers' | 'instances') : undefined;
+      },
       log,
     });
   } catch (err) {
@@ -161,6 +170,7 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
       gates: v.gates,
       signal,
       metrics,
+      cloud,
       log: (line) => log(`${name}: ${line}`),
     });
     const interval = o.durationMs('--controller-start-interval');

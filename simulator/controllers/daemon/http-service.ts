@@ -20,6 +20,8 @@ export interface HttpServiceOptions {
   metrics: DaemonMetrics;
   /** Registration name -> config object, rendered by /configz. Called per request so it is always current. */
   configz: () => Record<string, unknown>;
+  /** Read-only JSON documents by path (the simulated cloud's /cloud/routes ...); undefined: 404. */
+  documents?: (path: string) => unknown;
   log?: (line: string) => void;
 }
 
@@ -103,6 +105,14 @@ export class HttpService {
     if (path === '/metrics') return send(res, 200, await this.opts.metrics.text(), this.opts.metrics.contentType);
     if (path === '/configz') return send(res, 200, JSON.stringify(this.opts.configz()), 'application/json');
     if (this.opts.profiling && (path === '/debug/pprof' || path.startsWith('/debug/pprof/'))) return this.pprof(path, url, req, res);
+    const doc = this.opts.documents?.(path);
+    if (doc !== undefined) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.setHeader('Allow', 'GET, HEAD');
+        return httpError(res, 405, 'Method Not Allowed: read-only');
+      }
+      return send(res, 200, JSON.stringify(doc), 'application/json');
+    }
     notFound(res);
   }
 

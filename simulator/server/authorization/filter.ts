@@ -8,7 +8,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Store } from '../../storage/store.ts';
-import { ApiError, badRequest, forbidden } from '../errors.ts';
+import { ApiError, badRequest, forbidden, qualifiedResource } from '../errors.ts';
 import { authenticate, type AuthenticationConfig } from '../authentication/authenticator.ts';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, SYSTEM_MASTERS, parseServiceAccountUsername, serviceAccountGroups, type UserInfo } from '../authentication/user.ts';
 import { forbiddenMessage, isAllowed, type Attributes, type Authorizer } from './authorizer.ts';
@@ -39,7 +39,10 @@ export function unauthorized(): ApiError {
 export function forbiddenFor(attrs: Attributes, reason: string): ApiError {
   const msg = forbiddenMessage(attrs) + (reason ? `: ${JSON.stringify(reason)}` : '');
   if (!attrs.resourceRequest) return new ApiError(403, 'Forbidden', `forbidden: ${msg}`, {});
-  return forbidden({ group: attrs.apiGroup ?? '', resource: attrs.resource ?? '' }, attrs.name ?? '', msg);
+  const gr = { group: attrs.apiGroup ?? '', resource: attrs.resource ?? '' };
+  if (attrs.name) return forbidden(gr, attrs.name, msg);
+  // No name (list, create, ...): the real details carry no name field at all.
+  return new ApiError(403, 'Forbidden', `${qualifiedResource(gr)} is forbidden: ${msg}`, { ...(gr.group ? { group: gr.group } : {}), kind: gr.resource });
 }
 
 function headerList(req: IncomingMessage, name: string): string[] {

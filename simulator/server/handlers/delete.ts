@@ -1,14 +1,14 @@
-// DELETE of one object (DeleteOptions, finalizers, graceful pod deletion) and of a collection (spec 4.2, 7).
+// DELETE of one object and of a collection (spec 4.2, 7): the handlers read DeleteOptions and call the one delete
+// path of the generic store (../generic-store.ts: finalizers, the kind's grace period, removal or marking).
 
-import type { DeleteOptions, KubeObject, PropagationPolicy } from '../../api/meta.ts';
-import type { ResourceDef } from '../../api/registry.ts';
-import { collectionPrefix, objectKey } from '../../api/registry.ts';
-import { canonicalObject } from '../../api/conversion.ts';
-import type { StoredObject } from '../../storage/store.ts';
-import { badRequest, conflict, invalid, invalidValue, notFound, notSupported, type FieldError } from '../errors.ts';
+import type { DeleteOptions, PropagationPolicy } from '../../api/meta.ts';
+import { collectionPrefix } from '../../api/registry.ts';
+import { deleteResource } from '../generic-store.ts';
+import { badRequest, invalid, invalidValue, notSupported, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
-import { boolParam, groupResource, intParam, keyOf, nowTimestamp, present, storeErrorToApi, successStatus } from './common.ts';
+import { boolParam, intParam, nowTimestamp, present, storeErrorToApi, successStatus } from './common.ts';
+import { writeOptions } from './write.ts';
 import { compileSelectors } from './read.ts';
 
 const POLICIES: PropagationPolicy[] = ['Orphan', 'Background', 'Foreground'];
@@ -42,107 +42,12 @@ export function readDeleteOptions(ctx: ServerContext, req: ResourceRequest): Del
   return opts;
 }
 
-/** The finalizers an object gets from the delete options (spec 4.2: orphan; Foreground: foregroundDeletion). */
-function finalizersAfter(def: ResourceDef, current: string[], opts: DeleteOptions): string[] {
-  const set = new Set(current);
-  let orphan: boolean | undefined;
-  let foreground = false;
-  if (opts.orphanDependents !== undefined && opts.orphanDependents !== null) orphan = opts.orphanDependents;
-  else if (opts.propagationPolicy) {
-    orphan = opts.propagationPolicy === 'Orphan';
-    foreground = opts.propagationPolicy === 'Foreground';
-  } else if (!set.has('orphan') && !set.has('foregroundDeletion') && def.defaultOrphan) orphan = true;
-  if (orphan === true) {
-    set.add('orphan');
-    set.delete('foregroundDeletion');
-  } else if (orphan === false) set.delete('orphan');
-  if (foreground) {
-    set.add('foregroundDeletion');
-    set.delete('orphan');
-  }
-  if (opts.propagationPolicy === 'Background') set.delete('foregroundDeletion');
-  return [...set];
-}
-
-/** Pods on a node go through graceful termination; unscheduled or finished pods go at once (real pod strategy). */
-function gracePeriodFor(def: ResourceDef, obj: KubeObject, opts: DeleteOptions): number {
-  if (def.kind !== 'Pod') return 0;
-  const spec = (obj.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
-  const phase = (obj.status as { phase?: string } | undefined)?.phase;
-  if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
-  return opts.gracePeriodSeconds ?? spec.terminationGracePeriodSeconds ?? 30;
-}
-
-interface DeleteOutcome {
-  deleted?: StoredObject;
-  pending?: StoredObject;
-}
-
-async function deleteOne(ctx: ServerContext, def: ResourceDef, key: string, name: string, opts: DeleteOptions): Promise<DeleteOutcome> {
-  let graceSeconds = 0;
-  const out = await ctx.store.guaranteedUpdate(key, (cur) => {
-    if (!cur) throw notFound(groupResource(def), name);
-    const obj = cur.value;
-    const pre = opts.preconditions;
-    if (pre?.uid && pre.uid !== obj.metadata.uid) {
-      throw conflict(groupResource(def), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-      throw conflict(groupResource(def), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
-    }
-    const finalizers = finalizersAfter(def, obj.metadata.finalizers ?? [], opts);
-    const nsFinalizers = def.kind === 'Namespace' ? ((obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []) : [];
-    graceSeconds = gracePeriodFor(def, obj, opts);
-    const existingGrace = obj.metadata.deletionGracePeriodSeconds;
-    // A second delete may shorten the grace period, never lengthen it.
-    if (existingGrace !== undefined && obj.metadata.deletionTimestamp) graceSeconds = Math.min(graceSeconds, existingGrace);
-    if (finalizers.length === 0 && nsFinalizers.length === 0 && graceSeconds === 0) return null;
-    const next: KubeObject = { ...obj, metadata: { ...obj.metadata } };
-    const m = next.metadata;
-    m.resourceVersion = '0';
-    m.finalizers = finalizers.length ? finalizers : undefined;
-    if (!finalizers.length) delete m.finalizers;
-    const now = ctx.now();
-    if (!m.deletionTimestamp || (existingGrace !== undefined && graceSeconds < existingGrace)) {
-      m.deletionTimestamp = new Date(now.getTime() + graceSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-      m.deletionGracePeriodSeconds = graceSeconds;
-    }
-    if (def.kind === 'Namespace') next.status = { ...(obj.status as object), phase: 'Terminating' };
-    return canonicalObject(next);
-  });
-  if (out.deleted) return { deleted: out.deleted };
-  const pending = out.result ?? (await ctx.store.get(key));
-  if (pending && graceSeconds > 0) scheduleGracefulRemoval(ctx, def, key, pending, graceSeconds);
-  return { pending };
-}
-
-/** Removes a gracefully deleted pod when its grace period ends, unless something else already did. */
-function scheduleGracefulRemoval(ctx: ServerContext, def: ResourceDef, key: string, obj: StoredObject, seconds: number): void {
-  const timer = setTimeout(() => {
-    ctx.timers.delete(timer);
-    void ctx.store
-      .guaranteedUpdate(key, (cur) => {
-        if (!cur || cur.value.metadata.uid !== obj.value.metadata.uid || !cur.value.metadata.deletionTimestamp) return undefined;
-        if ((cur.value.metadata.finalizers ?? []).length > 0) {
-          const next = { ...cur.value, metadata: { ...cur.value.metadata, deletionGracePeriodSeconds: 0 } };
-          next.metadata.resourceVersion = '0';
-          return next;
-        }
-        return null;
-      })
-      .catch(() => undefined);
-  }, seconds * 1000);
-  timer.unref();
-  ctx.timers.add(timer);
-  void def;
-}
-
 export async function deleteObject(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
   const def = req.def;
   const name = req.name!;
   const opts = readDeleteOptions(ctx, req);
   try {
-    const outcome = await deleteOne(ctx, def, keyOf(req, name), name, opts);
+    const outcome = await deleteResource(ctx, def, req.namespace, name, opts, writeOptions(req));
     if (outcome.deleted) return { code: 200, object: successStatus(def, name, outcome.deleted.value.metadata.uid) };
     const code = opts.orphanDependents === false ? 202 : 200;
     return { code, object: present(def, outcome.pending!.value) };
@@ -160,7 +65,7 @@ export async function deleteCollection(ctx: ServerContext, req: ResourceRequest)
   for (const item of items) {
     const name = item.value.metadata.name!;
     try {
-      await deleteOne(ctx, def, objectKey(def, item.value.metadata.namespace, name), name, { ...opts, preconditions: undefined });
+      await deleteResource(ctx, def, item.value.metadata.namespace, name, { ...opts, preconditions: undefined }, writeOptions(req));
     } catch (e) {
       // An object deleted concurrently is simply gone already.
       if ((e as { status?: { code?: number } }).status?.code !== 404) throw e;

@@ -1,7 +1,7 @@
 // PATCH (spec 1.8, 4.1): JSON patch, merge patch and strategic merge patch on the main resource and on the
-// status and scale subresources. A patch is applied to the current object inside the store's
-// read-modify-write, so it never fails on optimistic locking unless the patch itself carries a stale
-// metadata.resourceVersion (a precondition).
+// status and scale subresources. The patch is applied to the current object inside the update path's
+// read-modify-write (../generic-store.ts), so it never fails on optimistic locking unless the patch itself
+// carries a stale metadata.resourceVersion (a precondition).
 
 import type { KubeObject } from '../../api/meta.ts';
 import { apiVersionOf } from '../../api/meta.ts';
@@ -9,12 +9,16 @@ import type { TypeSchema } from '../../api/schema.ts';
 import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
 import { applyPatch, PatchError, UnsupportedPatchTypeError } from '../../patch/index.ts';
 import type { JsonValue } from '../../patch/json-value.ts';
-import { ApiError, badRequest, notFound, unsupportedMediaType } from '../errors.ts';
+import { updateResource, type UpdateTarget } from '../generic-store.ts';
+import { ApiError, badRequest, unsupportedMediaType } from '../errors.ts';
 import { essence } from '../media-types.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
-import { groupResource, keyOf, present } from './common.ts';
+import { present } from './common.ts';
 import { checkPatchedBody } from '../shape-check.ts';
-import { nextForStatus, nextForUpdate, scaleDefOf, scaleOf, writeScale, writeThroughParent } from './write.ts';
+import { checkScaleBody, scaleDefOf, scaleOf } from './scale.ts';
+import { writeOptions, writeScale } from './write.ts';
+
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 function patched(req: ResourceRequest, current: KubeObject, schema: TypeSchema | undefined): KubeObject {
   let out: JsonValue;
@@ -41,25 +45,27 @@ export async function patch(ctx: ServerContext, req: ResourceRequest): Promise<A
   if (!req.body || req.body.length === 0) throw badRequest('the patch body is empty');
   // An unsupported type is refused before the object is read.
   const ct = essence(header(req, 'content-type'));
-  if (!['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'].includes(ct)) {
-    throw unsupportedMediaType(ct, ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
-  }
+  if (!PATCH_TYPES.includes(ct)) throw unsupportedMediaType(ct, PATCH_TYPES);
   if (req.subresource === 'scale') {
-    const scaleDef = scaleDefOf(def);
-    const cur = await ctx.store.get(keyOf(req, name));
-    if (!cur) throw notFound(groupResource(def), name);
-    const view = scaleOf(def, cur.value);
-    const result = patched(req, view, typeSchemaFor(scaleDef.apiVersion, 'Scale'));
-    // The patch was computed against this revision; unless the patch set one itself, do not turn it into a precondition.
-    if (result.metadata.resourceVersion === view.metadata.resourceVersion) delete result.metadata.resourceVersion;
-    return writeScale(ctx, req, result as unknown as Record<string, unknown>, scaleDef);
+    const schema = typeSchemaFor(scaleDefOf(def).apiVersion, 'Scale');
+    return writeScale(ctx, req, (stored) => {
+      const view = scaleOf(def, stored);
+      const result = patched(req, view, schema);
+      // The patch was computed against this revision; unless the patch set one itself, do not turn it into a precondition.
+      if (result.metadata.resourceVersion === view.metadata.resourceVersion) delete result.metadata.resourceVersion;
+      return checkScaleBody(def, name, result as unknown as Record<string, unknown>);
+    });
   }
   const schema = typeSchemaFor(apiVersionOf(def), def.kind);
-  return writeThroughParent(ctx, req, name, (cur) => {
-    const current = present(def, cur.value);
-    const body = patched(req, current, schema);
-    checkPatchedBody(def, body as unknown as Record<string, unknown>);
-    if (req.subresource === 'status') return nextForStatus(def, body, cur);
-    return nextForUpdate(def, body, cur);
+  const target: UpdateTarget = req.subresource === 'status' ? 'status' : 'main';
+  const out = await updateResource(ctx, {
+    def, namespace: req.namespace, name, target,
+    objInfo: (cur) => {
+      const body = patched(req, present(def, cur.value), schema);
+      checkPatchedBody(def, body as unknown as Record<string, unknown>);
+      return body;
+    },
+    opts: writeOptions(req),
   });
+  return { code: 200, object: present(def, out.object) };
 }

@@ -25,6 +25,8 @@ export interface WatchStart {
 }
 
 /** Validates the request and prepares the stream; throws ApiError (sent as a normal error) before any byte is written. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Promise<WatchStart> {
   const def = req.def;
   if (req.name) {
@@ -37,7 +39,10 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
   // the column definitions, as on the real server. ERROR events stay Status.
   const tableVersion = negotiated.table;
   const includeObject = tableVersion ? parseIncludeObject(req.query.includeObject) : 'Metadata';
-  const timeoutSeconds = intParam(req, 'timeoutSeconds', { min: 0 }) ?? defaultTimeoutSeconds();
+  // 0 means "the server's default", as in the real handler; values beyond what a timer holds (2^31-1 ms, about
+  // 24.8 days) are clamped to it: a longer one would fire at once and end the watch before it began.
+  const timeoutSeconds = intParam(req, 'timeoutSeconds', { min: 0 }) || defaultTimeoutSeconds();
+  const timeoutMs = Math.min(timeoutSeconds * 1000, MAX_TIMER_MS);
   const rv = parseResourceVersion(req.query.resourceVersion);
   const prefix = collectionPrefix(def, req.namespace);
   const formatKey = `${negotiated.format}|${apiVersionOf(def)}`;
@@ -102,7 +107,7 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
           res.destroy();
         }
       };
-      const timer = setTimeout(end, timeoutSeconds * 1000);
+      const timer = setTimeout(end, timeoutMs);
       timer.unref();
       res.on('close', end);
       res.writeHead(200, { 'Content-Type': negotiated.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });

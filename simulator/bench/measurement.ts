@@ -1,0 +1,37 @@
+// What every bench reports: one figure with its goal, whether it met it, and optionally how the cost grows with
+// the work (a series drawn as a small chart in reports/bench.html). Ratios are against a reference measured in
+// the same run (a bare Fastify route, the etcd client's own puts...), never against a fixed number of
+// milliseconds alone, so a slower or busier machine moves both sides together.
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface Measurement {
+  name: string;
+  value: number;
+  unit: string;
+  /** The goal as text ("<= 2x", ">= 0.8 of bare Fastify", "report only"). */
+  target: string;
+  ok: boolean;
+  /** Cost over the size of the work, for the chart: x = store size, watcher count..., y = the figure. */
+  series?: { xLabel: string; yLabel: string; points: Point[] };
+}
+
+export const isMeasurement = (x: unknown): x is Measurement =>
+  !!x && typeof x === 'object' && typeof (x as Measurement).name === 'string' && typeof (x as Measurement).ok === 'boolean';
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[s.length >> 1] : NaN;
+}
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * p))] : NaN;
+}
+
+export function formatLine(m: Measurement): string {
+  return `${m.ok ? 'PASS' : 'FAIL'}  ${m.name}: ${Number.isFinite(m.value) ? m.value.toFixed(2) : m.value} ${m.unit} (target ${m.target})`;
+}

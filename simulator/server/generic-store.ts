@@ -1,0 +1,378 @@
+// The generic resource store: ONE create path, ONE update path and ONE delete path for every kind, the way the
+// real API server's generic registry store (k8s.io/apiserver registry/generic/registry/store.go) runs each
+// kind's strategy. The handlers decode the request (body, patch, Scale, DeleteOptions) and call these; what
+// differs between kinds is in the kinds' strategies (simulator/api/strategy.ts, simulator/api/kinds/), never
+// in a branch here. simulator/server/README.md draws the request flow.
+//
+// Update targets: the main resource (PUT, PATCH), /status (only status changes, spec 4.10.1), /scale (only
+// spec.replicas changes) and /finalize (only spec.finalizers changes). All four run the same read-modify-write:
+// precondition, the target's preparation, validation, admission, then `settle` (no-op writes are skipped, an
+// object that nothing holds any more after its deletion was requested goes).
+//
+// Seams: `WriteOptions.dryRun` reaches every path and the admission attributes (the write points that honour it
+// are marked "dryRun:"); `ServerContext.admission` hooks run before every write (quota, authorization...).
+
+import { isDeepStrictEqual } from 'node:util';
+import type { DeleteOptions, KubeObject } from '../api/meta.ts';
+import type { ResourceDef } from '../api/registry.ts';
+import { objectKey } from '../api/registry.ts';
+import { generateName } from '../api/names.ts';
+import { canonicalObject } from '../api/conversion.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation/object-meta.ts';
+import '../api/kinds/index.ts';
+import {
+  afterCreate, applyDefaults, beforeCreate, gracePeriodSeconds, holdingFinalizers, nothingHolds, prepareForCreate, prepareForDelete,
+  prepareForStatusUpdate, prepareForUpdate, validateKind, validateKindUpdate,
+} from '../api/strategy.ts';
+import { StoreError, type StoredObject } from '../storage/store.ts';
+import { conflict, forbidden, invalid, invalidValue, notFound, type FieldError } from './errors.ts';
+import type { ServerContext } from './context.ts';
+import { groupResource, initSystemMeta, selfLinkOf, storeErrorToApi, toStored } from './handlers/common.ts';
+
+/** Options every write path takes. */
+export interface WriteOptions {
+  /** dryRun=All: run every step but the store write. Carried through; the write points are marked "dryRun:". */
+  dryRun?: boolean;
+}
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** What an admission hook sees (the real admission.Attributes, reduced). */
+export interface AdmissionAttributes {
+  operation: Operation;
+  def: ResourceDef;
+  namespace?: string;
+  name: string;
+  subresource?: UpdateTarget;
+  /** The object about to be stored (storage version); undefined for DELETE. */
+  object?: KubeObject;
+  /** The stored object an UPDATE or DELETE replaces. */
+  oldObject?: KubeObject;
+  dryRun: boolean;
+}
+
+/** Runs before every write; throwing an ApiError refuses the request with that Status (403 forbidden, 422...). */
+export type AdmissionHook = (attrs: AdmissionAttributes) => void | Promise<void>;
+
+async function admit(ctx: ServerContext, attrs: AdmissionAttributes): Promise<void> {
+  for (const hook of ctx.admission ?? []) await hook(attrs);
+}
+
+function throwIfInvalid(def: ResourceDef, name: string, errs: FieldError[]): void {
+  if (errs.length > 0) throw invalid(def.kind, def.group, name, errs);
+}
+
+function validateNew(def: ResourceDef, obj: KubeObject): FieldError[] {
+  return [...validateKind(obj, def), ...validateObjectMeta(def, obj.metadata)];
+}
+
+const NAMESPACE_KEY = (ns: string) => `/registry/namespaces/${ns}`;
+
+/** Writes into a namespace need it to exist and not be terminating. */
+export async function checkNamespaceWritable(ctx: ServerContext, def: ResourceDef, namespace: string, name: string): Promise<void> {
+  const ns = await ctx.store.get(NAMESPACE_KEY(namespace));
+  if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
+  if (ns.value.metadata.deletionTimestamp) {
+    throw forbidden(groupResource(def), name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+  }
+}
+
+/** A new object, up to the point of storing it: system metadata, defaults, the kind's create preparation, validation. */
+async function prepareNew(ctx: ServerContext, def: ResourceDef, namespace: string | undefined, obj: KubeObject): Promise<void> {
+  const name = obj.metadata.name ?? '';
+  if (def.namespaced && namespace) await checkNamespaceWritable(ctx, def, namespace, name);
+  initSystemMeta(ctx, def, obj);
+  applyDefaults(obj, def);
+  prepareForCreate(obj, def);
+  throwIfInvalid(def, name, validateNew(def, obj));
+}
+
+// ---- create ----
+
+/**
+ * The create path (POST, and PUT of a missing object for kinds that allow it goes through `prepareNew` too).
+ * `obj` is a private copy in the request's version with its namespace settled. Answers the stored object.
+ */
+export async function createResource(ctx: ServerContext, def: ResourceDef, namespace: string | undefined, obj: KubeObject, opts: WriteOptions = {}): Promise<StoredObject> {
+  const meta = obj.metadata;
+  const explicitName = !!meta.name;
+  if (!meta.name && meta.generateName && typeof meta.generateName === 'string') meta.name = generateName(meta.generateName);
+  await prepareNew(ctx, def, namespace, obj);
+  await beforeCreate(obj, def, ctx);
+  // generateName collisions are retried with a new suffix, as clients expect a unique name.
+  for (let attempt = 0; ; attempt++) {
+    const retry = (e: unknown) => e instanceof StoreError && e.code === 'KeyExists' && !explicitName && attempt < 5;
+    try {
+      const candidate = toStored(def, obj);
+      await admit(ctx, { operation: 'CREATE', def, namespace, name: obj.metadata.name!, object: candidate, dryRun: !!opts.dryRun });
+      // dryRun: the create stops here.
+      return await ctx.store.create(objectKey(def, namespace, obj.metadata.name!), candidate);
+    } catch (e) {
+      if (retry(e)) {
+        obj.metadata.name = generateName(obj.metadata.generateName!);
+        obj.metadata.selfLink = selfLinkOf(def, obj.metadata.namespace, obj.metadata.name);
+        continue;
+      }
+      await afterCreate(obj, def, false, ctx);
+      storeErrorToApi(e, def, obj.metadata.name!);
+    }
+  }
+}
+
+// ---- update ----
+
+/** What an update writes: the main resource or one of the subresources that write their parent. */
+export type UpdateTarget = 'main' | 'status' | 'scale' | 'finalize';
+
+export interface UpdateRequest {
+  def: ResourceDef;
+  namespace?: string;
+  name: string;
+  target: UpdateTarget;
+  /**
+   * The object the client asks for, given the current one (the real rest.UpdatedObjectInfo): a PUT answers its
+   * body, a PATCH the patched current object. For the main resource and /status: the kind in the request's
+   * version. For /scale: a Scale whose spec.replicas has been checked. For /finalize: the Namespace.
+   * `current` is the stored object; present it in the request's version first if the caller needs to.
+   */
+  objInfo: (current: StoredObject) => KubeObject;
+  /** PUT of a missing object creates it from this body (kinds with allowCreateOnUpdate). */
+  createIfMissing?: KubeObject;
+  opts?: WriteOptions;
+}
+
+export interface UpdateOutcome {
+  /** The object after the write (the stored one when nothing changed), in storage version. */
+  object: KubeObject;
+  created: boolean;
+  /** The write removed the object (its finalizers were emptied after its deletion was requested). */
+  deleted: boolean;
+}
+
+function checkPrecondition(def: ResourceDef, name: string, given: string | undefined, current: StoredObject): void {
+  if (given !== undefined && given !== '' && given !== current.value.metadata.resourceVersion) throw conflict(groupResource(def), name);
+}
+
+/** Keeps system metadata from the stored object and bumps generation on spec changes. */
+function carrySystemMeta(def: ResourceDef, next: KubeObject, old: KubeObject): void {
+  const m = next.metadata;
+  const o = old.metadata;
+  m.uid = o.uid;
+  m.creationTimestamp = o.creationTimestamp;
+  m.selfLink = o.selfLink;
+  if (o.deletionTimestamp) m.deletionTimestamp = o.deletionTimestamp;
+  else delete m.deletionTimestamp;
+  if (o.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+  else delete m.deletionGracePeriodSeconds;
+  delete m.resourceVersion;
+  if (def.tracksGeneration) {
+    const changed = !isDeepStrictEqual(next.spec, old.spec);
+    m.generation = (o.generation ?? 1) + (changed ? 1 : 0);
+  } else if (o.generation !== undefined) m.generation = o.generation;
+  else delete m.generation;
+}
+
+/** Decides what an update writes: the new object, null (finalizers emptied on a deleting object) or no change. */
+function settle(next: KubeObject, old: KubeObject, mayRemove: boolean): KubeObject | null | undefined {
+  if (mayRemove && old.metadata.deletionTimestamp && !old.metadata.deletionGracePeriodSeconds && nothingHolds(next)) return null;
+  const withoutRv = (o: KubeObject) => canonicalObject({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+  if (isDeepStrictEqual(withoutRv(next), withoutRv(old))) return undefined;
+  return canonicalObject({ ...next, metadata: { ...next.metadata, resourceVersion: '0' } });
+}
+
+/** The main resource: defaults in the request's version, status kept (owned by /status), the kind's update rules. */
+function nextForMain(def: ResourceDef, body: KubeObject, cur: StoredObject): KubeObject {
+  const name = body.metadata.name ?? '';
+  const old = cur.value;
+  const inRequestVersion = structuredClone(body);
+  applyDefaults(inRequestVersion, def);
+  const next = toStored(def, inRequestVersion);
+  const metaErrs = validateObjectMetaUpdate(body.metadata, old.metadata);
+  prepareForUpdate(next, old, def);
+  carrySystemMeta(def, next, old);
+  throwIfInvalid(def, name, [...metaErrs, ...validateNew(def, next), ...validateKindUpdate(next, old, def)]);
+  return next;
+}
+
+/** /status (spec 4.10.1): only status changes; metadata and spec come from the stored object. */
+function nextForStatus(def: ResourceDef, body: KubeObject, cur: StoredObject): KubeObject {
+  const next = prepareForStatusUpdate(toStored(def, structuredClone(body)), cur.value, def);
+  next.metadata.resourceVersion = '0';
+  throwIfInvalid(def, body.metadata.name ?? '', validateNew(def, next));
+  return next;
+}
+
+/** /scale: only spec.replicas changes (the Scale's replicas were checked by the caller). */
+function nextForScale(def: ResourceDef, scale: KubeObject, cur: StoredObject): KubeObject {
+  const old = cur.value;
+  const next = structuredClone(old) as KubeObject;
+  // A stored spec that is not an object (nothing validated it yet) must not turn a scale write into a 500.
+  const spec = next.spec !== null && typeof next.spec === 'object' && !Array.isArray(next.spec) ? (next.spec as Record<string, unknown>) : {};
+  spec.replicas = (scale.spec as { replicas?: number } | undefined)?.replicas ?? 0;
+  next.spec = spec;
+  carrySystemMeta(def, next, old);
+  return next;
+}
+
+const FINALIZER_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(\/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+
+/** /finalize: only spec.finalizers changes. */
+function nextForFinalize(def: ResourceDef, body: KubeObject, cur: StoredObject): KubeObject {
+  const old = cur.value;
+  const spec = (body.spec ?? {}) as { finalizers?: string[] };
+  const next: KubeObject = { ...old, metadata: { ...old.metadata }, spec: { ...(old.spec as object), finalizers: spec.finalizers ?? [] } };
+  delete next.metadata.resourceVersion;
+  const fins = (next.spec as { finalizers?: unknown }).finalizers;
+  const errs: FieldError[] = [];
+  if (!Array.isArray(fins)) errs.push(invalidValue('spec.finalizers', fins, 'must be a list of strings'));
+  else fins.forEach((f, i) => {
+    if (typeof f !== 'string' || !FINALIZER_NAME.test(f)) errs.push(invalidValue(`spec.finalizers[${i}]`, f, 'a qualified name must be a valid finalizer name'));
+  });
+  throwIfInvalid(def, body.metadata.name ?? '', errs);
+  return next;
+}
+
+const NEXT: Record<UpdateTarget, (def: ResourceDef, incoming: KubeObject, cur: StoredObject) => KubeObject> = {
+  main: nextForMain,
+  status: nextForStatus,
+  scale: nextForScale,
+  finalize: nextForFinalize,
+};
+
+/** The update path: PUT, PATCH, /status, /scale and /finalize. */
+export async function updateResource(ctx: ServerContext, u: UpdateRequest): Promise<UpdateOutcome> {
+  const { def, name, target } = u;
+  const key = objectKey(def, u.namespace, name);
+  const dryRun = !!u.opts?.dryRun;
+  let created = false;
+  try {
+    const out = await ctx.store.guaranteedUpdate(key, async (cur) => {
+      created = false;
+      if (!cur) {
+        if (!u.createIfMissing) throw notFound(groupResource(def), name);
+        const obj = structuredClone(u.createIfMissing);
+        await prepareNew(ctx, def, u.namespace, obj);
+        await beforeCreate(obj, def, ctx);
+        const candidate = toStored(def, obj);
+        await admit(ctx, { operation: 'CREATE', def, namespace: u.namespace, name, object: candidate, dryRun });
+        created = true;
+        // dryRun: the create-on-update stops here.
+        return candidate;
+      }
+      const incoming = u.objInfo(cur);
+      checkPrecondition(def, name, incoming.metadata.resourceVersion ?? undefined, cur);
+      const next = NEXT[target](def, incoming, cur);
+      // /finalize leaves the removal of a freed object to the delete below, so watchers see the change first.
+      const settled = settle(canonicalObject(next), cur.value, target !== 'finalize');
+      if (settled !== undefined) {
+        await admit(ctx, { operation: settled === null ? 'DELETE' : 'UPDATE', def, namespace: u.namespace, name, subresource: target === 'main' ? undefined : target, object: settled ?? undefined, oldObject: cur.value, dryRun });
+      }
+      // dryRun: the update stops here.
+      return settled;
+    });
+    if (out.deleted) return { object: out.deleted.value, created: false, deleted: true };
+    const result = out.result ?? (await ctx.store.get(key));
+    if (!result) throw notFound(groupResource(def), name);
+    const obj = result.value;
+    // A terminating object that nothing holds any more goes, as the namespace controller's final delete would
+    // make it: watchers see the finalize (MODIFIED), then DELETED.
+    if (target === 'finalize' && obj.metadata.deletionTimestamp && nothingHolds(obj)) {
+      await ctx.store.delete(key, { expectedRevision: Number(obj.metadata.resourceVersion) }).catch(() => undefined);
+    }
+    return { object: obj, created, deleted: false };
+  } catch (e) {
+    storeErrorToApi(e, def, name);
+  }
+}
+
+// ---- delete ----
+
+/** The finalizers an object gets from the delete options (spec 4.2: orphan; Foreground: foregroundDeletion). */
+function finalizersAfter(def: ResourceDef, current: string[], opts: DeleteOptions): string[] {
+  const set = new Set(current);
+  let orphan: boolean | undefined;
+  let foreground = false;
+  if (opts.orphanDependents !== undefined && opts.orphanDependents !== null) orphan = opts.orphanDependents;
+  else if (opts.propagationPolicy) {
+    orphan = opts.propagationPolicy === 'Orphan';
+    foreground = opts.propagationPolicy === 'Foreground';
+  } else if (!set.has('orphan') && !set.has('foregroundDeletion') && def.defaultOrphan) orphan = true;
+  if (orphan === true) {
+    set.add('orphan');
+    set.delete('foregroundDeletion');
+  } else if (orphan === false) set.delete('orphan');
+  if (foreground) {
+    set.add('foregroundDeletion');
+    set.delete('orphan');
+  }
+  if (opts.propagationPolicy === 'Background') set.delete('foregroundDeletion');
+  return [...set];
+}
+
+export interface DeleteOutcome {
+  /** The object removed from storage. */
+  deleted?: StoredObject;
+  /** The object kept, marked for deletion (finalizers or a grace period hold it). */
+  pending?: StoredObject;
+}
+
+/** The delete path: preconditions, finalizers from the options, the kind's grace period, removal or marking. */
+export async function deleteResource(ctx: ServerContext, def: ResourceDef, namespace: string | undefined, name: string, opts: DeleteOptions, wopts: WriteOptions = {}): Promise<DeleteOutcome> {
+  const key = objectKey(def, namespace, name);
+  let graceSeconds = 0;
+  const out = await ctx.store.guaranteedUpdate(key, async (cur) => {
+    if (!cur) throw notFound(groupResource(def), name);
+    const obj = cur.value;
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== obj.metadata.uid) {
+      throw conflict(groupResource(def), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+      throw conflict(groupResource(def), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+    }
+    await admit(ctx, { operation: 'DELETE', def, namespace, name, oldObject: obj, dryRun: !!wopts.dryRun });
+    const finalizers = finalizersAfter(def, obj.metadata.finalizers ?? [], opts);
+    graceSeconds = gracePeriodSeconds(obj, opts);
+    const existingGrace = obj.metadata.deletionGracePeriodSeconds;
+    // A second delete may shorten the grace period, never lengthen it.
+    if (existingGrace !== undefined && obj.metadata.deletionTimestamp) graceSeconds = Math.min(graceSeconds, existingGrace);
+    // dryRun: the delete stops here.
+    if (finalizers.length === 0 && holdingFinalizers(obj).length === 0 && graceSeconds === 0) return null;
+    const next: KubeObject = { ...obj, metadata: { ...obj.metadata } };
+    const m = next.metadata;
+    m.resourceVersion = '0';
+    m.finalizers = finalizers.length ? finalizers : undefined;
+    if (!finalizers.length) delete m.finalizers;
+    const now = ctx.now();
+    if (!m.deletionTimestamp || (existingGrace !== undefined && graceSeconds < existingGrace)) {
+      m.deletionTimestamp = new Date(now.getTime() + graceSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      m.deletionGracePeriodSeconds = graceSeconds;
+    }
+    prepareForDelete(next, obj);
+    return canonicalObject(next);
+  });
+  if (out.deleted) return { deleted: out.deleted };
+  const pending = out.result ?? (await ctx.store.get(key));
+  if (pending && graceSeconds > 0) scheduleGracefulRemoval(ctx, key, pending, graceSeconds);
+  return { pending: pending ?? undefined };
+}
+
+/** Removes a gracefully deleted object when its grace period ends, unless something else already did. */
+function scheduleGracefulRemoval(ctx: ServerContext, key: string, obj: StoredObject, seconds: number): void {
+  const timer = setTimeout(() => {
+    ctx.timers.delete(timer);
+    void ctx.store
+      .guaranteedUpdate(key, (cur) => {
+        if (!cur || cur.value.metadata.uid !== obj.value.metadata.uid || !cur.value.metadata.deletionTimestamp) return undefined;
+        if ((cur.value.metadata.finalizers ?? []).length > 0) {
+          const next = { ...cur.value, metadata: { ...cur.value.metadata, deletionGracePeriodSeconds: 0 } };
+          next.metadata.resourceVersion = '0';
+          return next;
+        }
+        return null;
+      })
+      .catch(() => undefined);
+  }, seconds * 1000);
+  timer.unref();
+  ctx.timers.add(timer);
+}
