@@ -236,7 +236,10 @@ function wrongValues(jsonType: string): string[] {
   return all.filter((v) => !v.startsWith('{'));
 }
 
-const OUT_OF_RANGE = ['9223372036854775808', '-9223372036854775809', '1e400', '18446744073709551616', '2.5'];
+// Clearly beyond int64 (2^64, -2^64, 1e400) and fractions. Not 2^63 itself: parsed into a double it is the
+// same number as 2^63-1, so a server that reads JSON numbers as doubles cannot tell the first int64 past the
+// range from the last one in it.
+const OUT_OF_RANGE = ['18446744073709551616', '-18446744073709551616', '1e400', '2.5'];
 
 /**
  * Runs one property per field; when several fields fail, the first failure (with its counterexample and replay
@@ -515,7 +518,7 @@ check(
     const oddMethod = fc.constantFrom('PROPFIND', 'MKCOL', 'LOCK', 'COPY', 'MOVE', 'UNLOCK', 'PROPPATCH', 'SEARCH');
     await ctx.forAll(unknownPath, async (path) => {
       const res = await judge(ctx, { method: 'GET', path, headers: { Accept: 'application/json' }, what: `GET ${path}`, rows: ['rule.media.path-parameters'] });
-      if (res.status !== 404 && !(res.status === 400 && path.includes('%ZZ')) && !(res.status === 414 || res.status === 431) && !/^\/api\/v1\/namespaces\/[^/]+\/configmaps\/x+$/.test(path)) {
+      if (res.status !== 404 && !path.includes('%ZZ') && !(res.status === 414 || res.status === 431) && !/^\/api\/v1\/namespaces\/[^/]+\/configmaps\/x+$/.test(path)) {
         fail(`GET ${path}: answered ${res.status}; an unknown path is 404`, 'rule.media.path-parameters');
       }
     });

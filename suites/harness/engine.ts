@@ -12,6 +12,7 @@ import type { TargetConnection } from './connection.ts';
 import { firstUnmet, readDiscovery, type Discovery } from './discovery.ts';
 import { readEvidence, type CheckEvidence } from './evidence.ts';
 import { namespacePrefixFor, newRunId, sweepNamespaces } from './namespaces.ts';
+import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
@@ -28,6 +29,8 @@ export interface CheckOutcome {
   /** Why it failed (first line first). */
   message?: string;
   evidence?: CheckEvidence;
+  /** Differential mode: every exchange of the check, normalised (harness/transcript.ts). */
+  transcript?: TranscriptEntry[];
 }
 
 export interface Selection {
@@ -52,6 +55,8 @@ export interface EngineOptions extends Selection {
   onCheckDone?(outcome: CheckOutcome): void;
   /** Called once the selection is known, with the number of checks that will report. */
   onPlan?(total: number): void;
+  /** Keep a transcript of every check's exchanges (differential mode). */
+  transcripts?: boolean;
 }
 
 export interface EngineResult {
@@ -169,6 +174,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
         replay: options.replay,
         evidenceDir,
         replayCommand: options.replayCommand,
+        transcripts: options.transcripts,
       };
       const contextPath = join(workDir, `context-${index}.json`);
       writeFileSync(contextPath, JSON.stringify(context));
@@ -189,6 +195,10 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     const fileError = [...fileErrors.entries()].find(([file]) => file.endsWith(`${c.suite}.suite.ts`))?.[1];
     const message = interrupted ? 'not run: the run was interrupted' : `did not report a result${fileError ? `: ${fileError}` : ''}`;
     done({ id: c.id, suite: c.suite, title: c.title, rows: c.rows, status: interrupted ? 'skipped' : 'failed', durationMs: 0, ...(interrupted ? { reason: message } : { message }) });
+  }
+
+  if (options.transcripts) {
+    for (const o of outcomes.values()) o.transcript = readTranscript(evidenceDir, o.id);
   }
 
   let swept: string[] = [];
