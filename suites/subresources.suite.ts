@@ -13,7 +13,7 @@ import { collectionPath, objectPath, type KindRef } from './harness/fixtures.ts'
 import { DEPLOYMENTS, NEEDS_NAMESPACES, needs, readObject } from './harness/objects.ts';
 import { canonicalJson, type JsonObject } from './harness/models/json.ts';
 import { getIn } from './harness/workloads.ts';
-import { CONFLICT_ATTEMPTS, isConflict, replaceWithRetry } from './harness/retry.ts';
+import { CONFLICT_BUDGET_MS, RetryBudget, isConflict, replaceWithRetry } from './harness/retry.ts';
 import type { DecodedResponse } from './harness/client.ts';
 
 const EXT_DEPLOYMENTS: KindRef = { group: 'extensions', version: 'v1beta1', kind: 'Deployment', resource: 'deployments', namespaced: true };
@@ -117,7 +117,8 @@ check(
       const sentStatus = omitStatus ? undefined : { ...status, conditions: [] };
       const what = `${verb} ${path} with spec ${JSON.stringify(spec)} and ${omitStatus ? 'no status' : `status ${JSON.stringify(sentStatus)}`}`;
       let res: DecodedResponse | undefined;
-      for (let attempt = 1; attempt <= CONFLICT_ATTEMPTS && !res; attempt++) {
+      const budget = new RetryBudget();
+      while (!res && budget.next()) {
         const { res: setup } = await replaceWithRetry<Obj>(ctx, `${path}/status`, (cur) => ({ ...cur, status: { ...(cur.status ?? {}), conditions: [...((cur.status?.conditions as JsonObject[] | undefined) ?? []).filter((c) => c.type !== marker.type), marker] } }));
         expectStatusCode(setup, [200, 201], `setup: PUT ${path}/status with a ConformanceMarker condition`);
         const cur = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
@@ -127,9 +128,9 @@ check(
           verb === 'PUT'
             ? await ctx.client.replace(path, { ...cur, spec: { ...cur.spec, ...spec }, status: sentStatus })
             : await ctx.client.patch(path, { metadata: { resourceVersion: rv }, spec, ...(omitStatus ? {} : { status: sentStatus }) }, 'merge');
-        if (!isConflict(sent) || attempt === CONFLICT_ATTEMPTS) res = sent;
+        if (!isConflict(sent) || budget.last) res = sent;
       }
-      if (!res) fail(`setup: the ConformanceMarker condition set through ${path}/status kept vanishing before the ${verb} (${CONFLICT_ATTEMPTS} tries): another writer removes status conditions it does not own`);
+      if (!res) fail(`setup: the ConformanceMarker condition set through ${path}/status kept vanishing before the ${verb} (${budget.attempt} tries in ${CONFLICT_BUDGET_MS / 1000} s): another writer removes status conditions it does not own`);
       expectStatusCode(res, verb === 'PUT' ? [200, 201] : 200, what, verb === 'PUT' ? 'rule.writes.put-codes' : undefined);
       const answer = res.object as Obj;
       const read = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
