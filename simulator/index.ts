@@ -29,8 +29,16 @@ Options:
   --kubeconfig-out FILE       where to write the client config (default: a file in the temp directory)
 ${STORAGE_HELP}  --no-controllers            run the API server alone, without the controller daemon
   --nodes N                   simulated nodes (kubelets and a scheduler) that run the pods (default 3; 0: none)
+  --zones Z                   spread the nodes over Z zones of one region (failure-domain.beta.kubernetes.io/zone
+                              sim-region-1-a, -b, ...; default 0: no zone labels)
+  --node-status-update-frequency DURATION
+                              the simulated kubelets' heartbeat (default 10s, or a fifth of a shorter
+                              --node-monitor-grace-period given to the daemon, so that healthy nodes never look
+                              unresponsive); fail a node with
+                              kubectl annotate node NAME simulator.cluster.local/node-state=stopped --overwrite
   --daemon-arg ARG            an option for the in-process daemon, e.g. --daemon-arg=--concurrent-gc-syncs=5
-                              (repeatable; see npx tsx simulator/controllers --help)
+                              (repeatable; see npx tsx simulator/controllers --help). The daemon runs with
+                              --allocate-node-cidrs --cluster-cidr=10.244.0.0/16 unless these say otherwise
 
 Security (none given: plain HTTP without authentication or authorization, like the real insecure port):
   --secure                    serve HTTPS with a CA and serving certificate made at start (SANs: the listen
@@ -95,6 +103,8 @@ async function main(): Promise<void> {
         ...STORAGE_OPTIONS,
         'no-controllers': { type: 'boolean' },
         nodes: { type: 'string', default: '3' },
+        zones: { type: 'string', default: '0' },
+        'node-status-update-frequency': { type: 'string' },
         'daemon-arg': { type: 'string', multiple: true },
         secure: { type: 'boolean' },
         'tls-cert-file': { type: 'string' },
@@ -121,6 +131,15 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${JSON.stringify(values.port)}: expected 0-65535`);
   const nodeCount = Number(values.nodes);
   if (!Number.isInteger(nodeCount) || nodeCount < 0 || nodeCount > 10000) fail(`invalid --nodes ${JSON.stringify(values.nodes)}: expected 0-10000`);
+  const zones = Number(values.zones);
+  if (!Number.isInteger(zones) || zones < 0 || zones > 26) fail(`invalid --zones ${JSON.stringify(values.zones)}: expected 0-26`);
+  const daemonArgs = values['daemon-arg'] ?? [];
+  let heartbeatMs: number;
+  try {
+    heartbeatMs = kubeletHeartbeatMs(values['node-status-update-frequency'], daemonArgs);
+  } catch (e) {
+    fail((e as Error).message);
+  }
   const historyEvents = Number(values['watch-history-events']);
   if (!Number.isInteger(historyEvents) || historyEvents < 1) fail(`invalid --watch-history-events ${JSON.stringify(values['watch-history-events'])}: expected a positive integer`);
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(values.vendor!)) fail(`invalid --vendor ${JSON.stringify(values.vendor)}: expected a lower-case word`);
@@ -167,8 +186,9 @@ async function main(): Promise<void> {
       watchHistoryEvents: historyEvents,
       watchHistoryAgeMs: historyAgeMs,
       controllers: !values['no-controllers'],
-      nodes: { count: nodeCount, log: (line) => process.stderr.write(`${glogPrefix()}nodes] ${line}\n`) },
-      controllerArgs: values['daemon-arg'] ?? [],
+      nodes: { count: nodeCount, zones, heartbeatMs, log: (line) => process.stderr.write(`${glogPrefix()}nodes] ${line}\n`) },
+      // Node IPAM on, as kubeadm-made clusters have it (pod IPs from each node's range); --daemon-arg wins.
+      controllerArgs: ['--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', ...daemonArgs],
       controllerLog: (line) => process.stderr.write(`${glogPrefix()}controller-daemon] ${line}\n`),
       serving,
     });
@@ -202,6 +222,31 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * The kubelets' heartbeat: --node-status-update-frequency, else 10 s or a fifth of a shorter
+ * --node-monitor-grace-period among the daemon's options (heartbeat times have whole seconds, so the grace
+ * period must also exceed a second plus the heartbeat).
+ */
+function kubeletHeartbeatMs(explicit: string | undefined, daemonArgs: readonly string[]): number {
+  if (explicit !== undefined) {
+    const ms = toMilliseconds(parseGoDuration(explicit));
+    if (!(ms >= 10)) throw new Error(`invalid --node-status-update-frequency ${JSON.stringify(explicit)}: expected at least 10ms`);
+    return ms;
+  }
+  let grace: number | undefined;
+  for (let i = 0; i < daemonArgs.length; i++) {
+    const m = /^--node[-_]monitor[-_]grace[-_]period(?:=(.*))?$/.exec(daemonArgs[i]);
+    if (!m) continue;
+    const text = m[1] ?? daemonArgs[i + 1];
+    try {
+      grace = toMilliseconds(parseGoDuration(text ?? ''));
+    } catch {
+      // The daemon reports a bad value itself.
+    }
+  }
+  return grace !== undefined && grace / 5 < 10_000 ? Math.max(100, Math.floor(grace / 5)) : 10_000;
 }
 
 /** glog-style "I1122 00:20:43.624000 " prefix for the daemon's lines. */

@@ -21,7 +21,8 @@ import { expectTrue, fail } from './harness/expect.ts';
 import { daemonCommand } from './cli/daemon-command.ts';
 import { DaemonProcess, freePort, runToExit, waitForConfigz } from './daemon/daemon-process.ts';
 import { componentConfig, configEntry, sameValue } from './daemon/option-values.ts';
-import { within } from './harness/progress.ts';
+import { sleep, within } from './harness/progress.ts';
+import type { KubeObject } from '../simulator/api/meta.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TABLES = loadSpecTables();
@@ -308,6 +309,356 @@ check(
         const ok = await serviceAccountAppears(env.masterUrl, `master-${ctx.fc.seed % 100000}`, bound);
         expectTrue(ok, `with --xconfig naming ${dead} and --master naming the API, the daemon acted on the API within ${bound / 1000} s (a new namespace got its default ServiceAccount)`, ['auth.daemon.master-overrides', 'option.master']);
       });
+    });
+  },
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Nodes, networking and the cloud (spec 8.2): the node, ttl, service and route loops of the daemon under
+// test, observed through the API of the simulator the check starts. The check itself plays the kubelets: it
+// creates Nodes, posts their heartbeats (Ready=True, lastHeartbeatTime now) and stops them, so the checks do
+// not depend on this project's simulated nodes and apply to any daemon.
+
+interface Http {
+  get(path: string): Promise<KubeObject | undefined>;
+  list(path: string): Promise<KubeObject[]>;
+  send(method: string, path: string, body?: unknown, type?: string): Promise<{ status: number; body: unknown }>;
+}
+
+function http(base: string): Http {
+  const send = async (method: string, path: string, body?: unknown, type = 'application/json') => {
+    const res = await fetch(`${base}${path}`, { method, headers: body === undefined ? {} : { 'content-type': type }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, body: parsed };
+  };
+  return {
+    send,
+    async get(path) {
+      const r = await send('GET', path);
+      return r.status === 200 ? (r.body as KubeObject) : undefined;
+    },
+    async list(path) {
+      const r = await send('GET', path);
+      return r.status === 200 ? ((r.body as { items?: KubeObject[] }).items ?? []) : [];
+    },
+  };
+}
+
+const nowText = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+const readyOf = (n: KubeObject | undefined) => ((n?.status as { conditions?: Array<{ type: string; status: string; reason?: string }> } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
+const conditionOfNode = (n: KubeObject | undefined, type: string) => ((n?.status as { conditions?: Array<{ type: string; status: string; reason?: string }> } | undefined)?.conditions ?? []).find((c) => c.type === type);
+
+/** Nodes whose "kubelet" is this check: heartbeats every 250 ms until stopped. */
+class FakeKubelets {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly since = nowText();
+  constructor(private readonly api: Http) {}
+
+  async add(name: string, labels: Record<string, string> = {}, heartbeat = true): Promise<void> {
+    const r = await this.api.send('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name, labels } });
+    if (r.status !== 201 && r.status !== 200) fail(`setup: creating node ${name} answered ${r.status}`);
+    if (!heartbeat) return;
+    await this.beat(name);
+    const t = setInterval(() => void this.beat(name).catch(() => {}), 250);
+    this.timers.set(name, t);
+  }
+
+  private async beat(name: string): Promise<void> {
+    const c = (type: string, status: string, reason: string) => ({ type, status, reason, message: 'posted by the check', lastHeartbeatTime: nowText(), lastTransitionTime: this.since });
+    await this.api.send('PATCH', `/api/v1/nodes/${name}/status`, { status: { conditions: [c('Ready', 'True', 'KubeletReady'), c('MemoryPressure', 'False', 'KubeletHasSufficientMemory'), c('DiskPressure', 'False', 'KubeletHasNoDiskPressure')] } }, 'application/strategic-merge-patch+json');
+  }
+
+  stop(name: string): void {
+    clearInterval(this.timers.get(name));
+    this.timers.delete(name);
+  }
+
+  close(): void {
+    for (const t of this.timers.values()) clearInterval(t);
+    this.timers.clear();
+  }
+}
+
+/** A Running, Ready pod bound to the node (status posted as a kubelet would). */
+async function runningPod(api: Http, ns: string, name: string, node: string, extra: Record<string, unknown> = {}): Promise<void> {
+  const r = await api.send('POST', `/api/v1/namespaces/${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName: node, containers: [{ name: 'c', image: 'nginx:1.13' }], ...extra } });
+  if (r.status !== 201) fail(`setup: creating pod ${name} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+  const ts = nowText();
+  await api.send('PATCH', `/api/v1/namespaces/${ns}/pods/${name}/status`, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: ts }] } }, 'application/merge-patch+json');
+}
+
+async function namespaceFor(api: Http, prefix: string): Promise<string> {
+  const ns = `${prefix}-${Math.random().toString(36).slice(2, 7)}`;
+  const r = await api.send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  if (r.status !== 201) fail(`setup: creating namespace ${ns} answered ${r.status}`);
+  return ns;
+}
+
+/** Polls until probe holds; the time it was first seen, or undefined after ms. */
+async function seenAt(ms: number, probe: () => Promise<boolean>): Promise<number | undefined> {
+  return within(ms, async () => ((await probe()) ? Date.now() : undefined), 50);
+}
+
+const evictedAt = (api: Http, ns: string, pod: string, ms: number) => seenAt(ms, async () => (await api.get(`/api/v1/namespaces/${ns}/pods/${pod}`))?.metadata.deletionTimestamp != null || (await api.get(`/api/v1/namespaces/${ns}/pods/${pod}`)) === undefined);
+
+check(
+  'daemon-controllers.node-lifecycle',
+  {
+    rows: ['controller.node', 'option.node-monitor-period', 'option.node-monitor-grace-period', 'option.node-startup-grace-period', 'option.pod-eviction-timeout'],
+    title: 'node: a node without heartbeats goes Unknown after the grace period (one never heard of after the startup grace), its pods unready, then evicted after the eviction timeout; markings follow the monitor period',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const api = http(env.masterUrl);
+      const kubelets = new FakeKubelets(api);
+      try {
+        for (const n of ['nl-a', 'nl-b', 'nl-c']) await kubelets.add(n);
+        const ns = await namespaceFor(api, 'nodelife');
+        await runningPod(api, ns, 'p', 'nl-a');
+        const grace = 3_000;
+        const startup = 2_000;
+        const timeout = 5_000;
+        const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--node-monitor-period=200ms', `--node-monitor-grace-period=${grace}ms`, `--node-startup-grace-period=${startup}ms`, `--pod-eviction-timeout=${timeout}ms`];
+        await withDaemon(env, args, 'node lifecycle', async () => {
+          await sleep(1_500); // the daemon's first passes see every heartbeat
+          const t0 = Date.now();
+          kubelets.stop('nl-a');
+          await kubelets.add('nl-silent', {}, false);
+          const [unknown, never, evicted] = await Promise.all([
+            seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-a'))?.status === 'Unknown'),
+            seenAt(startup + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-silent'))?.status === 'Unknown'),
+            evictedAt(api, ns, 'p', timeout + 10_000),
+          ]);
+          // Heartbeat times have whole seconds: the last one may be seen up to ~1.3 s before the stop; a loaded machine
+          // may add a few seconds (the defaults, 40 s / 1 min / 5 min, are far beyond).
+          expectTrue(unknown !== undefined && unknown - t0 >= grace - 1_500 && unknown - t0 <= grace + 5_000, `with --node-monitor-grace-period=${grace}ms a node whose heartbeats stopped went Unknown after ${unknown === undefined ? 'never' : `${unknown - t0} ms`}`, ['option.node-monitor-grace-period', 'controller.node']);
+          expectTrue(never !== undefined && never - t0 >= startup - 1_200 && never - t0 <= startup + 5_000, `with --node-startup-grace-period=${startup}ms a node that never posted status went Unknown after ${never === undefined ? 'never' : `${never - t0} ms`}`, ['option.node-startup-grace-period']);
+          const pod = await api.get(`/api/v1/namespaces/${ns}/pods/p`);
+          const podReady = ((pod?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
+          expectTrue(pod === undefined || podReady?.status === 'False', `the failed node's pod is not Ready (Ready=${podReady?.status})`, ['controller.node']);
+          expectTrue(evicted !== undefined && evicted - t0 >= timeout - 1_500 && evicted - t0 <= timeout + 6_000, `with --pod-eviction-timeout=${timeout}ms the pod of the failed node was evicted after ${evicted === undefined ? 'never' : `${evicted - t0} ms`}`, ['option.pod-eviction-timeout']);
+          expectTrue(readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'True', 'a node with heartbeats stays Ready', ['controller.node']);
+          // Two failures 2.5 s apart are marked about 2.5 s apart with a 200ms period (the default 5 s would put
+          // them on the same pass or 5 s apart).
+          const s0 = Date.now();
+          kubelets.stop('nl-b');
+          const b = seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'Unknown');
+          await sleep(2_500);
+          kubelets.stop('nl-c');
+          const c = await seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-c'))?.status === 'Unknown');
+          const bAt = await b;
+          const gap = bAt !== undefined && c !== undefined ? c - bAt : undefined;
+          expectTrue(gap !== undefined && gap > 1_200 && gap < 3_800, `with --node-monitor-period=200ms failures 2.5 s apart were marked ${gap === undefined ? `not both (after ${Date.now() - s0} ms)` : `${gap} ms apart`}`, ['option.node-monitor-period']);
+        });
+      } finally {
+        kubelets.close();
+      }
+    });
+  },
+);
+
+/** Stops `failed` of the nodes (one pod each) under a daemon with these flags; eviction times after the stop (undefined: not within waitMs). */
+async function evictionRun(env: Env, api: Http, kubelets: FakeKubelets, names: { all: string[]; failed: string[] }, flags: string[], waitMs: number, what: string): Promise<Array<number | undefined>> {
+  const ns = await namespaceFor(api, 'evict');
+  for (const n of names.all) await runningPod(api, ns, `p-${n}`, n);
+  const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--node-monitor-period=100ms', '--node-monitor-grace-period=2s', '--pod-eviction-timeout=2500ms', ...flags];
+  return withDaemon(env, args, what, async () => {
+    await sleep(1_500);
+    const t0 = Date.now();
+    for (const n of names.failed) kubelets.stop(n);
+    const times = await Promise.all(names.failed.map((n) => evictedAt(api, ns, `p-${n}`, waitMs)));
+    return times.map((t) => (t === undefined ? undefined : t - t0));
+  });
+}
+
+check(
+  'daemon-controllers.node-eviction-rate',
+  {
+    rows: ['controller.node', 'option.node-eviction-rate'],
+    title: 'node: 3 failed nodes of 8 are evicted at --node-eviction-rate nodes per second',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const api = http(env.masterUrl);
+      const kubelets = new FakeKubelets(api);
+      try {
+        const all = Array.from({ length: 8 }, (_, i) => `er-${i}`);
+        for (const n of all) await kubelets.add(n);
+        const times = await evictionRun(env, api, kubelets, { all, failed: ['er-1', 'er-3', 'er-5'] }, ['--node-eviction-rate=0.5'], 25_000, '--node-eviction-rate=0.5');
+        expectTrue(times.every((t) => t !== undefined), `every failed node's pod was evicted (${times.join(', ')} ms)`, ['controller.node']);
+        const ts = times as number[];
+        const rate = 2 / ((Math.max(...ts) - Math.min(...ts)) / 1000);
+        expectTrue(rate > 0.3 && rate < 0.8, `with --node-eviction-rate=0.5, 3 nodes were evicted at ${rate.toFixed(2)} nodes/s (${ts.join(', ')} ms after the failure)`, ['option.node-eviction-rate']);
+      } finally {
+        kubelets.close();
+      }
+    });
+  },
+);
+
+check(
+  'daemon-controllers.node-zone-disruption',
+  {
+    rows: ['controller.node', 'option.unhealthy-zone-threshold', 'option.large-cluster-size-threshold', 'option.secondary-node-eviction-rate'],
+    title: 'node: a zone with 3 of 4 nodes failed evicts nothing at or below --large-cluster-size-threshold, at --secondary-node-eviction-rate above it, normally when --unhealthy-zone-threshold is not reached',
+    timeoutSeconds: 120,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const api = http(env.masterUrl);
+      const zone = { 'failure-domain.beta.kubernetes.io/region': 'r', 'failure-domain.beta.kubernetes.io/zone': 'r-a' };
+      // Each run gets fresh nodes (the earlier ones stay failed and are left out of the new zone by a new zone label).
+      const run = async (tag: string, flags: string[], waitMs: number) => {
+        const kubelets = new FakeKubelets(api);
+        try {
+          const all = [0, 1, 2, 3].map((i) => `zd-${tag}-${i}`);
+          for (const n of all) await kubelets.add(n, { ...zone, 'failure-domain.beta.kubernetes.io/zone': `r-${tag}` });
+          return await evictionRun(env, api, kubelets, { all, failed: all.slice(0, 3) }, flags, waitMs, flags.join(' '));
+        } finally {
+          kubelets.close();
+        }
+      };
+      const small = await run('small', ['--node-eviction-rate=100'], 7_000);
+      expectTrue(small.every((t) => t === undefined), `3 of 4 nodes failed in a zone of 4 (<= --large-cluster-size-threshold 50): nothing evicted (got ${small.join(', ')})`, ['option.large-cluster-size-threshold', 'option.unhealthy-zone-threshold']);
+      const secondary = await run('large', ['--node-eviction-rate=100', '--large-cluster-size-threshold=3', '--secondary-node-eviction-rate=1'], 15_000);
+      const ts = secondary.filter((t): t is number => t !== undefined);
+      const rate = ts.length === 3 ? 2 / ((Math.max(...ts) - Math.min(...ts)) / 1000) : 0;
+      expectTrue(ts.length === 3 && rate > 0.5 && rate < 2, `--large-cluster-size-threshold=3 --secondary-node-eviction-rate=1: evicted at ${rate.toFixed(2)} nodes/s (${secondary.join(', ')} ms)`, ['option.large-cluster-size-threshold', 'option.secondary-node-eviction-rate']);
+      const normal = await run('normal', ['--node-eviction-rate=100', '--unhealthy-zone-threshold=0.9'], 10_000);
+      expectTrue(normal.every((t) => t !== undefined), `--unhealthy-zone-threshold=0.9 (3 of 4 is below it): evicted at the normal rate (${normal.join(', ')} ms)`, ['option.unhealthy-zone-threshold']);
+    });
+  },
+);
+
+check(
+  'daemon-controllers.node-ipam-and-ttl',
+  {
+    rows: ['controller.node', 'controller.ttl', 'option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type'],
+    title: 'node IPAM gives distinct /--node-cidr-mask-size blocks of --cluster-cidr outside --service-cluster-ip-range, CIDRNotAvailable when full; ttl annotates nodes',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const api = http(env.masterUrl);
+      // 10.123.4.0/24 in /26 blocks = 4; the service range 10.123.4.0/25 takes two: 2 blocks for 3 nodes.
+      const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node,ttl', '--allocate-node-cidrs', '--cluster-cidr=10.123.4.0/24', '--node-cidr-mask-size=26', '--service-cluster-ip-range=10.123.4.0/25', '--cidr-allocator-type=RangeAllocator'];
+      await withDaemon(env, args, 'node IPAM', async () => {
+        const kubelets = new FakeKubelets(api);
+        try {
+          for (const n of ['ip-0', 'ip-1', 'ip-2']) await kubelets.add(n);
+          const cidrs = await within(15_000, async () => {
+            const got = (await api.list('/api/v1/nodes')).map((n) => (n.spec as { podCIDR?: string } | undefined)?.podCIDR).filter(Boolean) as string[];
+            return got.length >= 2 ? got.sort() : undefined;
+          });
+          expectTrue(JSON.stringify(cidrs) === JSON.stringify(['10.123.4.128/26', '10.123.4.192/26']), `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25`, ['option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type']);
+          const full = await within(15_000, async () =>
+            ((await api.list('/api/v1/namespaces/default/events')) as Array<KubeObject & { reason?: string; involvedObject?: { kind?: string } }>).some((e) => e.reason === 'CIDRNotAvailable' && e.involvedObject?.kind === 'Node') || undefined,
+          );
+          expectTrue(full === true, 'the third node got a CIDRNotAvailable event (no block left)', ['option.node-cidr-mask-size', 'controller.node']);
+          const ttl = await within(15_000, async () => ((await api.list('/api/v1/nodes')).every((n) => n.metadata.annotations?.['node.alpha.kubernetes.io/ttl'] === '0') ? true : undefined));
+          expectTrue(ttl === true, 'ttl: every node of a 3-node cluster has node.alpha.kubernetes.io/ttl "0"', ['controller.ttl']);
+        } finally {
+          kubelets.close();
+        }
+      });
+    });
+  },
+);
+
+check(
+  'daemon-controllers.cloud',
+  {
+    rows: [
+      'controller.service', 'controller.route', 'option.cloud-provider', 'option.cloud-config', 'option.service-sync-period', 'option.concurrent-service-syncs',
+      'option.route-reconciliation-period', 'option.configure-cloud-routes', 'option.cloud-a-container-registry-config', 'option.cloud-b-json-key', 'auth.daemon.cloud-credentials',
+    ],
+    title: 'the simulated cloud: LoadBalancer ingress from the --cloud-config pool (synced each --service-sync-period, --concurrent-service-syncs at once), routes (NetworkUnavailable=False) only with --configure-cloud-routes, bad cloud files and unknown providers refused',
+    timeoutSeconds: 120,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const api = http(env.masterUrl);
+      const json = join(env.dir, 'key.json');
+      writeFileSync(json, '{"type": "service_account"}\n');
+      const badJson = join(env.dir, 'bad.json');
+      writeFileSync(badJson, '{not json\n');
+      const badConfig = join(env.dir, 'bad-cloud.yaml');
+      writeFileSync(badConfig, 'loadBalancerPool: 17\n');
+      // Refusals first: unknown provider, malformed --cloud-config, malformed credential files.
+      const refusals: Array<{ args: string[]; names: RegExp; row: string[] }> = [
+        { args: ['--cloud-provider=no-such-cloud'], names: /unknown cloud provider/, row: ['option.cloud-provider'] },
+        { args: ['--cloud-provider=simulated', `--cloud-config=${badConfig}`], names: /--cloud-config/, row: ['option.cloud-config'] },
+        { args: [`--cloud-a-container-registry-config=${badJson}`], names: /--cloud-a-container-registry-config/, row: ['option.cloud-a-container-registry-config', 'auth.daemon.cloud-credentials'] },
+        { args: [`--cloud-b-json-key=${join(env.dir, 'absent.json')}`], names: /--cloud-b-json-key/, row: ['option.cloud-b-json-key', 'auth.daemon.cloud-credentials'] },
+      ];
+      for (const r of refusals) {
+        const res = await runToExit(env.command, [`--master=${env.masterUrl}`, '--leader-elect=false', '--port=0', ...r.args], env.cwd, START_TIMEOUT_MS);
+        expectTrue(res.code !== 0 && r.names.test(`${res.stdout}\n${res.stderr}`), `${r.args.join(' ')}: the daemon ${res.code === 0 ? 'exited 0' : `exited ${res.code ?? res.signal}`} ${r.names.test(`${res.stdout}\n${res.stderr}`) ? 'naming the problem' : `without naming ${r.names}: ${tail(res.stderr || res.stdout, 200)}`}`, r.row);
+      }
+      const pool = join(env.dir, 'cloud.yaml');
+      writeFileSync(pool, 'loadBalancerPool: [203.0.113.50, 203.0.113.51, 203.0.113.52]\nloadBalancerProvisionSeconds: 1\n');
+      // A daemon without the simulated cloud (a real one) cannot show its cloud loops here: skipped, saying so.
+      const probe = new DaemonProcess(env.command, [`--master=${env.masterUrl}`, '--leader-elect=false', '--address=127.0.0.1', `--port=${await freePort()}`, '--controllers=ttl', '--cloud-provider=simulated', `--cloud-config=${pool}`], env.cwd);
+      try {
+        await within(START_TIMEOUT_MS, async () => (probe.exit !== undefined || /cloud provider/.test(`${probe.stdout}${probe.stderr}`) ? true : undefined));
+        if (/unknown cloud provider/.test(`${probe.stdout}\n${probe.stderr}`)) ctx.skip('the daemon under test has no "simulated" cloud provider, so its cloud loops cannot be observed here');
+      } finally {
+        await probe.stop();
+      }
+      const kubelets = new FakeKubelets(api);
+      try {
+        for (const n of ['cl-0', 'cl-1']) await kubelets.add(n);
+        const args = [
+          `--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node,service,route', '--cloud-provider=simulated', `--cloud-config=${pool}`,
+          '--allocate-node-cidrs', '--cluster-cidr=10.124.0.0/16', '--route-reconciliation-period=300ms', '--service-sync-period=500ms', '--concurrent-service-syncs=3',
+          `--cloud-a-container-registry-config=${json}`, `--cloud-b-json-key=${json}`,
+        ];
+        await withDaemon(env, args, 'the simulated cloud', async () => {
+          const routed = await within(15_000, async () => ((await Promise.all(['cl-0', 'cl-1'].map(async (n) => conditionOfNode(await api.get(`/api/v1/nodes/${n}`), 'NetworkUnavailable')?.reason === 'RouteCreated'))).every(Boolean) ? true : undefined));
+          expectTrue(routed === true, 'route: both nodes got NetworkUnavailable=False (RouteCreated) once their pod ranges were routed', ['controller.route', 'option.route-reconciliation-period', 'option.configure-cloud-routes', 'option.cloud-provider', 'option.cloud-a-container-registry-config', 'option.cloud-b-json-key', 'auth.daemon.cloud-credentials']);
+          const ns = await namespaceFor(api, 'lb');
+          const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: name } } });
+          const ingress = (s: KubeObject | undefined) => (s?.status as { loadBalancer?: { ingress?: Array<{ ip?: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
+          const t0 = Date.now();
+          for (const n of ['a', 'b', 'c']) await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc(n));
+          const all = await seenAt(15_000, async () => (await api.list(`/api/v1/namespaces/${ns}/services`)).every((s) => ingress(s)));
+          const ips = (await api.list(`/api/v1/namespaces/${ns}/services`)).map(ingress).sort();
+          expectTrue(JSON.stringify(ips) === JSON.stringify(['203.0.113.50', '203.0.113.51', '203.0.113.52']), `LoadBalancer Services got the pool's addresses: ${JSON.stringify(ips)}`, ['controller.service', 'option.cloud-config']);
+          // 3 load balancers of 1 s each with 3 workers: about 1 s (one worker would need 3 s).
+          expectTrue(all !== undefined && all - t0 < 2_700, `--concurrent-service-syncs=3: 3 load balancers of 1 s each were ready after ${all === undefined ? 'never' : `${all - t0} ms`}`, ['option.concurrent-service-syncs']);
+          // The pool is empty: d waits; once a goes, d gets its address by the next sync (500 ms), not after a 5 s back-off.
+          await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc('d'));
+          await sleep(1_500);
+          const freed = ingress(await api.get(`/api/v1/namespaces/${ns}/services/a`));
+          const s0 = Date.now();
+          await api.send('DELETE', `/api/v1/namespaces/${ns}/services/a`);
+          const got = await seenAt(10_000, async () => ingress(await api.get(`/api/v1/namespaces/${ns}/services/d`)) === freed);
+          expectTrue(got !== undefined && got - s0 < 3_000, `--service-sync-period=500ms: a waiting Service got the freed address ${got === undefined ? 'never' : `after ${got - s0} ms`}`, ['option.service-sync-period']);
+        });
+        // --configure-cloud-routes=false: new nodes get ranges but no route (no NetworkUnavailable condition).
+        for (const n of ['cr-0']) await kubelets.add(n);
+        await withDaemon(env, [...[`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node,route', '--cloud-provider=simulated', `--cloud-config=${pool}`, '--allocate-node-cidrs', '--cluster-cidr=10.125.0.0/16', '--route-reconciliation-period=300ms', '--configure-cloud-routes=false']], '--configure-cloud-routes=false', async () => {
+          const ranged = await within(15_000, async () => ((await api.get('/api/v1/nodes/cr-0'))?.spec as { podCIDR?: string } | undefined)?.podCIDR);
+          await sleep(1_500);
+          const cond = conditionOfNode(await api.get('/api/v1/nodes/cr-0'), 'NetworkUnavailable');
+          expectTrue(ranged !== undefined && cond === undefined, `--configure-cloud-routes=false: the node got a range (${ranged}) and no route (NetworkUnavailable ${JSON.stringify(cond)})`, ['option.configure-cloud-routes']);
+        });
+      } finally {
+        kubelets.close();
+      }
     });
   },
 );

@@ -72,6 +72,8 @@ async function withDaemonEnv(ctx: CheckContext, fn: (env: DaemonEnv) => Promise<
     );
     const file = join(dir, 'some-file');
     writeFileSync(file, '# a file for options that name one\n');
+    const jsonFile = join(dir, 'credentials.json');
+    writeFileSync(jsonFile, '{"note": "a JSON file for the cloud credential options"}\n');
     const { command, isDefault } = daemonCommand();
     await fn({
       vendor: ctx.vendor,
@@ -79,6 +81,7 @@ async function withDaemonEnv(ctx: CheckContext, fn: (env: DaemonEnv) => Promise<
       kubeconfigPath,
       port: await freePort(),
       file,
+      jsonFile,
       dir,
       controllers: tables.controllers,
       gates: tables.featureGates,

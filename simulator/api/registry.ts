@@ -9,11 +9,14 @@ export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | '
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** How a subresource reads and writes its parent. */
-export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback';
+export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'eviction';
 
 export interface ScaleDef {
-  /** The Scale type this group serves: autoscaling/v1 for apps and core, extensions/v1beta1 for extensions. */
-  apiVersion: 'autoscaling/v1' | 'extensions/v1beta1';
+  /**
+   * The Scale type this group serves: autoscaling/v1 for apps/v1 and core, extensions/v1beta1 for extensions, and
+   * the betas' own Scale (extensions shape) for apps/v1beta1 and apps/v1beta2 StatefulSets.
+   */
+  apiVersion: 'autoscaling/v1' | 'extensions/v1beta1' | 'apps/v1beta1' | 'apps/v1beta2';
 }
 
 export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
@@ -41,6 +44,8 @@ export interface ResourceDef extends GroupVersion {
   defaultOrphan?: boolean;
   /** A virtual type: POST only, nothing stored (SubjectAccessReview). */
   virtual?: boolean;
+  /** Computed from live state on every read, nothing stored: get and list only (metrics.k8s.io). */
+  computed?: boolean;
   /** Field selector paths supported beyond metadata.name and metadata.namespace. */
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
   /** Other apiVersions of this group accepted in request bodies and converted (spec 9). */
@@ -69,6 +74,11 @@ const EXT: GroupVersion = { group: 'extensions', version: 'v1beta1' };
 const BATCH: GroupVersion = { group: 'batch', version: 'v1' };
 const BATCHB: GroupVersion = { group: 'batch', version: 'v1beta1' };
 const AUTHZ: GroupVersion = { group: 'authorization.k8s.io', version: 'v1' };
+const APPS_BETA2: GroupVersion = { group: 'apps', version: 'v1beta2' };
+const APPS_BETA1: GroupVersion = { group: 'apps', version: 'v1beta1' };
+const POLICY: GroupVersion = { group: 'policy', version: 'v1beta1' };
+const AUTOSCALING: GroupVersion = { group: 'autoscaling', version: 'v1' };
+const METRICS: GroupVersion = { group: 'metrics.k8s.io', version: 'v1beta1' };
 const RBAC: GroupVersion = { group: 'rbac.authorization.k8s.io', version: 'v1' };
 
 type Decl = Omit<ResourceDef, 'group' | 'version' | 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'> &
@@ -111,22 +121,40 @@ export const RESOURCES: ResourceDef[] = [
     kind: 'ReplicationController', resource: 'replicationcontrollers', singular: 'replicationcontroller', namespaced: true, shortNames: ['rc'], categories: ['all'],
     subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, fieldSelectors: selectors('status.replicas'),
   }),
+  declare(CORE, { kind: 'ResourceQuota', resource: 'resourcequotas', singular: 'resourcequota', namespaced: true, shortNames: ['quota'], subresources: { status: true } }),
   // apps/v1
   declare(APPS, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta1', 'apps/v1beta2'] }),
   declare(APPS, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'] }),
   declare(APPS, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'], fieldSelectors: selectors('status.replicas') }),
-  // extensions/v1beta1: same storage as apps/v1 for the workloads. Short names and the "all" category stay with
-  // apps/v1 only: current kubectl warns on a short name two groups claim, and `get all` would list objects twice.
+  declare(APPS, { kind: 'StatefulSet', resource: 'statefulsets', singular: 'statefulset', namespaced: true, shortNames: ['sts'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta1', 'apps/v1beta2'] }),
+  declare(APPS, { kind: 'ControllerRevision', resource: 'controllerrevisions', singular: 'controllerrevision', namespaced: true, subresources: {} }),
+  // apps/v1beta2 and apps/v1beta1 as 1.9 served them for StatefulSets and ControllerRevisions: the same storage
+  // (apps/v1), their own defaults and Scale type, the same short name and category (one REST storage served every
+  // version in 1.9); deleting through them orphans by default, as 1.9 did.
+  declare(APPS_BETA2, { kind: 'StatefulSet', resource: 'statefulsets', singular: 'statefulset', namespaced: true, shortNames: ['sts'], categories: ['all'], subresources: { status: true, scale: { apiVersion: 'apps/v1beta2' } }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(APPS_BETA2, { kind: 'ControllerRevision', resource: 'controllerrevisions', singular: 'controllerrevision', namespaced: true, subresources: {}, storageApiVersion: 'apps/v1' }),
+  declare(APPS_BETA1, { kind: 'StatefulSet', resource: 'statefulsets', singular: 'statefulset', namespaced: true, shortNames: ['sts'], categories: ['all'], subresources: { status: true, scale: { apiVersion: 'apps/v1beta1' } }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(APPS_BETA1, { kind: 'ControllerRevision', resource: 'controllerrevisions', singular: 'controllerrevision', namespaced: true, subresources: {}, storageApiVersion: 'apps/v1' }),
+  // extensions/v1beta1: same storage as apps/v1 for the workloads, and the same short names and categories: in
+  // 1.9 one REST storage per kind served every group, so discovery listed deploy/ds/rs and "all" in each (clients
+  // resolve a short name to the preferred group, apps, by group order).
   // deployments/rollback (DeploymentRollback) exists only in extensions/v1beta1 and apps/v1beta1 (not served here).
-  declare(EXT, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, subresources: { rollback: true, status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
-  declare(EXT, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, subresources: { status: true }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
-  declare(EXT, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true, fieldSelectors: selectors('status.replicas') }),
+  declare(EXT, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { rollback: true, status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(EXT, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
+  declare(EXT, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true, fieldSelectors: selectors('status.replicas') }),
   declare(EXT, { kind: 'Ingress', resource: 'ingresses', singular: 'ingress', namespaced: true, shortNames: ['ing'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
   // batch
   declare(BATCH, { kind: 'Job', resource: 'jobs', singular: 'job', namespaced: true, categories: ['all'], subresources: { status: true }, tracksGeneration: true, fieldSelectors: selectors('status.successful') }),
   declare(BATCHB, { kind: 'CronJob', resource: 'cronjobs', singular: 'cronjob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
+  // policy, autoscaling
+  declare(POLICY, { kind: 'PodDisruptionBudget', resource: 'poddisruptionbudgets', singular: 'poddisruptionbudget', namespaced: true, shortNames: ['pdb'], subresources: { status: true }, tracksGeneration: true }),
+  declare(AUTOSCALING, { kind: 'HorizontalPodAutoscaler', resource: 'horizontalpodautoscalers', singular: 'horizontalpodautoscaler', namespaced: true, shortNames: ['hpa'], categories: ['all'], subresources: { status: true } }),
+  // metrics.k8s.io: usage computed from the pods the simulated kubelets run (server/metrics.ts); nothing stored.
+  declare(METRICS, { kind: 'PodMetrics', resource: 'pods', singular: '', namespaced: true, subresources: {}, verbs: ['get', 'list'], computed: true, storageResource: 'metrics.k8s.io/pods' }),
+  declare(METRICS, { kind: 'NodeMetrics', resource: 'nodes', singular: '', namespaced: false, subresources: {}, verbs: ['get', 'list'], computed: true, storageResource: 'metrics.k8s.io/nodes' }),
   // authorization: virtual types answered from the server's authorizer (server/access-review.ts)
   declare(AUTHZ, { kind: 'LocalSubjectAccessReview', resource: 'localsubjectaccessreviews', singular: 'localsubjectaccessreview', namespaced: true, subresources: {}, verbs: ['create'], virtual: true }),
+  declare(AUTHZ, { kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', singular: 'selfsubjectrulesreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   // rbac.authorization.k8s.io/v1: names are path segments (ValidateRBACName); every RBAC strategy allows

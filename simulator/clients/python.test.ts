@@ -26,13 +26,8 @@ const CHECKS = [
 
 /** Checks of defects issue #16 lists that are not fixed yet (node:test `todo`: reported, not failing). */
 const OPEN: Record<string, string> = {
-  version_endpoint: 'GET /version/ is 404 (issue #16)',
-  watch_stream_from_resource_version: 'watch=True is not taken as true (issue #16)',
-  watch_stream_forced_410: 'watch=True is not taken as true (issue #16)',
   replace_config_map: 'creationTimestamp compared as text (issue #16)',
   replace_deployment: 'creationTimestamp compared as text (issue #16)',
-  delete_with_orphan_dependents_false: '"False" is not taken as a boolean (issue #16)',
-  every_response_deserialises_into_models: 'no kubernetes Service in default (issue #16)',
 };
 
 describe(`Python kubernetes client ${probe.found?.version ?? ''} against the simulator`, { skip: skipUnlessFound(probe) }, () => {

@@ -26,6 +26,8 @@ const PROTO_FILES = [
   'api-batch-v1beta1.proto',
   'api-autoscaling-v1.proto',
   'api-authorization-v1.proto',
+  'api-policy-v1beta1.proto',
+  'api-metrics-v1beta1.proto',
   'api-rbac-v1.proto',
 ];
 
@@ -177,23 +179,28 @@ const KIND_TABLE: ReadonlyArray<{ apiVersion: string; pkg: string; kinds: readon
   {
     apiVersion: 'v1',
     pkg: CORE,
-    kinds: ['Namespace', 'ConfigMap', 'Secret', 'Service', 'Event', 'Pod', 'Node', 'Endpoints', 'ServiceAccount', 'ReplicationController'],
+    kinds: ['Namespace', 'ConfigMap', 'Secret', 'Service', 'Event', 'Pod', 'Node', 'Endpoints', 'ServiceAccount', 'ReplicationController', 'ResourceQuota'],
     lists: true,
   },
   { apiVersion: 'v1', pkg: CORE, kinds: ['Binding'] },
-  { apiVersion: 'apps/v1', pkg: APPS, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet'], lists: true },
+  { apiVersion: 'apps/v1', pkg: APPS, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'ControllerRevision'], lists: true },
   { apiVersion: 'extensions/v1beta1', pkg: EXT, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet', 'Ingress'], lists: true },
   { apiVersion: 'extensions/v1beta1', pkg: EXT, kinds: ['Scale', 'DeploymentRollback'] },
   { apiVersion: 'batch/v1', pkg: 'k8s.io.api.batch.v1', kinds: ['Job'], lists: true },
   { apiVersion: 'batch/v1beta1', pkg: 'k8s.io.api.batch.v1beta1', kinds: ['CronJob'], lists: true },
   { apiVersion: 'autoscaling/v1', pkg: 'k8s.io.api.autoscaling.v1', kinds: ['Scale'] },
-  { apiVersion: 'authorization.k8s.io/v1', pkg: 'k8s.io.api.authorization.v1', kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview'] },
+  { apiVersion: 'autoscaling/v1', pkg: 'k8s.io.api.autoscaling.v1', kinds: ['HorizontalPodAutoscaler'], lists: true },
+  { apiVersion: 'policy/v1beta1', pkg: 'k8s.io.api.policy.v1beta1', kinds: ['PodDisruptionBudget'], lists: true },
+  { apiVersion: 'policy/v1beta1', pkg: 'k8s.io.api.policy.v1beta1', kinds: ['Eviction'] },
+  { apiVersion: 'metrics.k8s.io/v1beta1', pkg: 'k8s.io.metrics.pkg.apis.metrics.v1beta1', kinds: ['PodMetrics', 'NodeMetrics'], lists: true },
+  { apiVersion: 'authorization.k8s.io/v1', pkg: 'k8s.io.api.authorization.v1', kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'] },
   { apiVersion: 'rbac.authorization.k8s.io/v1', pkg: 'k8s.io.api.rbac.v1', kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], lists: true },
   // Older names of the apps group carry the same wire shapes: apps/v1beta1 is the extensions shape
   // (rollbackTo = 8), apps/v1beta2 the apps/v1 shape; their Scale is the extensions one.
   { apiVersion: 'apps/v1beta1', pkg: EXT, kinds: ['Deployment'], lists: true },
+  { apiVersion: 'apps/v1beta1', pkg: APPS, kinds: ['StatefulSet', 'ControllerRevision'], lists: true },
   { apiVersion: 'apps/v1beta1', pkg: EXT, kinds: ['Scale'] },
-  { apiVersion: 'apps/v1beta2', pkg: APPS, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet'], lists: true },
+  { apiVersion: 'apps/v1beta2', pkg: APPS, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'ControllerRevision'], lists: true },
   { apiVersion: 'apps/v1beta2', pkg: EXT, kinds: ['Scale'] },
 ];
 

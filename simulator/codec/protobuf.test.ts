@@ -349,6 +349,11 @@ function scalarArb(kind: string, nonZero: boolean): fc.Arbitrary<unknown> {
       return fc.constantFrom('0', '100m', '1Gi', '2', '1.5', '500Mi', '1e3');
     case 'stringlist':
       return fc.array(text, { maxLength: 3 });
+    case 'duration':
+      return fc.constantFrom('30s', '1m0s', '1h2m3s', '0s');
+    case 'raw':
+      // Embedded JSON (ControllerRevision.data): carried as its JSON bytes.
+      return fc.dictionary(fc.constantFrom('spec', 'template', 'a'), fc.oneof(text, int32), { minKeys: 1, maxKeys: 2 }).map((d) => JSON.parse(JSON.stringify(d)) as unknown);
     default:
       throw new Error(`no arbitrary for ${kind}`);
   }

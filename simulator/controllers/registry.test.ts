@@ -38,7 +38,8 @@ test('not-started reasons follow the real start conditions', () => {
   assert.match(reason('csrsigning', cond([], {}, ['certificates.k8s.io/v1beta1/certificatesigningrequests'])), /--cluster-signing-cert-file \/etc\/kubernetes\/ca\/ca\.pem does not exist/);
   assert.match(reason('disruption', cond()), /does not serve policy\/v1beta1 poddisruptionbudgets/);
   assert.match(reason('deployment', cond()), /extensions\/v1beta1 deployments or apps\/v1 deployments/);
-  assert.match(reason('statefulset', cond([], {}, ['apps/v1/statefulsets'])), /no control loop for it yet/);
+  assert.equal(decideStart('statefulset', cond([], {}, ['apps/v1/statefulsets'])).start, true);
+  assert.match(reason('statefulset', cond()), /does not serve apps\/v1beta1 statefulsets or apps\/v1 statefulsets/);
   assert.match(reason('namespace', cond()), /does not serve \/v1 namespaces\/finalize/);
   assert.match(reason('serviceaccount', cond()), /does not serve \/v1 serviceaccounts/);
   assert.match(decideStart('nosuch', cond()).start ? '' : (decideStart('nosuch', cond()) as { reason: string }).reason, /unknown to this build/);

@@ -11,6 +11,10 @@ import { gvrKey, type GroupVersionResourceRef } from '../client/discovery.ts';
 import { namespaceController } from './namespace-controller.ts';
 import { garbageCollector } from './garbage-collector.ts';
 import { serviceAccountController } from './serviceaccount-controller.ts';
+import { serviceAccountTokenController } from './serviceaccount-token.ts';
+import { tokenCleanerController } from './tokencleaner.ts';
+import { bootstrapSignerController } from './bootstrapsigner.ts';
+import { clusterRoleAggregationController } from './clusterrole-aggregation.ts';
 import { cronJobController } from './cronjob.ts';
 import { daemonSetController } from './daemonset.ts';
 import { deploymentController } from './deployment.ts';
@@ -19,6 +23,7 @@ import { jobController } from './job.ts';
 import { podGCController } from './podgc.ts';
 import { replicaSetController } from './replicaset.ts';
 import { replicationControllerController } from './replicationcontroller.ts';
+import { statefulSetController } from './statefulset.ts';
 import { nodeLifecycleController } from './node-lifecycle.ts';
 import { ttlController } from './ttl.ts';
 import { routeController } from './route-controller.ts';
@@ -55,8 +60,8 @@ const needsGate = (gate: string) => (c: StartConditions) => (c.gates.enabled(gat
 /** Registered plans; names missing here are reported as unknown to this build. */
 export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   attachdetach: { skip: () => VOLUMES },
-  bootstrapsigner: {},
-  'clusterrole-aggregation': { requires: [gvr('rbac.authorization.k8s.io', 'v1', 'clusterroles')] },
+  bootstrapsigner: { create: bootstrapSignerController },
+  'clusterrole-aggregation': { requires: [gvr('rbac.authorization.k8s.io', 'v1', 'clusterroles')], create: clusterRoleAggregationController },
   cronjob: { requires: [gvr('batch', 'v1beta1', 'cronjobs')], create: cronJobController },
   csrapproving: { requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')] },
   csrcleaner: { requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')] },
@@ -102,9 +107,10 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   serviceaccount: { requires: [gvr('', 'v1', 'serviceaccounts')], create: serviceAccountController },
   'serviceaccount-token': {
     skip: (c) => (c.options.string('--service-account-private-key-file') === '' ? 'no --service-account-private-key-file, so tokens cannot be signed' : undefined),
+    create: serviceAccountTokenController,
   },
-  statefulset: { requires: [gvr('apps', 'v1beta1', 'statefulsets'), gvr('apps', 'v1', 'statefulsets')] },
-  tokencleaner: {},
+  statefulset: { requires: [gvr('apps', 'v1beta1', 'statefulsets'), gvr('apps', 'v1', 'statefulsets')], create: statefulSetController },
+  tokencleaner: { create: tokenCleanerController },
   ttl: { create: ttlController },
 };
 

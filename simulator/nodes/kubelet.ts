@@ -1,5 +1,6 @@
-// The kubelet stand-in of one simulated node (kwok's stages, in code): it registers the Node, posts heartbeats,
-// and moves each pod bound to it through its life by writing pod status through the API:
+// The kubelet stand-in of one simulated node: it registers the Node, posts heartbeats, and moves each pod bound
+// to it through its life by writing pod status through the API. The pod's life is a table of stages
+// (pod-stages.ts, run by the engine of stages.ts, after kwok's Stages):
 //   Pending --start--> Running (ready now, or after ready-after-seconds)
 //   Running --run ends--> Succeeded / Failed (restartPolicy Never, or OnFailure with exit code 0)
 //                      \-> restarted in place (Always; OnFailure with a failure): restartCount + 1,
@@ -14,7 +15,9 @@ import { ApiError, type ApiClient } from '../client/api-client.ts';
 import { refOf, type EventRecorder, type EventType } from '../client/event-recorder.ts';
 import { nodeStateOf, podBehaviour, type BehaviourDefaults, type NodeState, type PodBehaviour } from './annotations.ts';
 import { nodeConditions, nodeInternalIP, nodeObject, podIP, podIPCapacity, rfc3339, type NodePlacement, type NodeShape } from './node-object.ts';
-import { containersOf, newContainerID, podStatus, type ContainerState, type ContainersView } from './pod-status.ts';
+import { containersOf, newContainerID, podStatus, type ContainerState } from './pod-status.ts';
+import { newPodRun, podStages, type PodRun } from './pod-stages.ts';
+import { StageEngine } from './stages.ts';
 
 export interface KubeletOptions extends BehaviourDefaults {
   shape: NodeShape;
@@ -30,24 +33,6 @@ export interface KubeletOptions extends BehaviourDefaults {
   events?: EventRecorder;
   /** Zone and region labels of the Node. */
   placement?: NodePlacement;
-}
-
-interface PodRun {
-  uid: string;
-  namespace: string;
-  name: string;
-  behaviour: PodBehaviour;
-  restartPolicy: string;
-  ipSlot: number;
-  view: ContainersView;
-  timers: Set<NodeJS.Timeout>;
-  /** Status writes of this pod, one after another. */
-  chain: Promise<void>;
-  containerStartedAt?: string;
-  stopping: boolean;
-  done: boolean;
-  /** The last pod object seen (for condition transition times and the container list). */
-  pod: KubeObject;
 }
 
 const podPath = (ns: string, name: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}`;
@@ -66,6 +51,8 @@ export class SimKubelet {
   private state: NodeState = 'ready';
   private readyTransition = rfc3339();
   readonly hostIP: string;
+  /** The pod stages (pod-stages.ts) with this kubelet's actions. */
+  private readonly stages: StageEngine<PodRun>;
 
   constructor(
     readonly nodeName: string,
@@ -74,6 +61,24 @@ export class SimKubelet {
     private readonly opts: KubeletOptions,
   ) {
     this.hostIP = nodeInternalIP(index);
+    this.stages = new StageEngine(
+      podStages({
+        start: (run) => this.start(run),
+        ready: (run) => {
+          run.view = { ...run.view, ready: true };
+          this.write(run);
+        },
+        complete: (run) => this.complete(run),
+        crash: (run) => this.crash(run),
+        deadlineExceeded: (run) => {
+          this.clear(run);
+          this.finish(run, 'Failed', this.terminated(run, 137, 'DeadlineExceeded'), 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
+        },
+        confirmDeletion: (run) => this.confirmDeletion(run),
+        stopMs: opts.stopMs,
+      }),
+      (run) => !run.done && !this.stopped,
+    );
   }
 
   /** Pods this kubelet is running (not finished, not yet removed). */
@@ -174,17 +179,13 @@ export class SimKubelet {
     const behaviour = podBehaviour(pod, this.opts);
     const slot = this.allocateSlot();
     const status = (pod.status ?? {}) as { phase?: string; startTime?: string; podIP?: string };
-    const run: PodRun = {
+    const run: PodRun = newPodRun({
       uid: pod.metadata.uid ?? '',
       namespace: pod.metadata.namespace ?? 'default',
       name: pod.metadata.name ?? '',
       behaviour,
       restartPolicy: (pod.spec as { restartPolicy?: string } | undefined)?.restartPolicy ?? 'Always',
       ipSlot: slot,
-      timers: new Set(),
-      chain: Promise.resolve(),
-      stopping: false,
-      done: false,
       pod,
       view: {
         phase: 'Pending',
@@ -197,16 +198,17 @@ export class SimKubelet {
         hostIP: this.hostIP,
         podIP: slot > 0 ? podIP(this.index, slot, this.podCIDR) : undefined,
       },
-    };
+    });
     this.runs.set(run.uid, run);
     if (status.phase === 'Running') {
       // Adopted after a restart of the nodes: it keeps running as reported; only its end is simulated again.
       run.view = { ...run.view, phase: 'Running', state: { running: { startedAt: status.startTime ?? rfc3339() } }, ready: true, startTime: status.startTime, podIP: status.podIP ?? run.view.podIP };
-      this.scheduleEnd(run);
+      run.adopted = true;
+      this.stages.enter(run, 'Running');
       return run;
     }
     if (pod.metadata.deletionTimestamp) return run; // observe() stops it
-    this.later(run, behaviour.startMs, () => this.start(run));
+    this.stages.enter(run, 'Pending');
     return run;
   }
 
@@ -223,18 +225,8 @@ export class SimKubelet {
     return 0; // the range is full: no IP (the pod still runs, like a host-network pod)
   }
 
-  private later(run: PodRun, ms: number, fn: () => void): void {
-    if (!Number.isFinite(ms)) return;
-    const t = setTimeout(() => {
-      run.timers.delete(t);
-      if (!run.done && !this.stopped) fn();
-    }, ms);
-    run.timers.add(t);
-  }
-
   private clear(run: PodRun): void {
-    for (const t of run.timers) clearTimeout(t);
-    run.timers.clear();
+    this.stages.cancelAll(run);
   }
 
   /** Queues a status write built from the run's view at the time of writing. */
@@ -260,8 +252,10 @@ export class SimKubelet {
     for (const c of containersOf(run.pod)) events.event(refOf(run.pod, 'v1', 'Pod', `spec.containers{${c.name ?? ''}}`), type, reason, message(c));
   }
 
+  /** Stages start and restart: the containers run (new ones after a restart). */
   private start(run: PodRun): void {
     const now = rfc3339();
+    run.adopted = false;
     const first = run.view.phase === 'Pending';
     if (first) {
       this.containerEvents(run, 'Normal', 'Pulling', (c) => `pulling image "${c.image ?? ''}"`);
@@ -280,29 +274,6 @@ export class SimKubelet {
       startTime: run.view.startTime ?? now,
     };
     this.write(run);
-    if (run.behaviour.readyAfterMs > 0) {
-      this.later(run, run.behaviour.readyAfterMs, () => {
-        run.view = { ...run.view, ready: true };
-        this.write(run);
-      });
-    }
-    if (first) this.scheduleDeadline(run);
-    this.scheduleEnd(run);
-  }
-
-  private scheduleEnd(run: PodRun): void {
-    if (run.behaviour.runMs !== undefined) this.later(run, run.behaviour.runMs, () => this.exit(run));
-  }
-
-  /** spec.activeDeadlineSeconds: the kubelet fails the pod once it has been active that long. */
-  private scheduleDeadline(run: PodRun): void {
-    const deadline = (run.pod.spec as { activeDeadlineSeconds?: number } | undefined)?.activeDeadlineSeconds;
-    if (typeof deadline !== 'number' || deadline <= 0) return;
-    const since = Date.parse(run.view.startTime ?? '') || Date.now();
-    this.later(run, Math.max(0, since + deadline * 1000 - Date.now()), () => {
-      this.clear(run);
-      this.finish(run, 'Failed', this.terminated(run, 137, 'DeadlineExceeded'), 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
-    });
   }
 
   private terminated(run: PodRun, exitCode: number, reason?: string): ContainerState {
@@ -325,16 +296,17 @@ export class SimKubelet {
     });
   }
 
-  /** The containers' run ended with the pod's exit code. */
-  private exit(run: PodRun): void {
+  /** Stage complete: the run ended with the pod's exit code, and so did the pod. */
+  private complete(run: PodRun): void {
     const code = run.behaviour.exitCode;
-    const state = this.terminated(run, code);
-    if (run.restartPolicy === 'Never' || (run.restartPolicy === 'OnFailure' && code === 0)) {
-      this.finish(run, code === 0 ? 'Succeeded' : 'Failed', state);
-      return;
-    }
-    // Restarted in place: the dead container becomes lastState, a back-off passes, a new container starts.
+    this.finish(run, code === 0 ? 'Succeeded' : 'Failed', this.terminated(run, code));
+  }
+
+  /** Stage crash: restarted in place; the dead container becomes lastState, a back-off passes (stage restart). */
+  private crash(run: PodRun): void {
+    const state = this.terminated(run, run.behaviour.exitCode);
     const backoff = Math.min(this.opts.maxRestartBackoffMs, this.opts.restartBackoffMs * 2 ** run.view.restarts);
+    run.backoffMs = backoff;
     run.view = {
       ...run.view,
       state: { waiting: { reason: 'CrashLoopBackOff', message: `Back-off ${Math.round(backoff / 1000)}s restarting failed container` } },
@@ -345,29 +317,29 @@ export class SimKubelet {
     };
     this.write(run);
     this.containerEvents(run, 'Warning', 'BackOff', () => 'Back-off restarting failed container');
-    this.later(run, backoff, () => this.start(run));
   }
 
-  /** Graceful deletion: stop the containers, then confirm with a grace-0 delete. */
+  /** Graceful deletion: stop the containers (stage confirm-deletion then confirms with a grace-0 delete). */
   private stop(run: PodRun, pod: KubeObject): void {
     run.stopping = true;
+    run.pod = pod;
     this.clear(run);
-    const grace = pod.metadata.deletionGracePeriodSeconds ?? 0;
-    const ms = Math.min(this.opts.stopMs, grace * 1000);
     if (run.view.phase === 'Running') this.containerEvents(run, 'Normal', 'Killing', (c) => `Killing container with id sim://${c.name ?? ''}:Need to kill Pod`);
-    this.later(run, ms, () => {
-      run.chain = run.chain.then(async () => {
-        if (this.down) {
-          // Unreachable: the deletion is confirmed when the node comes back (resume()).
-          run.stopping = false;
-          return;
-        }
-        try {
-          await this.client.delete(podPath(run.namespace, run.name), { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
-        } catch (err) {
-          if (!isGone(err) && !this.stopped) this.opts.log(`node ${this.nodeName}: confirming deletion of ${run.namespace}/${run.name}: ${(err as Error).message}`);
-        }
-      });
+    this.stages.enter(run, 'Stopping');
+  }
+
+  private confirmDeletion(run: PodRun): void {
+    run.chain = run.chain.then(async () => {
+      if (this.down) {
+        // Unreachable: the deletion is confirmed when the node comes back (resume()).
+        run.stopping = false;
+        return;
+      }
+      try {
+        await this.client.delete(podPath(run.namespace, run.name), { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
+      } catch (err) {
+        if (!isGone(err) && !this.stopped) this.opts.log(`node ${this.nodeName}: confirming deletion of ${run.namespace}/${run.name}: ${(err as Error).message}`);
+      }
     });
   }
 }

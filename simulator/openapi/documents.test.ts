@@ -148,6 +148,7 @@ describe('OpenAPI documents', () => {
       '/apis/authorization.k8s.io/v1/',
       '/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews',
       '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
       '/apis/authorization.k8s.io/v1/subjectaccessreviews',
     ]);
   });

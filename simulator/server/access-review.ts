@@ -15,7 +15,7 @@ import type { Attributes } from './authorization/authorizer.ts';
 import { UNSECURED_USER } from './authorization/filter.ts';
 import type { UserInfo } from './authentication/user.ts';
 
-export const ACCESS_REVIEW_KINDS = new Set(['SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectAccessReview']);
+export const ACCESS_REVIEW_KINDS = new Set(['SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview']);
 
 type Attrs = Record<string, unknown>;
 
@@ -81,5 +81,23 @@ export async function createAccessReview(ctx: ServerContext, req: ResourceReques
   if (decision.decision === 'deny') status.denied = true;
   if (decision.reason) status.reason = decision.reason;
   // A self review answers with the spec it was asked (the user is not echoed), like the real registry.
+  return { code: 201, object: canonicalObject({ ...obj, metadata: { ...obj.metadata, creationTimestamp: null }, status }) };
+}
+
+/**
+ * SelfSubjectRulesReview (`kubectl auth can-i --list`): the rules the authorizer grants the requesting user in
+ * spec.namespace (required, as in 1.9), from authorizer.rulesFor — the same rules authorize() decides with.
+ */
+export async function createRulesReview(ctx: ServerContext, req: ResourceRequest, obj: KubeObject): Promise<ApiResult> {
+  const spec = isRecord(obj.spec) ? obj.spec : {};
+  const errs: FieldError[] = [];
+  const namespace = str(spec.namespace);
+  if (!namespace) errs.push({ type: 'FieldValueRequired', field: 'spec.namespace' });
+  checkEmptyMeta(obj, false, errs);
+  if (errs.length) throw invalid('SelfSubjectRulesReview', req.def.group, obj.metadata.name ?? '', errs);
+  const user = req.user ?? { ...UNSECURED_USER, groups: [...UNSECURED_USER.groups] };
+  const rules = await ctx.security.authorizer.rulesFor(user, namespace!);
+  const status: Record<string, unknown> = { resourceRules: rules.resourceRules, nonResourceRules: rules.nonResourceRules, incomplete: rules.incomplete };
+  if (rules.evaluationError) status.evaluationError = rules.evaluationError;
   return { code: 201, object: canonicalObject({ ...obj, metadata: { ...obj.metadata, creationTimestamp: null }, status }) };
 }

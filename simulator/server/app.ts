@@ -5,6 +5,7 @@ import http from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ResourceDef } from '../api/registry.ts';
 import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupported, pathNotFound, requestEntityTooLarge, badRequest } from './errors.ts';
+import { queryBool } from './query-params.ts';
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
 import { encodeAs, encodeJson, negotiateOutput, wantsPretty } from './serializers.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
@@ -163,12 +164,17 @@ function rootPaths(ctx: ServerContext): string[] {
   return [...paths].sort();
 }
 
-function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, result: ApiResult, protobufOk = true): FastifyReply {
+/**
+ * Answers with the object in the negotiated format. `protobufForm` is what protobuf encodes when it differs from
+ * the JSON form: discovery documents of the core and extensions groups are written without apiVersion (the
+ * real server's stripped encoder) yet framed as meta v1 types in protobuf.
+ */
+function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, result: ApiResult, protobufOk = true, protobufForm: object = result.object): FastifyReply {
   const query = firstValues(request.query as Query);
   const accept = request.headers.accept;
   // Server-side printing (simulator/server/table) is looked at only when the client asks for a Table at all.
   const tableSource = accept !== undefined && accept.includes('Table') ? tableSourceOf(ctx.registry, result.object) : undefined;
-  const negotiated = negotiateOutput(accept, { stream: false, protobuf: ctx.protobuf, protobufOk: protobufOk && hasProtobufForm(ctx, result.object), table: tableSource !== undefined });
+  const negotiated = negotiateOutput(accept, { stream: false, protobuf: ctx.protobuf, protobufOk: protobufOk && hasProtobufForm(ctx, protobufForm), table: tableSource !== undefined });
   const pretty = wantsPretty(query, request.headers['user-agent']);
   let body: string | Buffer;
   if (negotiated.table && tableSource) {
@@ -178,7 +184,7 @@ function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyR
     // Stored objects are frozen and never change (storage README): the compact JSON of one read often is computed
     // once. Only reads: the answer to a write is sent once, and caching it would only hold a copy of the store.
     body = compactJsonOf(result.object);
-  } else body = encodeAs(negotiated.format, result.object, pretty, ctx.protobuf);
+  } else body = encodeAs(negotiated.format, negotiated.format === 'protobuf' ? protobufForm : result.object, pretty, ctx.protobuf);
   // Bytes, not a string: Fastify would append "; charset=utf-8" to a JSON Content-Type the real server sends bare.
   return reply.code(result.code).header('Content-Type', negotiated.contentType).send(typeof body === 'string' ? Buffer.from(body) : body);
 }
@@ -226,7 +232,9 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
     if (path === '/healthz' || path.startsWith('/healthz/') || path === '/livez' || path === '/readyz') {
       return reply.header('Content-Type', 'text/plain; charset=utf-8').send('ok');
     }
-    if (path === '/version') return sendResult(ctx, request, reply, { code: 200, object: versionInfo() }, false);
+    // The Python client's VersionApi asks for /version/.
+    // Written as the real server's version handler writes it (WriteRawJSON: indented JSON, whatever the Accept).
+    if (path === '/version' || path === '/version/') return reply.code(200).header('Content-Type', 'application/json').send(Buffer.from(JSON.stringify(versionInfo(), null, 2)));
     // OpenAPI documents (simulator/openapi): /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>.
     if (isOpenApiPath(path)) return serveOpenApi(ctx.registry, ctx.protobuf?.mediaType ?? 'application/vnd.kubernetes.protobuf', request, reply);
     const target = parseRequestPath(path);
@@ -309,7 +317,8 @@ function serveDiscovery(ctx: ServerContext, request: FastifyRequest, reply: Fast
     reply.callNotFound();
     return reply;
   }
-  return sendResult(ctx, request, reply, { code: 200, object: doc });
+  const o = doc as { apiVersion?: string };
+  return sendResult(ctx, request, reply, { code: 200, object: doc }, true, o.apiVersion ? doc : { ...doc, apiVersion: 'v1' });
 }
 
 async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
@@ -318,7 +327,7 @@ async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyR
     if (req.warnings.length) reply.header('Warning', req.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
     return sendResult(ctx, request, reply, r);
   };
-  const isWatch = req.watchPath || (method === 'GET' && req.name === undefined && (req.query.watch === 'true' || req.query.watch === '1'));
+  const isWatch = req.watchPath || (method === 'GET' && req.name === undefined && queryBool(req.query.watch) === true);
   if (isWatch) {
     if (method !== 'GET' || req.subresource) throw methodNotAllowed();
     requireVerb(def, 'watch');

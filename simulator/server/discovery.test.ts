@@ -112,7 +112,12 @@ describe('/apis', () => {
     assert.equal(doc.kind, 'APIGroupList');
     assert.equal(doc.apiVersion, 'v1');
     const groups = new Map(doc.groups.map((g) => [g.name, g]));
-    assert.deepEqual(groups.get('apps'), { name: 'apps', versions: [{ groupVersion: 'apps/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } });
+    // apps/v1beta2 and apps/v1beta1 serve StatefulSets and ControllerRevisions, as 1.9 did.
+    assert.deepEqual(groups.get('apps'), {
+      name: 'apps',
+      versions: [{ groupVersion: 'apps/v1', version: 'v1' }, { groupVersion: 'apps/v1beta2', version: 'v1beta2' }, { groupVersion: 'apps/v1beta1', version: 'v1beta1' }],
+      preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
+    });
     assert.deepEqual(groups.get('extensions'), {
       name: 'extensions',
       versions: [{ groupVersion: 'extensions/v1beta1', version: 'v1beta1' }],

@@ -77,7 +77,7 @@ describe('unknown paths', () => {
   });
 
   test('elsewhere: the plain "404 page not found"', async () => {
-    for (const path of ['/foo', '/apis/nosuch/v1/things', '/api/v9/pods', '/apiz', '/metrics/x', '/apis/apps/v1beta1/deployments']) {
+    for (const path of ['/foo', '/apis/nosuch/v1/things', '/api/v9/pods', '/apiz', '/metrics/x', '/apis/apps/v1alpha1/deployments']) {
       const r = await call('GET', path);
       assert.equal(r.status, 404, path);
       assert.equal(r.contentType, 'text/plain; charset=utf-8');

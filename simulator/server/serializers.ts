@@ -4,6 +4,7 @@ import yaml from 'js-yaml';
 import { JSON_TYPE, YAML_TYPE, parseAccept, matches, essence, type MediaRange } from './media-types.ts';
 import { ApiError, badRequest, notAcceptable, requestEntityTooLarge, unsupportedMediaType } from './errors.ts';
 import { DocumentLimitError, checkExpandedValue, checkJsonTextDepth } from '../api/json-limits.ts';
+import { goParseBool } from './query-params.ts';
 
 /** A protobuf codec plugged in at start-up (simulator/codec/protobuf.ts), so negotiation does not hard-wire it. */
 export interface BinaryCodec {
@@ -162,9 +163,9 @@ export function decodeBody(body: Buffer | undefined, contentType: string | undef
 
 /** Whether the request asks for pretty output (query or a browser-like user agent, as the real server does). */
 export function wantsPretty(query: Record<string, unknown>, userAgent: string | undefined): boolean {
-  const p = query.pretty;
-  if (p === 'true' || p === '1') return true;
-  if (p === 'false' || p === '0') return false;
+  // Go strconv.ParseBool of a non-empty value decides; a value it cannot read is false (the real negotiation).
+  const p = typeof query.pretty === 'string' ? query.pretty : undefined;
+  if (p !== undefined && p !== '') return goParseBool(p) ?? false;
   return !!userAgent && /^(curl|Wget|Mozilla\/5\.0)/.test(userAgent);
 }
 

@@ -12,6 +12,7 @@ import { alwaysAllow } from './authorization/authorizer.ts';
 import type { SecurityContext } from './authorization/filter.ts';
 import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
+import { ensureKubernetesService } from './kubernetes-service.ts';
 import { WatchCaches } from './watch-cache.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
@@ -87,6 +88,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const port = (app.server.address() as AddressInfo).port;
   settings.serverAddress = `${host}:${port}`;
   await bootstrapNamespaces(ctx);
+  await ensureKubernetesService(ctx, host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port);
   await opts.postStart?.(ctx);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const url = `${opts.tls ? 'https' : 'http'}://${displayHost}:${port}`;

@@ -16,6 +16,7 @@ import { jobController } from '../controllers/job.ts';
 import { cronJobController } from '../controllers/cronjob.ts';
 import { endpointsController } from '../controllers/endpoints.ts';
 import { podGCController } from '../controllers/podgc.ts';
+import { statefulSetController } from '../controllers/statefulset.ts';
 
 /** The workload control loops, by --controllers name (the registry's entries point at the same factories). */
 export const WORKLOAD_CONTROLLERS: Partial<Record<string, () => Controller>> = {
@@ -27,6 +28,7 @@ export const WORKLOAD_CONTROLLERS: Partial<Record<string, () => Controller>> = {
   cronjob: cronJobController,
   endpoint: endpointsController,
   podgc: podGCController,
+  statefulset: statefulSetController,
 };
 
 export interface WorkloadEnv {
@@ -142,3 +144,33 @@ export const podTemplate = (labels: Record<string, string>, opts: { image?: stri
 
 export const phaseOf = (p: KubeObject) => (p.status as { phase?: string } | undefined)?.phase;
 export const isReady = (p: KubeObject) => ((p.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** Records a watch's events (type and object) from now until stop(), for asserting orders. */
+export async function recordWatch(url: string, path: string): Promise<{ events: Array<{ type: string; object: KubeObject }>; stop(): void }> {
+  const ac = new AbortController();
+  const events: Array<{ type: string; object: KubeObject }> = [];
+  const sep = path.includes('?') ? '&' : '?';
+  const res = await fetch(`${url}${path}${sep}watch=true`, { signal: ac.signal });
+  if (!res.ok || !res.body) throw new Error(`watch ${path}: ${res.status}`);
+  const reader = res.body.getReader();
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buf = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buf += decoder.decode(value, { stream: true });
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (line) events.push(JSON.parse(line) as { type: string; object: KubeObject });
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return { events, stop: () => ac.abort() };
+}

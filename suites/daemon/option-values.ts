@@ -15,6 +15,8 @@ export interface ValueEnv {
   port: number;
   /** An existing readable file and directory, for path options. */
   file: string;
+  /** An existing file holding a JSON object, for the cloud credential options (the daemon reads them as JSON). */
+  jsonFile?: string;
   dir: string;
   controllers: readonly ControllerRow[];
   gates: readonly FeatureGateRow[];
@@ -79,6 +81,9 @@ function stringValue(row: OptionRow, env: ValueEnv): fc.Arbitrary<string> {
       return fc.constant('external');
     case 'insecure-experimental-approve-all-kubelet-csrs-for-group':
       return fc.constantFrom('system:nodes', 'system:bootstrappers');
+    case 'cloud-a-container-registry-config':
+    case 'cloud-b-json-key':
+      return fc.constant(env.jsonFile ?? env.file);
     case 'flex-volume-plugin-dir':
       return fc.constant(env.dir.endsWith('/') ? env.dir : `${env.dir}/`);
   }

@@ -14,6 +14,10 @@ import './config-data.ts';
 import './event.ts';
 import './rbac.ts';
 import './body-versions.ts';
+import './stateful-set.ts';
+import './disruption-budget.ts';
+import './resource-quota.ts';
+import './autoscaler.ts';
 
 let loaded = false;
 

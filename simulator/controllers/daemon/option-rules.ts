@@ -2,10 +2,12 @@
 // rows (greaterThan, atMost, requires, oneOf, valuesFrom); a few the spec states in words or that the real
 // daemon enforces are listed in EXTRA_RULES below. Every broken rule is a UsageError (exit 2, one line).
 
+import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { UsageError, type DaemonOptions, type OptionDef } from './options.ts';
 import { parseGoDuration } from './go-duration.ts';
 import { FeatureGates, UnknownFeatureGateError, type FeatureGateRowLike } from './feature-gates.ts';
+import { CredentialFileError, parseCertificatesPem, readPrivateKeyFile, readRootCAFile, readSigningCA } from './credential-files.ts';
 import { selectControllers, UnknownControllerError, type ControllerRowLike, type ControllerSelection } from './controller-selection.ts';
 
 export interface ConstraintLike {
@@ -100,11 +102,42 @@ const EXTRA_RULES: ExtraRule[] = [
         ? undefined
         : 'expected application/json or application/vnd.<vendor>.protobuf',
   },
+  // Credential files are read at start; a file that cannot be read or parsed names its option (exit 2). The
+  // signing pair is read only when both files exist: csrsigning does not start otherwise (registry.ts).
+  { option: '--service-account-private-key-file', check: (o) => fileProblem(o.string('--service-account-private-key-file'), readPrivateKeyFile) },
+  { option: '--root-ca-file', check: (o) => fileProblem(o.string('--root-ca-file'), readRootCAFile) },
+  {
+    option: '--cluster-signing-cert-file',
+    check: (o) => (signingPairPresent(o) ? fileProblem(o.string('--cluster-signing-cert-file'), (p) => parseCertificatesPem(readFileSync(p, 'utf8'))) : undefined),
+  },
+  {
+    option: '--cluster-signing-key-file',
+    check: (o) =>
+      signingPairPresent(o)
+        ? (fileProblem(o.string('--cluster-signing-key-file'), readPrivateKeyFile) ??
+          fileProblem(o.string('--cluster-signing-key-file'), (p) => readSigningCA(o.string('--cluster-signing-cert-file'), p)))
+        : undefined,
+  },
   {
     option: '--controller-start-interval',
     check: (o) => (o.duration('--controller-start-interval') >= 0n ? undefined : 'must not be negative'),
   },
 ];
+
+/** Why a set file option's file is unusable, or undefined (also when the option is empty). */
+function fileProblem(path: string, read: (path: string) => unknown): string | undefined {
+  if (path === '') return undefined;
+  try {
+    read(path);
+    return undefined;
+  } catch (e) {
+    if (e instanceof CredentialFileError) return e.message;
+    const code = (e as NodeJS.ErrnoException).code;
+    return code ? `cannot read the file: ${code}` : (e as Error).message;
+  }
+}
+
+const signingPairPresent = (o: DaemonOptions) => existsSync(o.string('--cluster-signing-cert-file')) && existsSync(o.string('--cluster-signing-key-file'));
 
 function fmt(o: DaemonOptions, name: string): string {
   const def = o.defs.lookup(name)!;

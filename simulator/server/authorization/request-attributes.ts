@@ -4,6 +4,7 @@
 // /openapi/...) is a non-resource request whose verb is the lower-case method.
 
 import type { Attributes } from './authorizer.ts';
+import { queryBool } from '../query-params.ts';
 
 /** Subresources of a namespace: /namespaces/<name>/<sub> is not a namespaced collection. */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
@@ -52,7 +53,7 @@ export function requestAttributes(method: string, url: string): Omit<Attributes,
   }
   const [resource, name, subresource] = rest;
   if (!watchPath && name === undefined) {
-    if (verb === 'get') verb = query.get('watch') === 'true' || query.get('watch') === '1' ? 'watch' : 'list';
+    if (verb === 'get') verb = queryBool(query.get('watch') ?? undefined) ? 'watch' : 'list';
     else if (verb === 'delete') verb = 'deletecollection';
   }
   const attrs: Omit<Attributes, 'user'> = { verb, resourceRequest: true, apiGroup, apiVersion, resource: resource ?? '' };

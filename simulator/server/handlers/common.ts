@@ -11,6 +11,7 @@ import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
 import { StoreError } from '../../storage/store.ts';
 import { ApiError, badRequest, notFound, alreadyExists, conflict, expired, internalError, type GroupResource } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
+import { queryBool, queryInt } from '../query-params.ts';
 import { header, type ResourceRequest, type ServerContext } from '../context.ts';
 
 export function groupResource(def: ResourceDef): GroupResource {
@@ -152,21 +153,14 @@ export function successStatus(def: ResourceDef, name: string, uid: string | unde
   };
 }
 
-/** Parses an optional integer query parameter; bad values are 400 as in the real server. */
-export function intParam(req: ResourceRequest, name: string, opts: { min?: number } = {}): number | undefined {
-  const v = req.query[name];
-  if (v === undefined || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)} is not an integer`);
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n > 2 ** 63) throw badRequest(`invalid value for ${name}: ${v} is out of range`);
-  if (opts.min !== undefined && n < opts.min) throw badRequest(`invalid value for ${name}: must be at least ${opts.min}`);
+/** An integer query parameter (query-params.ts: Go ParseInt within int32/int64; bad values 400). */
+export function intParam(req: ResourceRequest, name: string, opts: { min?: number; bits?: 32 | 64 } = {}): number | undefined {
+  const n = queryInt(name, req.query[name], opts.bits ?? 64);
+  if (n !== undefined && opts.min !== undefined && n < opts.min) throw badRequest(`invalid value for ${name}: must be at least ${opts.min}`);
   return n;
 }
 
+/** A boolean query parameter (query-params.ts: false only for 0, f, false in any case). */
 export function boolParam(req: ResourceRequest, name: string): boolean | undefined {
-  const v = req.query[name];
-  if (v === undefined || v === '') return undefined;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)} is not a boolean`);
+  return queryBool(req.query[name]);
 }

@@ -7,7 +7,7 @@ import { badRequest, conflict, invalid, invalidValue, notFound, type FieldError 
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
 import { nowTimestamp } from './common.ts';
-import { createAccessReview } from '../access-review.ts';
+import { createAccessReview, createRulesReview } from '../access-review.ts';
 
 export type VirtualCreate = (ctx: ServerContext, req: ResourceRequest, obj: KubeObject) => Promise<ApiResult> | ApiResult;
 
@@ -63,4 +63,5 @@ export const VIRTUAL_CREATES: Record<string, VirtualCreate> = {
   SubjectAccessReview: createAccessReview,
   LocalSubjectAccessReview: createAccessReview,
   SelfSubjectAccessReview: createAccessReview,
+  SelfSubjectRulesReview: createRulesReview,
 };
