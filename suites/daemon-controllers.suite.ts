@@ -80,7 +80,8 @@ async function withDaemon<T>(env: Env, args: string[], what: string, fn: (config
   const isOurs = (configz: Record<string, unknown>) => {
     const config = componentConfig(configz);
     const shown = config ? configEntry(config, '--master') : { found: false };
-    return master === undefined || !shown.found || shown.value === master;
+    const norm = (u: unknown) => String(u).replace(/\/+$/, '');
+    return master === undefined || !shown.found || typeof shown.value !== 'string' || norm(shown.value) === norm(master);
   };
   const started = Date.now();
   for (;;) {
