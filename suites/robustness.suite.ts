@@ -264,6 +264,11 @@ async function everyField(targets: FieldTarget[], run: (target: FieldTarget) => 
   throw first;
 }
 
+/** Every field gets the first values of its list: all of them at the default run count, two at the least. */
+function valuesFor(ctx: CheckContext, values: string[]): string[] {
+  return values.slice(0, Math.max(2, Math.ceil(ctx.fc.numRuns / 3)));
+}
+
 /** Every value, in order, for one field (a property of one run: the same requests whatever the seed). */
 function sweep(ctx: CheckContext, target: FieldTarget, values: string[], send: (raw: string) => Promise<void>): Promise<void> {
   return ctx.forAll(fc.constant(target.row.id), async () => {
@@ -300,13 +305,14 @@ check(
     rows: ['negotiation.write-content-type', ...STATUS_ROWS],
     requires: [NEEDS_NAMESPACES],
     title: 'a value of the wrong JSON type in any field of the spec\'s field tables gets a 4xx Status (status and server-set fields may be ignored), never a 5xx',
+    timeoutSeconds: 180,
   },
   async (ctx) => {
     const ns = await ctx.namespace();
     const targets = fieldTargets(ctx);
     if (targets.length === 0) ctx.skip('the target serves none of the kinds of the field tables');
     // Every field, each with values drawn by the check's seed.
-    await everyField(targets, (target) => sweep(ctx, target, wrongValues(target.row.jsonType!), (raw) => sendField(ctx, ns, target, raw, 'wrong type')));
+    await everyField(targets, (target) => sweep(ctx, target, valuesFor(ctx, wrongValues(target.row.jsonType!)), (raw) => sendField(ctx, ns, target, raw, 'wrong type')));
   },
 );
 
@@ -316,12 +322,13 @@ check(
     rows: ['negotiation.write-content-type', ...STATUS_ROWS],
     requires: [NEEDS_NAMESPACES],
     title: 'integers beyond int64, 1e400 and fractions in any integer field of the field tables get a 4xx Status, never a 5xx or a stored wrap-around',
+    timeoutSeconds: 180,
   },
   async (ctx) => {
     const ns = await ctx.namespace();
     const targets = fieldTargets(ctx).filter((t) => /^integer/.test(t.row.jsonType ?? ''));
     if (targets.length === 0) ctx.skip('the target serves no kind with an integer field of the field tables');
-    await everyField(targets, (target) => sweep(ctx, target, OUT_OF_RANGE, (raw) => sendField(ctx, ns, target, raw, 'out of range')));
+    await everyField(targets, (target) => sweep(ctx, target, valuesFor(ctx, OUT_OF_RANGE), (raw) => sendField(ctx, ns, target, raw, 'out of range')));
   },
 );
 
@@ -439,6 +446,7 @@ check(
     rows: [...specTables().queryParameters.filter((q) => q.testable).map((q) => q.id), ...STATUS_ROWS],
     requires: CM_RW,
     title: 'a bad value of any query parameter of the spec is refused with a 4xx Status or ignored, never a 5xx, reset or hang',
+    timeoutSeconds: 180,
   },
   async (ctx) => {
     const ns = await ctx.namespace();

@@ -41,6 +41,7 @@ test('a 500 for a body that does not parse, a wrong type coerced and stored, a r
       },
     },
     CHECKS,
+    { runs: 4 },
   );
   assertFailed(result, 'robustness.malformed-bodies', /answered 500/);
   assertFailed(result, 'robustness.field-types', /spec\.replicas = "12" .*answered 20\d/);
@@ -61,6 +62,7 @@ test('allowed: refusals with 422 instead of 400 and pretty-printed Status bodies
       },
     },
     CHECKS,
+    { runs: 4 },
   );
   assertPassed(result, CHECKS);
 });
