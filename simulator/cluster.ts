@@ -8,7 +8,7 @@ import { startApiServer, type ApiServerOptions } from './server/start.ts';
 import type { DaemonHandle } from './controllers/daemon/daemon.ts';
 import type { ControllerPlan } from './controllers/registry.ts';
 import type { NodesHandle, NodesOptions } from './nodes/index.ts';
-import type { Credentials, SecureServing } from './server/secure-serving.ts';
+import { buildSecureServing, type Credentials, type SecureServing, type SecurityFlags } from './server/secure-serving.ts';
 import { renderKubeconfig } from './client/kubeconfig.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +46,8 @@ export interface SimulatorOptions extends ApiServerOptions {
    * system:nodes.
    */
   serving?: SecureServing;
+  /** The same from the command-line flags (built here when `serving` is not given). */
+  securityFlags?: Omit<SecurityFlags, 'host'>;
 }
 
 export interface RunningSimulator {
@@ -57,6 +59,8 @@ export interface RunningSimulator {
   daemon?: DaemonHandle;
   /** The simulated nodes, when started with `nodes`. */
   nodes?: NodesHandle;
+  /** TLS material and the credentials of this process's own clients (admin, daemon, nodes), when secured. */
+  serving?: SecureServing;
   close(): Promise<void>;
 }
 
@@ -67,7 +71,7 @@ function credentialFields(c: Credentials | undefined): { cert?: string; key?: st
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
   const vendor = opts.vendor ?? 'kubernetes';
-  const serving = opts.serving;
+  const serving = opts.serving ?? (opts.securityFlags ? await buildSecureServing({ ...opts.securityFlags, host: opts.host ?? '127.0.0.1' }) : undefined);
   const server = await startApiServer(serving ? { ...opts, tls: serving.tls, security: serving.security, postStart: serving.postStart } : opts);
   const { url } = server;
   let daemon: DaemonHandle | undefined;
@@ -115,6 +119,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     ctx: server.ctx,
     daemon,
     nodes,
+    serving,
     async close() {
       // Clients first: their watches would otherwise hold the server open.
       await nodes?.close();

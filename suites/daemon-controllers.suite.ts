@@ -663,3 +663,59 @@ check(
     });
   },
 );
+
+check(
+  'daemon-controllers.taint-manager',
+  {
+    rows: ['controller.node', 'option.enable-taint-manager', 'gate.TaintBasedEvictions', 'gate.TaintNodesByCondition'],
+    title: 'node: --enable-taint-manager evicts pods not tolerating a NoExecute taint (not when off); TaintBasedEvictions taints a failed node unreachable; TaintNodesByCondition taints by conditions',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const api = http(env.masterUrl);
+      const kubelets = new FakeKubelets(api);
+      const taintsOf = async (n: string) => (((await api.get(`/api/v1/nodes/${n}`))?.spec as { taints?: Array<{ key: string; effect: string }> } | undefined)?.taints ?? []);
+      const gone = async (ns: string, p: string) => {
+        const pod = await api.get(`/api/v1/namespaces/${ns}/pods/${p}`);
+        return pod === undefined || pod.metadata.deletionTimestamp != null;
+      };
+      const tolerateForever = { tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoExecute' }] };
+      try {
+        for (const n of ['tm-a', 'tm-d']) await kubelets.add(n);
+        await kubelets.add('tm-c', {}, false);
+        const ns = await namespaceFor(api, 'taints');
+        await runningPod(api, ns, 'plain', 'tm-a');
+        await runningPod(api, ns, 'tolerant', 'tm-a', tolerateForever);
+        await runningPod(api, ns, 'on-d', 'tm-d');
+        const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--enable-taint-manager=true', '--feature-gates=TaintBasedEvictions=true,TaintNodesByCondition=true', '--node-monitor-period=200ms', '--node-monitor-grace-period=3s', '--pod-eviction-timeout=1h'];
+        await withDaemon(env, args, 'taint manager on', async () => {
+          await sleep(1_500);
+          await api.send('PATCH', '/api/v1/nodes/tm-a', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
+          const evicted = await within(10_000, async () => ((await gone(ns, 'plain')) ? true : undefined));
+          expectTrue(evicted === true, '--enable-taint-manager=true: a pod not tolerating a NoExecute taint of its node was evicted', ['option.enable-taint-manager', 'controller.node']);
+          expectTrue(!(await gone(ns, 'tolerant')), 'a pod tolerating the taint (no tolerationSeconds) stays', ['option.enable-taint-manager']);
+          const ts = nowText();
+          await api.send('PATCH', '/api/v1/nodes/tm-c/status', { status: { conditions: [{ type: 'MemoryPressure', status: 'True', reason: 'Check', message: 'set by the check', lastHeartbeatTime: ts, lastTransitionTime: ts }] } }, 'application/strategic-merge-patch+json');
+          const pressure = await within(10_000, async () => ((await taintsOf('tm-c')).some((t) => t.key === 'node.kubernetes.io/memory-pressure' && t.effect === 'NoSchedule') ? true : undefined));
+          expectTrue(pressure === true, 'TaintNodesByCondition: MemoryPressure=True gave the node the node.kubernetes.io/memory-pressure:NoSchedule taint', ['gate.TaintNodesByCondition']);
+          kubelets.stop('tm-d');
+          const unreachable = await within(15_000, async () => ((await taintsOf('tm-d')).some((t) => t.key === 'node.alpha.kubernetes.io/unreachable' && t.effect === 'NoExecute') ? true : undefined));
+          const dEvicted = await within(10_000, async () => ((await gone(ns, 'on-d')) ? true : undefined));
+          expectTrue(unreachable === true && dEvicted === true, `TaintBasedEvictions: the failed node got the unreachable:NoExecute taint (${unreachable === true}) and its pod was evicted by it despite a 1 h eviction timeout (${dEvicted === true})`, ['gate.TaintBasedEvictions']);
+        });
+        await kubelets.add('tm-e');
+        await runningPod(api, ns, 'kept', 'tm-e');
+        await withDaemon(env, [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--enable-taint-manager=false', '--node-monitor-period=200ms'], 'taint manager off', async () => {
+          await sleep(1_500);
+          await api.send('PATCH', '/api/v1/nodes/tm-e', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
+          await sleep(3_000);
+          expectTrue(!(await gone(ns, 'kept')), '--enable-taint-manager=false: a pod not tolerating a NoExecute taint stays', ['option.enable-taint-manager']);
+        });
+      } finally {
+        kubelets.close();
+      }
+    });
+  },
+);

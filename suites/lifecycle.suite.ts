@@ -6,6 +6,7 @@
 // the simulated nodes (simulator/nodes/README.md) are set, and when the target's pods do not fail (or do become
 // ready) the check is skipped with that reason. All checks here are concurrent: they wait side by side.
 
+import type { DeploymentStatus } from '../simulator/api/types/index.ts';
 import type { KubeObject } from '../simulator/api/meta.ts';
 import { check, type CheckContext } from './harness/check.ts';
 import { describeResponse, expectEqual, expectTrue, fail, forRows } from './harness/expect.ts';
@@ -21,15 +22,6 @@ const FINISH_MS = 45_000;
 const FAIL_ANNOTATION = { 'simulator.cluster.local/exit-code': '1' };
 const NEVER_READY_ANNOTATION = { 'simulator.cluster.local/never-ready': 'true' };
 
-interface DeploymentStatus {
-  replicas?: number;
-  updatedReplicas?: number;
-  readyReplicas?: number;
-  availableReplicas?: number;
-  unavailableReplicas?: number;
-  observedGeneration?: number;
-  collisionCount?: number;
-}
 
 async function createDeployment(ctx: CheckContext, ns: string, name: string, replicas: number, extra: { annotations?: Record<string, string>; spec?: Record<string, unknown> } = {}): Promise<string> {
   const body = {

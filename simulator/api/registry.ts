@@ -2,6 +2,7 @@
 // per-kind behaviour are derived from these declarations.
 
 import type { GroupVersion, KubeObject } from './meta.ts';
+import type { KindStrategy } from './strategy.ts';
 import { apiVersionOf } from './meta.ts';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
@@ -9,7 +10,7 @@ export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | '
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** How a subresource reads and writes its parent. */
-export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'eviction';
+export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'eviction' | 'approval';
 
 export interface ScaleDef {
   /**
@@ -50,6 +51,13 @@ export interface ResourceDef extends GroupVersion {
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
   /** Other apiVersions of this group accepted in request bodies and converted (spec 9). */
   acceptedBodyVersions?: string[];
+  /**
+   * Served from a CustomResourceDefinition (its name): JSON and YAML only (spec 4.1), no strategic merge patch,
+   * behaviour from `strategy`. Added and removed at run time as CRDs are established and deleted.
+   */
+  customResourceDefinition?: string;
+  /** A strategy of this definition alone (custom resources), used instead of the kind's registered ones. */
+  strategy?: KindStrategy;
 }
 
 const get = (obj: KubeObject, path: string): string | undefined => {
@@ -80,6 +88,10 @@ const POLICY: GroupVersion = { group: 'policy', version: 'v1beta1' };
 const AUTOSCALING: GroupVersion = { group: 'autoscaling', version: 'v1' };
 const METRICS: GroupVersion = { group: 'metrics.k8s.io', version: 'v1beta1' };
 const RBAC: GroupVersion = { group: 'rbac.authorization.k8s.io', version: 'v1' };
+const CERTB: GroupVersion = { group: 'certificates.k8s.io', version: 'v1beta1' };
+const CERT: GroupVersion = { group: 'certificates.k8s.io', version: 'v1' };
+const APIEXT: GroupVersion = { group: 'apiextensions.k8s.io', version: 'v1beta1' };
+const APIEXT_V1: GroupVersion = { group: 'apiextensions.k8s.io', version: 'v1' };
 
 type Decl = Omit<ResourceDef, 'group' | 'version' | 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'> &
   Partial<Pick<ResourceDef, 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'>>;
@@ -157,6 +169,13 @@ export const RESOURCES: ResourceDef[] = [
   declare(AUTHZ, { kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', singular: 'selfsubjectrulesreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
   declare(AUTHZ, { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false, subresources: {}, verbs: ['create'], virtual: true }),
+  // certificates.k8s.io: v1beta1 (1.9) and v1 (what current kubectl approves through) over one storage in the
+  // v1beta1 form; the fields v1 adds (signerName, expirationSeconds, condition status) are kept in it.
+  declare(CERTB, { kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', singular: 'certificatesigningrequest', namespaced: false, shortNames: ['csr'], subresources: { approval: true, status: true }, nameRule: 'path-segment' }),
+  declare(CERT, {
+    kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', singular: 'certificatesigningrequest', namespaced: false, shortNames: ['csr'], subresources: { approval: true, status: true },
+    nameRule: 'path-segment', storageApiVersion: 'certificates.k8s.io/v1beta1', fieldSelectors: selectors('spec.signerName'),
+  }),
   // rbac.authorization.k8s.io/v1: names are path segments (ValidateRBACName); every RBAC strategy allows
   // create-on-update (PUT reconciles roles that may not exist yet). No short names in 1.9; discovery lists
   // the group's resources alphabetically, as the real server does.
@@ -164,6 +183,10 @@ export const RESOURCES: ResourceDef[] = [
   declare(RBAC, { kind: 'ClusterRole', resource: 'clusterroles', singular: 'clusterrole', namespaced: false, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
   declare(RBAC, { kind: 'RoleBinding', resource: 'rolebindings', singular: 'rolebinding', namespaced: true, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
   declare(RBAC, { kind: 'Role', resource: 'roles', singular: 'role', namespaced: true, subresources: {}, nameRule: 'path-segment', allowCreateOnUpdate: true }),
+  // apiextensions.k8s.io: v1beta1 as 1.9 served it, and v1 (what current clients look for) over the same storage.
+  // The custom resources they define join the registry at run time (server/custom-resources.ts).
+  declare(APIEXT, { kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions', singular: 'customresourcedefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: { status: true } }),
+  declare(APIEXT_V1, { kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions', singular: 'customresourcedefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: { status: true }, storageApiVersion: 'apiextensions.k8s.io/v1beta1' }),
 ];
 
 export interface GroupDef {
@@ -210,12 +233,32 @@ export function compareVersionPriority(a: string, b: string): number {
 export class Registry {
   private readonly byPath = new Map<string, ResourceDef>();
   private readonly byGvk = new Map<string, ResourceDef>();
+  readonly defs: ResourceDef[];
 
-  constructor(readonly defs: ResourceDef[] = RESOURCES) {
-    for (const d of defs) {
-      this.byPath.set(`${d.group}/${d.version}/${d.resource}`, d);
-      this.byGvk.set(`${d.group}/${d.version}/${d.kind}`, d);
-    }
+  constructor(defs: ResourceDef[] = RESOURCES) {
+    this.defs = [...defs];
+    for (const d of defs) this.index(d);
+  }
+
+  private index(d: ResourceDef): void {
+    this.byPath.set(`${d.group}/${d.version}/${d.resource}`, d);
+    this.byGvk.set(`${d.group}/${d.version}/${d.kind}`, d);
+  }
+
+  /** Serves a definition from now on (a custom resource whose CRD was established); replaces one at the same path. */
+  add(d: ResourceDef): void {
+    const old = this.lookup(d.group, d.version, d.resource);
+    if (old) this.remove(old);
+    this.defs.push(d);
+    this.index(d);
+  }
+
+  /** Stops serving a definition (its CRD went away or stopped serving that version). */
+  remove(d: ResourceDef): void {
+    const i = this.defs.indexOf(d);
+    if (i >= 0) this.defs.splice(i, 1);
+    if (this.byPath.get(`${d.group}/${d.version}/${d.resource}`) === d) this.byPath.delete(`${d.group}/${d.version}/${d.resource}`);
+    if (this.byGvk.get(`${d.group}/${d.version}/${d.kind}`) === d) this.byGvk.delete(`${d.group}/${d.version}/${d.kind}`);
   }
 
   lookup(group: string, version: string, resource: string): ResourceDef | undefined {

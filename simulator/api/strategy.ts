@@ -9,6 +9,14 @@ import type { DeleteOptions, KubeObject } from './meta.ts';
 import type { ResourceDef } from './registry.ts';
 import type { FieldError } from './field-errors.ts';
 
+/** Who sends the request (the authenticated user.Info), for kinds that record it (a CSR's spec.username...). */
+export interface Requester {
+  name: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
 /** What the store lends to the hooks that need more than the object (allocators live on the server's side). */
 export interface StrategyEnv {
   /** Cluster IPs and node ports of Services; allocate fills the fields in, release gives them back. */
@@ -59,7 +67,7 @@ export interface KindStrategy {
   /** Update rules: immutable fields and allowed transitions. */
   validateUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): FieldError[];
   /** Create-time changes after defaulting: the initial status, selectors that need the uid... */
-  prepareForCreate?(obj: KubeObject, def: ResourceDef): void;
+  prepareForCreate?(obj: KubeObject, def: ResourceDef, requester?: Requester): void;
   /** Update of the main resource, after status is carried over: what else the main resource may not change. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): void;
   /** Update through /status, after the store took everything but status from the stored object (a shallow copy: replace parts, do not mutate them). */
@@ -88,6 +96,14 @@ export function registerStrategy(kind: string, strategy: KindStrategy): void {
 /** The older name of registerStrategy. */
 export const registerKindRules = registerStrategy;
 
+/**
+ * The strategies of one served definition: its own when it carries one (custom resources, whose behaviour
+ * comes from their CustomResourceDefinition and may share a kind name with another group's), else its kind's.
+ */
+export function strategiesFor(def: ResourceDef): KindStrategy[] {
+  return def.strategy ? [def.strategy] : strategiesOf(def.kind);
+}
+
 /** Every strategy registered for a kind, in registration order. */
 export function strategiesOf(kind: string | undefined): KindStrategy[] {
   return (kind !== undefined && strategiesByKind.get(kind)) || [];
@@ -107,11 +123,11 @@ export function kindRules(kind: string): KindStrategy[] {
 // ---- the generic half of the create and update strategies; the store calls these ----
 
 export function applyDefaults(obj: KubeObject, def: ResourceDef): void {
-  for (const s of strategiesOf(def.kind)) s.applyDefaults?.(obj, def);
+  for (const s of strategiesFor(def)) s.applyDefaults?.(obj, def);
 }
 
-export function prepareForCreate(obj: KubeObject, def: ResourceDef): void {
-  for (const s of strategiesOf(def.kind)) s.prepareForCreate?.(obj, def);
+export function prepareForCreate(obj: KubeObject, def: ResourceDef, requester?: Requester): void {
+  for (const s of strategiesFor(def)) s.prepareForCreate?.(obj, def, requester);
 }
 
 /** Update of the main resource: status is owned by /status (spec 1.8, 4.10.2), then the kind's own rules. */
@@ -120,7 +136,7 @@ export function prepareForUpdate(obj: KubeObject, old: KubeObject, def: Resource
     if (old.status === undefined) delete obj.status;
     else obj.status = old.status;
   }
-  for (const s of strategiesOf(def.kind)) s.prepareForUpdate?.(obj, old, def);
+  for (const s of strategiesFor(def)) s.prepareForUpdate?.(obj, old, def);
 }
 
 /**
@@ -131,25 +147,25 @@ export function prepareForStatusUpdate(obj: KubeObject, old: KubeObject, def: Re
   const next: KubeObject = { ...old, metadata: { ...old.metadata } };
   if (obj.status === undefined) delete next.status;
   else next.status = obj.status;
-  for (const s of strategiesOf(def.kind)) s.prepareForStatusUpdate?.(next, old, def);
+  for (const s of strategiesFor(def)) s.prepareForStatusUpdate?.(next, old, def);
   return next;
 }
 
 export function validateKind(obj: KubeObject, def: ResourceDef): FieldError[] {
-  return strategiesOf(def.kind).flatMap((s) => s.validate?.(obj, def) ?? []);
+  return strategiesFor(def).flatMap((s) => s.validate?.(obj, def) ?? []);
 }
 
 export function validateKindUpdate(obj: KubeObject, old: KubeObject, def: ResourceDef): FieldError[] {
-  return strategiesOf(def.kind).flatMap((s) => s.validateUpdate?.(obj, old, def) ?? []);
+  return strategiesFor(def).flatMap((s) => s.validateUpdate?.(obj, old, def) ?? []);
 }
 
 export async function beforeCreate(obj: KubeObject, def: ResourceDef, env: StrategyEnv): Promise<void> {
-  for (const s of strategiesOf(def.kind)) await s.beforeCreate?.(obj, env);
+  for (const s of strategiesFor(def)) await s.beforeCreate?.(obj, env);
 }
 
 /** Never throws: a hook's failure to give something back must not hide the create's own answer. */
 export async function afterCreate(obj: KubeObject, def: ResourceDef, stored: boolean, env: StrategyEnv): Promise<void> {
-  for (const s of strategiesOf(def.kind)) await s.afterCreate?.(obj, stored, env).catch(() => undefined);
+  for (const s of strategiesFor(def)) await s.afterCreate?.(obj, stored, env).catch(() => undefined);
 }
 
 // ---- scale and deletion ----

@@ -29,6 +29,8 @@ const PROTO_FILES = [
   'api-policy-v1beta1.proto',
   'api-metrics-v1beta1.proto',
   'api-rbac-v1.proto',
+  'api-certificates-v1beta1.proto',
+  'api-certificates-v1.proto',
 ];
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -195,6 +197,8 @@ const KIND_TABLE: ReadonlyArray<{ apiVersion: string; pkg: string; kinds: readon
   { apiVersion: 'metrics.k8s.io/v1beta1', pkg: 'k8s.io.metrics.pkg.apis.metrics.v1beta1', kinds: ['PodMetrics', 'NodeMetrics'], lists: true },
   { apiVersion: 'authorization.k8s.io/v1', pkg: 'k8s.io.api.authorization.v1', kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'] },
   { apiVersion: 'rbac.authorization.k8s.io/v1', pkg: 'k8s.io.api.rbac.v1', kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], lists: true },
+  { apiVersion: 'certificates.k8s.io/v1beta1', pkg: 'k8s.io.api.certificates.v1beta1', kinds: ['CertificateSigningRequest'], lists: true },
+  { apiVersion: 'certificates.k8s.io/v1', pkg: 'k8s.io.api.certificates.v1', kinds: ['CertificateSigningRequest'], lists: true },
   // Older names of the apps group carry the same wire shapes: apps/v1beta1 is the extensions shape
   // (rollbackTo = 8), apps/v1beta2 the apps/v1 shape; their Scale is the extensions one.
   { apiVersion: 'apps/v1beta1', pkg: EXT, kinds: ['Deployment'], lists: true },

@@ -6,14 +6,12 @@ import {
   decodeWatchEvent,
   encodeObject,
   encodeWatchEvent,
-  formatGoDuration,
-  parseGoDuration,
-  parseRfc3339,
   ProtobufDecodeError,
   ProtobufEncodeError,
   watchFrame,
   WatchFrameDecoder,
 } from './protobuf.ts';
+import { formatDurationNanos as formatGoDuration, parseDurationNanos as parseGoDuration, parseRfc3339 } from './time-text.ts';
 import { protobufKinds, protoMessage, messageNameForKind, type ProtoField } from './protobuf-schema.ts';
 
 type Json = Record<string, unknown>;

@@ -28,26 +28,10 @@ export const PROTOBUF_MAGIC: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 export const PROTOBUF_STREAM_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf;stream=watch';
 
-/** Bytes that are not a valid protobuf body of a known kind. The message says what is wrong. */
-export class ProtobufDecodeError extends Error {
-  override name = 'ProtobufDecodeError';
-}
+import { ProtobufDecodeError, ProtobufEncodeError } from './errors.ts';
+import { formatDurationNanos, formatMicroTime, formatTime, GO_ZERO_SECONDS, parseDurationNanos, parseRfc3339 } from './time-text.ts';
 
-/** An object that cannot be written as protobuf (unknown kind, or a field of the wrong JSON type). */
-export class ProtobufEncodeError extends Error {
-  override name = 'ProtobufEncodeError';
-  /** Field path (outermost first) at which the problem was found. */
-  readonly path: string[] = [];
-  constructor(readonly detail: string) {
-    super(detail);
-  }
-  /** Prefixes a path segment and refreshes the message. */
-  within(segment: string): this {
-    this.path.unshift(segment);
-    this.message = `${this.path.join('.').replace(/\.\[/g, '[')}: ${this.detail}`;
-    return this;
-  }
-}
+export { ProtobufDecodeError, ProtobufEncodeError };
 
 type Json = Record<string, unknown>;
 type Writer = protobuf.Writer;
@@ -58,131 +42,6 @@ const WIRE_LEN = 2;
 
 // ---------------------------------------------------------------------------------------------
 // JSON conventions of special types
-
-/** Seconds of Go's zero time (0001-01-01T00:00:00Z): decodes back to the zero time, i.e. JSON null. */
-const GO_ZERO_SECONDS = -62135596800;
-/** Go's JSON encoder refuses years outside [0, 9999]. */
-const MIN_JSON_SECONDS = -62167219200;
-const MAX_JSON_SECONDS = 253402300799;
-
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
-
-function isLeap(y: number): boolean {
-  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-}
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** RFC 3339 (any offset, optional fraction) -> Unix seconds and nanoseconds. */
-export function parseRfc3339(text: string): { seconds: number; nanos: number } {
-  const m = RFC3339.exec(text);
-  if (!m) throw new ProtobufEncodeError(`invalid time ${JSON.stringify(text)}: want RFC 3339, e.g. 2018-01-02T03:04:05Z`);
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number);
-  const dim = mo === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[mo - 1];
-  if (mo < 1 || mo > 12 || d < 1 || d > dim || h > 23 || mi > 59 || s > 59) {
-    throw new ProtobufEncodeError(`invalid time ${JSON.stringify(text)}: a field is out of range`);
-  }
-  let offset = 0;
-  if (m[8] !== 'Z') {
-    const sign = m[8][0] === '-' ? -1 : 1;
-    const oh = Number(m[8].slice(1, 3));
-    const om = Number(m[8].slice(4, 6));
-    if (oh > 23 || om > 59) throw new ProtobufEncodeError(`invalid time ${JSON.stringify(text)}: bad offset`);
-    offset = sign * (oh * 3600 + om * 60);
-  }
-  // Date.UTC maps years 0..99 to 19xx, so set the full year explicitly.
-  const date = new Date(0);
-  date.setUTCFullYear(y, mo - 1, d);
-  date.setUTCHours(h, mi, s, 0);
-  const nanos = m[7] ? Number(m[7].padEnd(9, '0')) : 0;
-  return { seconds: date.getTime() / 1000 - offset, nanos };
-}
-
-function isoSeconds(seconds: number): string {
-  if (!(seconds >= MIN_JSON_SECONDS && seconds <= MAX_JSON_SECONDS)) {
-    throw new ProtobufDecodeError(`time ${seconds}s is outside the years 0-9999 JSON can show`);
-  }
-  return new Date(seconds * 1000).toISOString().slice(0, 19);
-}
-
-/** Unix seconds -> "2006-01-02T15:04:05Z" (null for Go's zero time). */
-export function formatTime(seconds: number): string | null {
-  return seconds === GO_ZERO_SECONDS ? null : `${isoSeconds(seconds)}Z`;
-}
-
-/** Unix seconds + nanoseconds -> "2006-01-02T15:04:05.000000Z" (null for Go's zero time). */
-export function formatMicroTime(seconds: number, nanos: number): string | null {
-  const carry = Math.floor(nanos / 1e9);
-  const s = seconds + carry;
-  const n = nanos - carry * 1e9;
-  if (s === GO_ZERO_SECONDS && n === 0) return null;
-  return `${isoSeconds(s)}.${String(Math.floor(n / 1000)).padStart(6, '0')}Z`;
-}
-
-const DURATION_UNITS: Readonly<Record<string, number>> = {
-  ns: 1,
-  us: 1e3,
-  'µs': 1e3,
-  'μs': 1e3,
-  ms: 1e6,
-  s: 1e9,
-  m: 60e9,
-  h: 3600e9,
-};
-
-/** Go time.ParseDuration: "1h2m3.5s", "500ms", "0" -> nanoseconds. */
-export function parseGoDuration(text: string): number {
-  let rest = text;
-  let sign = 1;
-  if (rest[0] === '-' || rest[0] === '+') {
-    sign = rest[0] === '-' ? -1 : 1;
-    rest = rest.slice(1);
-  }
-  if (rest === '0') return 0;
-  if (rest === '') throw new ProtobufEncodeError(`invalid duration ${JSON.stringify(text)}`);
-  const part = /^(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/;
-  let total = 0;
-  while (rest !== '') {
-    const m = part.exec(rest);
-    if (!m || (m[1] === '' && (m[2] ?? '') === '')) throw new ProtobufEncodeError(`invalid duration ${JSON.stringify(text)}`);
-    const unit = DURATION_UNITS[m[3]];
-    total += Number(m[1] || '0') * unit + (m[2] ? Math.round(Number(`0.${m[2]}`) * unit) : 0);
-    rest = rest.slice(m[0].length);
-  }
-  return sign * total;
-}
-
-/** Go time.Duration.String(): nanoseconds -> "1h2m3.5s", "500ms", "0s". */
-export function formatGoDuration(nanos: number): string {
-  if (nanos === 0) return '0s';
-  const neg = nanos < 0;
-  let u = Math.abs(nanos);
-  const frac = (v: number, digits: number): [string, number] => {
-    // Fraction digits of v / 10^digits with trailing zeros dropped.
-    const scale = 10 ** digits;
-    const f = v % scale;
-    const whole = (v - f) / scale;
-    if (f === 0) return ['', whole];
-    return [`.${String(f).padStart(digits, '0').replace(/0+$/, '')}`, whole];
-  };
-  let out: string;
-  if (u < 1e9) {
-    const [unit, digits] = u < 1e3 ? ['ns', 0] : u < 1e6 ? ['µs', 3] : ['ms', 6];
-    const [f, whole] = frac(u, digits);
-    out = `${whole}${f}${unit}`;
-  } else {
-    const [f, secs] = frac(u, 9);
-    u = secs;
-    out = `${u % 60}${f}s`;
-    u = Math.floor(u / 60);
-    if (u > 0) {
-      out = `${u % 60}m${out}`;
-      u = Math.floor(u / 60);
-      if (u > 0) out = `${u}h${out}`;
-    }
-  }
-  return neg ? `-${out}` : out;
-}
 
 // Objects share few distinct timestamps (a list's conditions and creation times repeat), so small
 // memo tables save most of the date arithmetic; they are emptied when full to stay bounded.
@@ -424,7 +283,7 @@ const SPECIAL_CODECS: Readonly<Record<Exclude<ValueKind, keyof typeof SCALAR_COD
       let nanos = 0;
       if (v != null) {
         if (typeof v !== 'string') throw typeError('a duration string', v);
-        nanos = parseGoDuration(v);
+        nanos = parseDurationNanos(v);
       }
       w.fork().uint32(0x08).int64(nanos).ldelim();
     },
@@ -437,7 +296,7 @@ const SPECIAL_CODECS: Readonly<Record<Exclude<ValueKind, keyof typeof SCALAR_COD
         nanos = int64Of(r.int64());
         return true;
       });
-      return formatGoDuration(nanos);
+      return formatDurationNanos(nanos);
     },
     zero: () => '0s',
     isZero: zeroIs('0s'),

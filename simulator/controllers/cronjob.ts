@@ -12,9 +12,10 @@
 // descriptors, and `@every <Go duration>` (robfig/cron: start time truncated to the second plus the delay),
 // which is what lets a test run a CronJob every second.
 
+import type { CronJobStatus, ObjectReference } from '../api/types/index.ts';
 import { CronExpressionParser } from 'cron-parser';
 import type { KubeObject, ObjectMeta } from '../api/meta.ts';
-import { parseDurationMs } from '../../spec-tables/duration.ts';
+import { parseDurationMs } from '../../spec-tables/go-duration.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
@@ -33,19 +34,7 @@ export interface CronJobSpec {
   failedJobsHistoryLimit?: number;
 }
 
-interface ObjectReference {
-  kind: string;
-  namespace: string;
-  name: string;
-  uid: string;
-  apiVersion: string;
-  resourceVersion?: string;
-}
 
-interface CronJobStatus {
-  active?: ObjectReference[];
-  lastScheduleTime?: string;
-}
 
 export interface CronJobControllerOptions {
   /** How often every CronJob is looked at (default 10 s). */

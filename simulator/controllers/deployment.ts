@@ -31,6 +31,7 @@ import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
 import { DEPLOYMENT_ROLLBACK_TO } from '../api/kinds/deployment.ts';
+import type { DeploymentSpec as DeploymentSpecType, DeploymentStatus, PodTemplate, ReplicaSetSpec, ReplicaSetStatus } from '../api/types/index.ts';
 import { controllerRefOf, deleteObject, omitEmpty, ownerRef, rfc3339, selectorMatches, specOf, templateHash, writeStatus, type Condition, type Obj } from './workload-util.ts';
 
 export const REVISION = 'deployment.kubernetes.io/revision';
@@ -41,39 +42,11 @@ export const ROLLBACK_TO = DEPLOYMENT_ROLLBACK_TO;
 /** Annotations of a Deployment not copied to its ReplicaSets, nor back from a ReplicaSet on rollback (annotationsToSkip). */
 const NOT_COPIED = new Set([REVISION, DESIRED_REPLICAS, MAX_REPLICAS, 'kubectl.kubernetes.io/last-applied-configuration', 'deployment.kubernetes.io/revision-history', ROLLBACK_TO]);
 
-interface Template {
-  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec?: Obj;
-}
-
-export interface DeploymentSpec {
-  replicas?: number;
-  selector?: LabelSelector;
-  template?: Template;
-  strategy?: { type?: string; rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string } };
-  minReadySeconds?: number;
-  paused?: boolean;
-  progressDeadlineSeconds?: number;
-  revisionHistoryLimit?: number;
-}
-
-interface DeploymentStatus {
-  observedGeneration?: number;
-  collisionCount?: number;
-  conditions?: Condition[];
-  updatedReplicas?: number;
-}
-
-interface RSSpec {
-  replicas?: number;
-  template?: Template;
-}
-
-interface RSStatus {
-  replicas?: number;
-  readyReplicas?: number;
-  availableReplicas?: number;
-}
+type DeploymentSpec = DeploymentSpecType;
+type Template = PodTemplate;
+type RSSpec = ReplicaSetSpec;
+type RSStatus = ReplicaSetStatus;
+export type { DeploymentSpecType as DeploymentSpec };
 
 const rsPathOf = (rs: KubeObject) => `/apis/apps/v1/namespaces/${encodeURIComponent(rs.metadata.namespace ?? '')}/replicasets/${encodeURIComponent(rs.metadata.name ?? '')}`;
 const rsSpec = (rs: KubeObject) => specOf<RSSpec>(rs);

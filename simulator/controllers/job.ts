@@ -7,6 +7,7 @@
 // way its active pods are deleted and counted as failed. Status: active, succeeded, failed, startTime,
 // completionTime (on success), conditions Complete / Failed.
 
+import type { JobStatus } from '../api/types/index.ts';
 import type { KubeObject } from '../api/meta.ts';
 import type { LabelSelector } from '../api/labels.ts';
 import type { Controller, ControllerContext } from './controller.ts';
@@ -28,14 +29,7 @@ export interface JobSpec {
   template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Obj };
 }
 
-export interface JobStatus {
-  active?: number;
-  succeeded?: number;
-  failed?: number;
-  startTime?: string;
-  completionTime?: string;
-  conditions?: Condition[];
-}
+export type { JobStatus };
 
 export interface JobControllerOptions {
   workers?: number;

@@ -8,14 +8,12 @@ import type { EventHandler } from '../client/informer.ts';
 import type { KubeObject, OwnerReference } from '../api/meta.ts';
 import { matchesRequirements, requirementsOf, type LabelSelector } from '../api/labels.ts';
 import { ApiError, type ApiClient } from '../client/api-client.ts';
+import type { Condition, PodStatus } from '../api/types/index.ts';
 
 export type Obj = Record<string, unknown>;
 
-export interface PodStatusView {
-  phase?: string;
-  conditions?: Array<{ type?: string; status?: string; lastTransitionTime?: string }>;
-  podIP?: string;
-}
+/** A pod's status (api/types). */
+export type PodStatusView = PodStatus;
 
 export const statusOf = (pod: KubeObject): PodStatusView => (pod.status ?? {}) as PodStatusView;
 export const specOf = <T = Obj>(obj: KubeObject): T => (obj.spec ?? {}) as T;
@@ -147,15 +145,7 @@ export function omitEmpty(status: Obj): Obj {
   return Object.fromEntries(Object.entries(status).filter(([, v]) => v !== 0 && v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0)));
 }
 
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  message?: string;
-  lastUpdateTime?: string;
-  lastTransitionTime?: string;
-  lastProbeTime?: string;
-}
+export type { Condition };
 
 /** Sets a condition; the transition time stays when the status did not change. */
 export function setCondition(conditions: Condition[] | undefined, c: Condition, opts: { updateTime?: boolean } = {}): Condition[] {

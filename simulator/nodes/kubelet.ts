@@ -11,6 +11,7 @@
 // Every write is a merge patch of the status subresource, in order per pod; a 404 means the pod is gone.
 
 import type { KubeObject } from '../api/meta.ts';
+import { statusAs, type PodStatus } from '../api/types/index.ts';
 import { ApiError, type ApiClient } from '../client/api-client.ts';
 import { refOf, type EventRecorder, type EventType } from '../client/event-recorder.ts';
 import { nodeStateOf, podBehaviour, type BehaviourDefaults, type NodeState, type PodBehaviour } from './annotations.ts';
@@ -37,7 +38,7 @@ export interface KubeletOptions extends BehaviourDefaults {
 
 const podPath = (ns: string, name: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}`;
 const isGone = (err: unknown) => err instanceof ApiError && (err.code === 404 || err.code === 409);
-const phaseOf = (pod: KubeObject) => (pod.status as { phase?: string } | undefined)?.phase;
+const phaseOf = (pod: KubeObject) => statusAs<PodStatus>(pod).phase;
 
 export class SimKubelet {
   private readonly runs = new Map<string, PodRun>();
@@ -178,7 +179,7 @@ export class SimKubelet {
   private admit(pod: KubeObject): PodRun | undefined {
     const behaviour = podBehaviour(pod, this.opts);
     const slot = this.allocateSlot();
-    const status = (pod.status ?? {}) as { phase?: string; startTime?: string; podIP?: string };
+    const status = statusAs<PodStatus>(pod);
     const run: PodRun = newPodRun({
       uid: pod.metadata.uid ?? '',
       namespace: pod.metadata.namespace ?? 'default',

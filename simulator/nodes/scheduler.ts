@@ -5,6 +5,7 @@
 // message form ("0/3 nodes are available: 3 Insufficient pods."), and is tried again later.
 
 import type { KubeObject } from '../api/meta.ts';
+import { statusAs, type PodStatus } from '../api/types/index.ts';
 import { ApiError, type ApiClient } from '../client/api-client.ts';
 import { refOf, type EventRecorder } from '../client/event-recorder.ts';
 import { keyOf } from '../client/informer.ts';
@@ -25,7 +26,7 @@ interface NodeView {
   status?: { allocatable?: Record<string, string>; conditions?: Array<{ type?: string; status?: string }> };
 }
 
-const isTerminal = (pod: KubeObject) => ['Succeeded', 'Failed'].includes((pod.status as { phase?: string } | undefined)?.phase ?? '');
+const isTerminal = (pod: KubeObject) => ['Succeeded', 'Failed'].includes(statusAs<PodStatus>(pod).phase ?? '');
 
 export function wantsScheduling(pod: KubeObject): boolean {
   const spec = (pod.spec ?? {}) as PodSpecView;

@@ -3,7 +3,9 @@
 // "apis/apps/v1", ...). Built from the registry (routes.ts) and the .proto reflection (schemas.ts).
 
 import { createHash } from 'node:crypto';
-import type { Registry } from '../api/registry.ts';
+import { Registry } from '../api/registry.ts';
+import { apiVersionOf } from '../api/meta.ts';
+import { messageNameForKind } from '../codec/protobuf-schema.ts';
 import { buildClosure, PATCH, refPrefix, type Dialect, type GroupVersionKind, type Schema } from './schemas.ts';
 import { groupVersions, gvkIndex, routesOf, type Operation, type Param, type Route } from './routes.ts';
 
@@ -94,7 +96,17 @@ function v2Paths(routes: Route[], opts: DocumentOptions): Record<string, Schema>
 }
 
 /** The whole API as one Swagger 2.0 document (GET /openapi/v2). */
-export function buildV2Document(registry: Registry, opts: DocumentOptions): Schema {
+/**
+ * The kinds the documents describe: every served kind with a type here. Custom resources are left out (1.9's
+ * documents had none; their schemas live in their CRDs), and so is any kind without a .proto of its own
+ * (CustomResourceDefinition, whose openAPIV3Schema field is free-form JSON).
+ */
+export function documentedRegistry(registry: Registry): Registry {
+  return new Registry(registry.defs.filter((d) => !d.customResourceDefinition && messageNameForKind(apiVersionOf(d), d.kind) !== undefined));
+}
+
+export function buildV2Document(all: Registry, opts: DocumentOptions): Schema {
+  const registry = documentedRegistry(all);
   const routes: Route[] = [...discoveryRoutes(registry).values()].flat();
   for (const { group, version } of groupVersions(registry)) routes.push(...routesOf(registry, group, version));
   routes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -174,7 +186,8 @@ function discoveryRoutes(registry: Registry): Map<string, Route[]> {
 }
 
 /** One OpenAPI v3 document per index key ("api/v1", "apis/apps/v1", "apis/apps", "api", "apis"). */
-export function buildV3Documents(registry: Registry, opts: DocumentOptions): Map<string, Schema> {
+export function buildV3Documents(all: Registry, opts: DocumentOptions): Map<string, Schema> {
+  const registry = documentedRegistry(all);
   const gvks = gvkIndex(registry);
   const out = new Map<string, Schema>();
   for (const [key, routes] of discoveryRoutes(registry)) out.set(key, v3Document(routes, gvks, opts));

@@ -157,6 +157,14 @@ function resourceRoutes(def: ResourceDef): Route[] {
     ];
     routes.push({ path: `${objPath}/status`, params: [nameParam, ...nsParams, PRETTY], operations: ops });
   }
+  if (def.subresources.approval) {
+    const ops: Operation[] = [
+      op({ method: 'get', operationId: `read${gv}${scoped}${def.kind}Approval`, description: `read approval of the specified ${def.kind}`, action: 'get', query: [], responses: { '200': type } }),
+      op({ method: 'put', operationId: `replace${gv}${scoped}${def.kind}Approval`, description: `replace approval of the specified ${def.kind}`, action: 'put', query: WRITE_QUERY, body: type, responses: { '200': type, '201': type } }),
+      op({ method: 'patch', operationId: `patch${gv}${scoped}${def.kind}Approval`, description: `partially update approval of the specified ${def.kind}`, action: 'patch', query: WRITE_QUERY, body: PATCH, responses: { '200': type } }),
+    ];
+    routes.push({ path: `${objPath}/approval`, params: [nameParam, ...nsParams, PRETTY], operations: ops });
+  }
   const scale = def.subresources.scale;
   if (scale && scale !== true) {
     const scaleType = definitionFor(scale.apiVersion, 'Scale');

@@ -94,6 +94,8 @@ export async function startProxy(cfg: ClientConfig, opts: ProxyOptions = {}): Pr
         const out: http.OutgoingHttpHeaders = {};
         for (const [k, v] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(k) && v !== undefined) out[k] = v;
         res.writeHead(up.statusCode ?? 502, out);
+        // Headers go out now, not with the first body chunk: a watch client waits for them before any event.
+        res.flushHeaders();
         // Flush each chunk as it arrives: a watch is an endless response of one event per chunk.
         up.on('data', (chunk: Buffer) => res.write(chunk));
         up.on('end', () => res.end());

@@ -11,7 +11,7 @@ import { encodeAs, encodeJson, negotiateOutput, wantsPretty } from './serializer
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
 import { EncodedCache } from './encoded-cache.ts';
 import * as discovery from './discovery.ts';
-import { bindPodSubresource, create, finalizeNamespace, getScale, rollbackDeployment, update, updateScale, updateStatus } from './handlers/write.ts';
+import { bindPodSubresource, create, finalizeNamespace, getScale, rollbackDeployment, update, updateApproval, updateScale, updateStatus } from './handlers/write.ts';
 import { get, list } from './handlers/read.ts';
 import { deleteCollection, deleteObject } from './handlers/delete.ts';
 import { prepareWatch } from './handlers/watch.ts';
@@ -369,6 +369,14 @@ async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyR
     switch (method) {
       case 'GET': return send(await get(ctx, { ...req, query: {} }));
       case 'PUT': return send(await updateStatus(ctx, req));
+      case 'PATCH': return send(await patch(ctx, req));
+    }
+    throw methodNotAllowed();
+  }
+  if (sub === 'approval' && def.subresources.approval) {
+    switch (method) {
+      case 'GET': return send(await get(ctx, { ...req, query: {} }));
+      case 'PUT': return send(await updateApproval(ctx, req));
       case 'PATCH': return send(await patch(ctx, req));
     }
     throw methodNotAllowed();

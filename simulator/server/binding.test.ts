@@ -2,8 +2,8 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
+import { httpCall } from '../testing/http.ts';
 
 let sim: RunningSimulator;
 before(async () => {
@@ -13,11 +13,7 @@ after(async () => {
   await sim.close();
 });
 
-async function call(method: string, path: string, body?: unknown) {
-  const res = await request(sim.url + path, { method: method as 'GET', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
-}
+const call = (method: string, path: string, body?: unknown) => httpCall(sim.url, method, path, body);
 
 const pod = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } });
 const PODS = '/api/v1/namespaces/default/pods';

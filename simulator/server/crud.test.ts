@@ -4,10 +4,10 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
 import fc from 'fast-check';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import { RESOURCES, type ResourceDef } from '../api/registry.ts';
+import { httpCall } from '../testing/http.ts';
 
 let sim: RunningSimulator;
 
@@ -29,21 +29,8 @@ interface Reply {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-async function call(method: Method, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await request(sim.url + path, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  let parsed: Json = {};
-  try {
-    parsed = JSON.parse(text) as Json;
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.statusCode, contentType: res.headers['content-type'] as string | undefined, text, body: parsed };
-}
+const call = (method: Method, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> =>
+  httpCall(sim.url, method, path, body, headers).then((r) => ({ ...r, body: (r.body ?? {}) as Json }));
 
 let nsCounter = 0;
 async function freshNamespace(prefix = 'crud'): Promise<string> {
@@ -135,7 +122,9 @@ const RFC3339_SECONDS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 /** Deleting without options: extensions/v1beta1 workloads orphan by default, which leaves a finalizer behind. */
 const deleteBody = (def: ResourceDef) => (def.defaultOrphan ? { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' } : undefined);
 
-const stored = RESOURCES.filter((d) => !d.virtual && !d.computed);
+// CustomResourceDefinitions have names of their own (<plural>.<group>) and a deletion the server finishes later
+// (instances first): their REST is covered by custom-resources.test.ts.
+const stored = RESOURCES.filter((d) => !d.virtual && !d.computed && d.kind !== 'CustomResourceDefinition');
 
 describe('complete REST for every kind', () => {
   for (const def of stored) {

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { request } from 'undici';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import { encodeObject } from '../codec/protobuf.ts';
+import { httpCall } from '../testing/http.ts';
 
 let sim: RunningSimulator;
 before(async () => {
@@ -21,12 +22,8 @@ interface Res {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-async function call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Res> {
-  const raw = body === undefined ? undefined : Buffer.isBuffer(body) ? body : typeof body === 'string' ? body : JSON.stringify(body);
-  const res = await request(sim.url + path, { method: method as 'GET', headers: raw === undefined ? {} : { 'content-type': contentType }, body: raw });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
-}
+const call = (method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Res> =>
+  httpCall(sim.url, method, path, body, body === undefined ? {} : { 'content-type': contentType });
 
 let n = 0;
 async function namespace(): Promise<string> {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { request, Pool } from 'undici';
 import fc from 'fast-check';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
+import { httpCall } from '../testing/http.ts';
 
 let sim: RunningSimulator;
 
@@ -24,11 +25,7 @@ after(async () => {
   await sim.close();
 });
 
-async function call(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
-  const res = await request(sim.url + path, { method: method as 'GET', headers, body });
-  const text = await res.body.text();
-  return { status: res.statusCode, contentType: res.headers['content-type'] as string | undefined, text };
-}
+const call = (method: string, path: string, body?: string, headers: Record<string, string> = {}) => httpCall(sim.url, method, path, body, headers);
 
 const STATUS_KEYS = ['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'details', 'code'];
 const DETAILS_KEYS = ['name', 'group', 'kind', 'uid', 'causes', 'retryAfterSeconds'];

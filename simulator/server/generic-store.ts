@@ -22,7 +22,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation/
 import '../api/kinds/index.ts';
 import {
   afterCreate, applyDefaults, beforeCreate, gracePeriodSeconds, holdingFinalizers, nothingHolds, prepareForCreate, prepareForDelete,
-  prepareForStatusUpdate, prepareForUpdate, validateKind, validateKindUpdate,
+  prepareForStatusUpdate, prepareForUpdate, validateKind, validateKindUpdate, type Requester,
 } from '../api/strategy.ts';
 import { StoreError, type StoredObject } from '../storage/store.ts';
 import { conflict, forbidden, invalid, invalidValue, notFound, type FieldError } from './errors.ts';
@@ -33,6 +33,8 @@ import { groupResource, initSystemMeta, selfLinkOf, storeErrorToApi, toStored } 
 export interface WriteOptions {
   /** dryRun=All: run every step but the store write. Carried through; the write points are marked "dryRun:". */
   dryRun?: boolean;
+  /** Who asks; strategies that record the requester (CertificateSigningRequest) read it on create. */
+  user?: Requester;
 }
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
@@ -78,12 +80,12 @@ export async function checkNamespaceWritable(ctx: ServerContext, def: ResourceDe
 }
 
 /** A new object, up to the point of storing it: system metadata, defaults, the kind's create preparation, validation. */
-async function prepareNew(ctx: ServerContext, def: ResourceDef, namespace: string | undefined, obj: KubeObject): Promise<void> {
+async function prepareNew(ctx: ServerContext, def: ResourceDef, namespace: string | undefined, obj: KubeObject, user?: Requester): Promise<void> {
   const name = obj.metadata.name ?? '';
   if (def.namespaced && namespace) await checkNamespaceWritable(ctx, def, namespace, name);
   initSystemMeta(ctx, def, obj);
   applyDefaults(obj, def);
-  prepareForCreate(obj, def);
+  prepareForCreate(obj, def, user);
   throwIfInvalid(def, name, validateNew(def, obj));
 }
 
@@ -97,7 +99,7 @@ export async function createResource(ctx: ServerContext, def: ResourceDef, names
   const meta = obj.metadata;
   const explicitName = !!meta.name;
   if (!meta.name && meta.generateName && typeof meta.generateName === 'string') meta.name = generateName(meta.generateName);
-  await prepareNew(ctx, def, namespace, obj);
+  await prepareNew(ctx, def, namespace, obj, opts.user);
   await beforeCreate(obj, def, ctx);
   // generateName collisions are retried with a new suffix, as clients expect a unique name.
   for (let attempt = 0; ; attempt++) {
@@ -122,7 +124,7 @@ export async function createResource(ctx: ServerContext, def: ResourceDef, names
 // ---- update ----
 
 /** What an update writes: the main resource or one of the subresources that write their parent. */
-export type UpdateTarget = 'main' | 'status' | 'scale' | 'finalize';
+export type UpdateTarget = 'main' | 'status' | 'scale' | 'finalize' | 'approval';
 
 export interface UpdateRequest {
   def: ResourceDef;
@@ -232,11 +234,29 @@ function nextForFinalize(def: ResourceDef, body: KubeObject, cur: StoredObject):
   return next;
 }
 
+/**
+ * /approval (certificatesigningrequests): only status.conditions changes — the approval is a decision about the
+ * request, kept apart from issuing (status.certificate, written through /status) and from the request itself.
+ */
+function nextForApproval(def: ResourceDef, body: KubeObject, cur: StoredObject): KubeObject {
+  const old = cur.value;
+  const incoming = toStored(def, structuredClone(body));
+  const conditions = (incoming.status as { conditions?: unknown } | undefined)?.conditions;
+  const status: Record<string, unknown> = { ...((old.status as object | undefined) ?? {}) };
+  if (conditions === undefined || conditions === null) delete status.conditions;
+  else status.conditions = conditions;
+  const next: KubeObject = { ...old, metadata: { ...old.metadata }, status };
+  delete next.metadata.resourceVersion;
+  throwIfInvalid(def, body.metadata.name ?? '', [...validateNew(def, next), ...validateKindUpdate(next, old, def)]);
+  return next;
+}
+
 const NEXT: Record<UpdateTarget, (def: ResourceDef, incoming: KubeObject, cur: StoredObject) => KubeObject> = {
   main: nextForMain,
   status: nextForStatus,
   scale: nextForScale,
   finalize: nextForFinalize,
+  approval: nextForApproval,
 };
 
 /** The update path: PUT, PATCH, /status, /scale and /finalize. */
@@ -251,7 +271,7 @@ export async function updateResource(ctx: ServerContext, u: UpdateRequest): Prom
       if (!cur) {
         if (!u.createIfMissing) throw notFound(groupResource(def), name);
         const obj = structuredClone(u.createIfMissing);
-        await prepareNew(ctx, def, u.namespace, obj);
+        await prepareNew(ctx, def, u.namespace, obj, u.opts?.user);
         await beforeCreate(obj, def, ctx);
         const candidate = toStored(def, obj);
         await admit(ctx, { operation: 'CREATE', def, namespace: u.namespace, name, object: candidate, dryRun });

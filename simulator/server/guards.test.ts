@@ -9,6 +9,7 @@ import net from 'node:net';
 import { request } from 'undici';
 import { startApiServer, type RunningApiServer } from './start.ts';
 import { decodeObject } from '../codec/protobuf.ts';
+import { httpCall } from '../testing/http.ts';
 
 let server: RunningApiServer;
 const PB = 'application/vnd.kubernetes.protobuf';
@@ -27,22 +28,8 @@ interface Reply {
   raw: Buffer;
 }
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await request(server.url + path, {
-    method: method as 'GET',
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
-  });
-  const raw = Buffer.from(await res.body.arrayBuffer());
-  const text = raw.toString('utf8');
-  let parsed = {};
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* protobuf or text */
-  }
-  return { status: res.statusCode, text, body: parsed, raw };
-}
+const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> =>
+  httpCall(server.url, method, path, body, headers).then((r) => ({ ...r, body: r.body ?? {} }));
 
 function assertStatus(r: Reply, code: number, reason?: string): void {
   assert.equal(r.status, code, r.text.slice(0, 500));

@@ -2,21 +2,16 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
 import fc from 'fast-check';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
+import { httpCall } from '../testing/http.ts';
 
 let sim: RunningSimulator;
 const NS = 'sel';
 
 async function call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) {
-  const res = await request(sim.url + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, text, body: JSON.parse(text) as { items?: Array<{ metadata: { name: string; namespace?: string } }>; message?: string; reason?: string } };
+  const r = await httpCall(sim.url, method, path, body);
+  return { status: r.status, text: r.text, body: JSON.parse(r.text) as { items?: Array<{ metadata: { name: string; namespace?: string } }>; message?: string; reason?: string } };
 }
 
 const KEYS = ['a', 'b', 'app', 'example.com/tier'];

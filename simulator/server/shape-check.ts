@@ -6,7 +6,7 @@
 import type { ResourceDef } from '../api/registry.ts';
 import type { FieldSchema, TypeSchema, ValueFormat } from '../api/schema.ts';
 import { typeSchemaFor } from '../codec/protobuf-schema.ts';
-import { parseGoDuration, parseRfc3339 } from '../codec/protobuf.ts';
+import { parseDurationNanos, parseRfc3339 } from '../codec/time-text.ts';
 import { parseQuantity } from '../api/quantity.ts';
 import { invalidValue, type FieldError } from '../api/field-errors.ts';
 import { badRequest, invalid } from './errors.ts';
@@ -43,7 +43,7 @@ function formatProblem(format: ValueFormat | undefined, v: unknown): 'range' | s
   if (format === 'duration') {
     if (typeof v !== 'string') return undefined;
     try {
-      parseGoDuration(v);
+      parseDurationNanos(v);
       return undefined;
     } catch (e) {
       return `time: invalid duration ${JSON.stringify(v)}: ${(e as Error).message}`;

@@ -14,6 +14,7 @@ import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
 import { ensureKubernetesService } from './kubernetes-service.ts';
 import { WatchCaches } from './watch-cache.ts';
+import { CustomResourceController } from './custom-resources.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
@@ -89,6 +90,10 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   settings.serverAddress = `${host}:${port}`;
   await bootstrapNamespaces(ctx);
   await ensureKubernetesService(ctx, host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port);
+  // CustomResourceDefinitions already stored (a restart on etcd) are served before the first request is.
+  const customResources = new CustomResourceController(ctx);
+  ctx.customResources = customResources;
+  await customResources.start();
   await opts.postStart?.(ctx);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const url = `${opts.tls ? 'https' : 'http'}://${displayHost}:${port}`;
@@ -103,6 +108,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       ctx.serviceAddresses.stop();
       // Open watches would hold app.close() until their clients go: they end cleanly first.
       ctx.hub.endAll();
+      customResources.close();
       ctx.watchCache.close();
       await app.close();
       await store.close();

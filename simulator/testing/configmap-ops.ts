@@ -5,19 +5,13 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { JsonObjectSplitter } from '../codec/json-stream.ts';
+import { httpCall } from './http.ts';
 
 export type Obj = { metadata: { name: string; namespace?: string; resourceVersion: string; labels?: Record<string, string> }; data?: Record<string, string> };
 export type Ev = { type: string; object: Obj & { code?: number; reason?: string; message?: string } };
 
-export async function call(base: string, method: string, path: string, body?: unknown, contentType = 'application/json') {
-  const res = await request(base + path, {
-    method: method as 'GET',
-    headers: body === undefined ? {} : { 'content-type': contentType },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
-}
+export const call = (base: string, method: string, path: string, body?: unknown, contentType = 'application/json') =>
+  httpCall(base, method, path, body, body === undefined ? {} : { 'content-type': contentType });
 
 let nsCounter = 0;
 /** A new namespace named `<prefix>-<pid>-<n>`, so parallel test files never collide. */

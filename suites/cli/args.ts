@@ -13,6 +13,8 @@ export interface CliOptions {
   reference?: string;
   token?: string;
   kubeconfig?: string;
+  /** Bearer token of a second identity for the auth suite. */
+  asUser?: string;
   insecureSkipTlsVerify: boolean;
   suites: string[];
   grep?: RegExp;
@@ -40,6 +42,7 @@ const OPTIONS = {
   reference: { type: 'string' },
   token: { type: 'string' },
   kubeconfig: { type: 'string' },
+  'as-user': { type: 'string' },
   'insecure-skip-tls-verify': { type: 'boolean', default: false },
   suite: { type: 'string', multiple: true },
   grep: { type: 'string' },
@@ -104,6 +107,7 @@ export function parseCliArgs(argv: string[]): CliOptions {
     reference: str('reference'),
     token: str('token'),
     kubeconfig: str('kubeconfig'),
+    asUser: str('as-user'),
     insecureSkipTlsVerify: values['insecure-skip-tls-verify'] === true,
     suites: (values.suite as string[] | undefined) ?? [],
     grep: regex('grep', str('grep')),
@@ -134,6 +138,9 @@ Target
                                not listed in --expected-failures)
   --token TOKEN                bearer token
   --kubeconfig FILE            use the current context: server, CA, client certificate/key, token
+  --as-user TOKEN              bearer token of a second identity without cluster-wide grants, for the auth
+                               suite (no credentials refused, no grants forbidden, namespaced grants, /status,
+                               access reviews, the client-side proxy); never printed or written to reports
   --insecure-skip-tls-verify   do not verify the target's TLS certificate
   --vendor NAME                vendor word in media types (application/vnd.NAME.protobuf); default kubernetes
   --daemon-cmd CMD             controller daemon to check (daemon-options suite), run through the shell with

@@ -59,10 +59,11 @@ export const EMBEDDED_SIMULATOR = (vendor: string) => ({
 
 function resolveConnection(options: CliOptions): TargetConnection | undefined {
   let connection: TargetConnection | undefined;
-  if (options.kubeconfig) connection = readKubeconfig(options.kubeconfig);
+  if (options.kubeconfig) connection = { ...readKubeconfig(options.kubeconfig), kubeconfigFile: options.kubeconfig };
   if (options.target) connection = { ...(connection ?? {}), url: options.target };
   if (!connection) return undefined;
   if (options.token) connection.token = options.token;
+  if (options.asUser) connection.asUserToken = options.asUser;
   if (options.insecureSkipTlsVerify) connection.insecureSkipTlsVerify = true;
   connection.url = normaliseTargetUrl(connection.url);
   return connection;
@@ -138,7 +139,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       // controllers) and simulated nodes that run the pods (as `npx tsx simulator` starts them).
       const simulator = await startSimulator(EMBEDDED_SIMULATOR(options.vendor));
       stopSimulator = () => simulator.close();
-      connection = { url: simulator.url.replace(/\/+$/, '') };
+      connection = { url: simulator.url.replace(/\/+$/, ''), embedded: true };
       say(`embedded simulator at ${connection.url}`);
     }
     await probe(connection, options.vendor);

@@ -10,6 +10,15 @@ export interface TargetConnection {
   certData?: string;
   keyData?: string;
   insecureSkipTlsVerify?: boolean;
+  /**
+   * Bearer token of a second identity (--as-user): a user without cluster-wide grants, which the auth suite
+   * grants and denies things to. Never printed or written into reports.
+   */
+  asUserToken?: string;
+  /** The client config file the connection came from (--kubeconfig), for the auth suite's proxy check. */
+  kubeconfigFile?: string;
+  /** True when the target is the simulator `npx tsx suites` started itself. */
+  embedded?: boolean;
   /** Where the PEM came from, only to write reproducible curl lines. */
   caFile?: string;
   certFile?: string;

@@ -177,7 +177,8 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
         transcripts: options.transcripts,
       };
       const contextPath = join(workDir, `context-${index}.json`);
-      writeFileSync(contextPath, JSON.stringify(context));
+      // It holds the credentials of the target (tokens, client keys): readable by this user only.
+      writeFileSync(contextPath, JSON.stringify(context), { mode: 0o600 });
       // Longest suites first, so that with N workers the slowest file does not start last and hold up the end.
       const suiteFiles = catalog.suites.filter((s) => phase.some((c) => c.suite === s.name)).sort((a, b) => suiteWeight(b.name) - suiteWeight(a.name));
       await runPhase(suiteFiles, contextPath, options, byId, evidenceDir, fileErrors, done);

@@ -5,7 +5,7 @@
 // and the L/W/# extensions, which the real server rejects).
 
 import { CronExpressionParser } from 'cron-parser';
-import { parseDurationMs } from '../../../spec-tables/duration.ts';
+import { parseDurationMs } from '../../../spec-tables/go-duration.ts';
 
 const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
 const FIELD_CHARS = /^[0-9A-Za-z*?,/-]+$/;

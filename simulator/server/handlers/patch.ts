@@ -46,6 +46,8 @@ export async function patch(ctx: ServerContext, req: ResourceRequest): Promise<A
   // An unsupported type is refused before the object is read.
   const ct = essence(header(req, 'content-type'));
   if (!PATCH_TYPES.includes(ct)) throw unsupportedMediaType(ct, PATCH_TYPES);
+  // Custom resources have no Go type to carry patch strategies: strategic merge patch is refused (as the real server).
+  if (def.customResourceDefinition && ct === 'application/strategic-merge-patch+json') throw unsupportedMediaType(ct, PATCH_TYPES.filter((t) => t !== ct));
   if (req.subresource === 'scale') {
     const schema = typeSchemaFor(scaleDefOf(def).apiVersion, 'Scale');
     return writeScale(ctx, req, (stored) => {
@@ -57,7 +59,7 @@ export async function patch(ctx: ServerContext, req: ResourceRequest): Promise<A
     });
   }
   const schema = typeSchemaFor(apiVersionOf(def), def.kind);
-  const target: UpdateTarget = req.subresource === 'status' ? 'status' : 'main';
+  const target: UpdateTarget = req.subresource === 'status' ? 'status' : req.subresource === 'approval' ? 'approval' : 'main';
   const out = await updateResource(ctx, {
     def, namespace: req.namespace, name, target,
     objInfo: (cur) => {

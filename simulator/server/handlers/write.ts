@@ -19,8 +19,7 @@ export { bindPodSubresource } from './virtual.ts';
 
 /** The write options of a request (dryRun is parsed by the clients' work; until then always a real write). */
 export function writeOptions(req: ResourceRequest): WriteOptions {
-  void req;
-  return {};
+  return { user: req.user };
 }
 
 export function checkNamespaceMatches(req: ResourceRequest, obj: KubeObject): void {
@@ -71,6 +70,9 @@ export const update = (ctx: ServerContext, req: ResourceRequest) => put(ctx, req
 
 /** PUT .../status: only status changes (spec 4.10.1). */
 export const updateStatus = (ctx: ServerContext, req: ResourceRequest) => put(ctx, req, 'status');
+
+/** PUT certificatesigningrequests/<name>/approval: only status.conditions changes. */
+export const updateApproval = (ctx: ServerContext, req: ResourceRequest) => put(ctx, req, 'approval');
 
 /** PUT namespaces/<name>/finalize: only spec.finalizers changes. */
 export const finalizeNamespace = (ctx: ServerContext, req: ResourceRequest) => put(ctx, req, 'finalize');

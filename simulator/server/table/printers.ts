@@ -465,6 +465,22 @@ const roleBindingPrinter: Printer = {
   }),
 };
 
+// CertificateSigningRequest (1.9 printer): the requester and Approved|Denied|Pending, then ",Failed" (newer
+// signers' condition) and ",Issued" once a certificate is there.
+function csrCondition(o: Obj): string {
+  const conds: Obj[] = Array.isArray(o?.status?.conditions) ? o.status.conditions : [];
+  const has = (t: string) => conds.some((c) => c?.type === t && (c?.status ?? 'True') === 'True');
+  let s = has('Denied') ? 'Denied' : has('Approved') ? 'Approved' : 'Pending';
+  if (has('Failed')) s += ',Failed';
+  if (o?.status?.certificate) s += ',Issued';
+  return s;
+}
+
+const csrPrinter: Printer = {
+  columns: [NAME, AGE, col('Requestor', 'string', 'Name of the user who made the request.'), col('Condition', 'string', 'State of the request (approval, issuance).')],
+  row: (o, now) => ({ cells: [str(o?.metadata?.name), age(o, now), str(o?.spec?.username), csrCondition(o)] }),
+};
+
 function eventSource(e: Obj): string {
   const component = str(e?.source?.component) || str(e?.reportingComponent);
   const host = str(e?.source?.host) || str(e?.reportingInstance);
@@ -530,6 +546,7 @@ export const PRINTERS: Readonly<Record<string, Printer>> = {
   ServiceAccount: serviceAccountPrinter,
   Event: eventPrinter,
   RoleBinding: roleBindingPrinter,
+  CertificateSigningRequest: csrPrinter,
   ClusterRoleBinding: roleBindingPrinter,
 };
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import yaml from 'js-yaml';
 import { startSimulator, type RunningSimulator } from '../../cluster.ts';
+import { httpCall } from '../../testing/http.ts';
 
 const KUBECTL_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 const V1BETA1 = 'application/json;as=Table;v=v1beta1;g=meta.k8s.io';
@@ -18,12 +19,8 @@ let sim: RunningSimulator;
 type Json = Record<string, any>;
 
 async function call(method: string, path: string, opts: { accept?: string; body?: object } = {}): Promise<{ status: number; contentType: string; text: string; json: () => Json }> {
-  const headers: Record<string, string> = {};
-  if (opts.accept) headers.accept = opts.accept;
-  if (opts.body) headers['content-type'] = 'application/json';
-  const res = await request(sim.url + path, { method: method as 'GET', headers, body: opts.body ? JSON.stringify(opts.body) : undefined });
-  const text = await res.body.text();
-  return { status: res.statusCode, contentType: String(res.headers['content-type']), text, json: () => JSON.parse(text) as Json };
+  const r = await httpCall(sim.url, method, path, opts.body, opts.accept ? { accept: opts.accept } : {});
+  return { status: r.status, contentType: String(r.contentType), text: r.text, json: () => JSON.parse(r.text) as Json };
 }
 
 /** Reads a watch stream's events until `count` arrived (or the stream ends). */

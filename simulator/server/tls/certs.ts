@@ -5,7 +5,7 @@
 
 import { webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
 import { isIP } from 'node:net';
-import './reflect-shim.ts';
+import '../../api/reflect-shim.ts';
 
 const x509 = await import('@peculiar/x509');
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);

@@ -1,6 +1,8 @@
-// Go's time.Duration, parsed and printed exactly like time.ParseDuration and Duration.String().
-// The daemon's flags and its /configz output use this text form ("1m0s", "8760h0m0s", "300ms"), and no npm
-// package reproduces Go's rules (no days, zero minute/second parts kept, µs spelling, int64 overflow), hence our own.
+// Go's time.Duration, parsed and printed exactly like time.ParseDuration and Duration.String() — the one
+// Go-duration module of the repository (spec-tables sits on the lowest floor, so every room may import it).
+// The tables, the daemon's flags and /configz, the simulator's command line, CronJob's schedule and the
+// protobuf codec's Duration fields use this text form ("1m0s", "8760h0m0s", "300ms"), and no npm package
+// reproduces Go's rules (no days, zero minute/second parts kept, µs spelling, int64 overflow), hence our own.
 // Values are whole nanoseconds held in a bigint: 8760h in ns is above 2^53, so a JS number would lose precision.
 
 export type Nanoseconds = bigint;
@@ -117,4 +119,24 @@ export function toMilliseconds(d: Nanoseconds): number {
 
 export function fromMilliseconds(ms: number): Nanoseconds {
   return BigInt(Math.round(ms * 1e6));
+}
+
+// ---- milliseconds, for the tables' non-negative durations ----
+
+/** Milliseconds of a non-negative Go duration string ("1m0s", "500ms", "0"); throws "not a duration" otherwise. */
+export function parseDurationMs(text: string): number {
+  let d: Nanoseconds;
+  try {
+    d = /^[-+]/.test(text) ? -1n : parseGoDuration(text);
+  } catch {
+    d = -1n;
+  }
+  if (d < 0n) throw new Error(`not a duration: "${text}" (expected a Go duration such as 1m0s)`);
+  return Number(d) / 1e6;
+}
+
+/** Go's Duration.String() of a non-negative number of milliseconds: "0s", "500ms", "15s", "1m0s", "8760h0m0s". */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`not a non-negative duration: ${ms}`);
+  return formatGoDuration(fromMilliseconds(ms));
 }
