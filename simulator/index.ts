@@ -27,6 +27,8 @@ Options:
   --watch-history-events N    changes kept for watch resumption (default 1000)
   --watch-history-age DURATION  age of changes kept for watch resumption (default 5m0s)
   --kubeconfig-out FILE       where to write the client config (default: a file in the temp directory)
+  --receive-timeout DURATION  how long a request's headers and body may take to arrive before it is cut with
+                              408 (default 1m0s)
 ${STORAGE_HELP}  --no-controllers            run the API server alone, without the controller daemon
   --nodes N                   simulated nodes (kubelets and a scheduler) that run the pods (default 3; 0: none)
   --zones Z                   spread the nodes over Z zones of one region (failure-domain.beta.kubernetes.io/zone
@@ -100,6 +102,7 @@ async function main(): Promise<void> {
         'watch-history-events': { type: 'string', default: '1000' },
         'watch-history-age': { type: 'string', default: '5m0s' },
         'kubeconfig-out': { type: 'string' },
+        'receive-timeout': { type: 'string', default: '1m0s' },
         ...STORAGE_OPTIONS,
         'no-controllers': { type: 'boolean' },
         nodes: { type: 'string', default: '3' },
@@ -177,12 +180,21 @@ async function main(): Promise<void> {
   let sim;
   try {
     const store = await openStore(storage, { historyEvents, historyAgeMs });
+    const receiveTimeout = (() => {
+      try {
+        return toMilliseconds(parseGoDuration(values['receive-timeout']!));
+      } catch (e) {
+        return fail(`invalid --receive-timeout: ${(e as Error).message}`);
+      }
+    })();
+    if (!(receiveTimeout > 0)) fail('invalid --receive-timeout: must be positive');
     sim = await startSimulator({
       store,
       port,
       host: values.host,
       vendor: values.vendor,
       continueTtlMs,
+      requestReceiveTimeoutMs: receiveTimeout,
       watchHistoryEvents: historyEvents,
       watchHistoryAgeMs: historyAgeMs,
       controllers: !values['no-controllers'],

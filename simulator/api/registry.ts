@@ -112,7 +112,8 @@ const scaleExtensions: ScaleDef = { apiVersion: 'extensions/v1beta1' };
 
 export const RESOURCES: ResourceDef[] = [
   // core/v1
-  declare(CORE, { kind: 'Namespace', resource: 'namespaces', singular: 'namespace', namespaced: false, shortNames: ['ns'], subresources: { status: true, finalize: true }, nameRule: 'dns1123-label', fieldSelectors: selectors('status.phase') }),
+  // Namespaces have no deletecollection (the real registry's namespace REST does not implement it): 405, not in discovery.
+  declare(CORE, { kind: 'Namespace', resource: 'namespaces', singular: 'namespace', namespaced: false, shortNames: ['ns'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: { status: true, finalize: true }, nameRule: 'dns1123-label', fieldSelectors: selectors('status.phase') }),
   declare(CORE, { kind: 'ConfigMap', resource: 'configmaps', singular: 'configmap', namespaced: true, shortNames: ['cm'], subresources: {} }),
   declare(CORE, { kind: 'Secret', resource: 'secrets', singular: 'secret', namespaced: true, subresources: {}, fieldSelectors: selectors('type') }),
   declare(CORE, { kind: 'Service', resource: 'services', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: { status: true }, nameRule: 'dns1035-label', allowCreateOnUpdate: true }),

@@ -106,3 +106,39 @@ test('the field selector kubectl describe sends finds an object events and nothi
   const list: KubeList<Ev> = await client.list<Ev>(`/api/v1/namespaces/${ns}/events`, { fieldSelector: sel });
   assert.deepEqual(list.items.map((e) => e.reason), ['Mine']);
 });
+
+test('spam filter: 25 writes per object in a burst, then one per 5 minutes; the rest are dropped', async () => {
+  const { ns, cm } = await namespaceWithConfigMap();
+  let now = 1_000_000;
+  const rec = new EventRecorder(client, { component: 'spammy' }, { now: () => now });
+  const ref = refOf(cm, 'v1', 'ConfigMap');
+  for (let i = 0; i < 40; i++) rec.event(ref, 'Warning', 'Failing', 'again');
+  await rec.flush();
+  assert.equal(rec.dropped, 15);
+  let list = await events(ns);
+  assert.equal(list.length, 1);
+  assert.equal(list[0].count, 25);
+  now += 299_000;
+  rec.event(ref, 'Warning', 'Failing', 'again');
+  assert.equal(rec.dropped, 16, 'not refilled before 5 minutes');
+  now += 2_000;
+  rec.event(ref, 'Warning', 'Failing', 'again');
+  await rec.flush();
+  list = await events(ns);
+  assert.equal(list[0].count, 26);
+});
+
+test('similar events with more than 10 messages collapse into one "(combined from similar events)" Event', async () => {
+  const { ns, cm } = await namespaceWithConfigMap();
+  const rec = new EventRecorder(client, { component: 'similar' });
+  const ref = refOf(cm, 'v1', 'ConfigMap');
+  for (let i = 0; i < 20; i++) rec.event(ref, 'Warning', 'FailedCreate', `Error creating: pod-${i} is invalid`);
+  await rec.flush();
+  const list = await events(ns);
+  // 9 distinct ones, then one combined Event carrying the latest message and the count of the rest.
+  assert.equal(list.length, 10);
+  const combined = list.filter((e) => e.message.startsWith('(combined from similar events): '));
+  assert.equal(combined.length, 1);
+  assert.equal(combined[0].count, 11);
+  assert.equal(combined[0].message, '(combined from similar events): Error creating: pod-19 is invalid');
+});

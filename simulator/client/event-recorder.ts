@@ -7,8 +7,12 @@
 // only logged, so a control loop never fails because an event could not be written. Writes of one key are
 // serialised so that counts go up in order.
 //
-// Not done: client-go's spam filter (a token bucket per source and object) and the aggregation of similar
-// events into "(combined from similar events)"; the cache keeps the last 4,096 keys (client-go's size).
+// Like client-go's EventCorrelator, two more rules keep a control loop that fails over and over from flooding
+// the API server: similar events (same source, object, type and reason) with more than 10 different messages
+// within 10 minutes collapse into one Event "(combined from similar events): <latest message>" whose count goes
+// up; and a spam filter gives every (source, object) a token bucket of 25 that refills one token every 5
+// minutes, so an object gets at most 25 event writes in a burst and then one per 5 minutes (the rest are
+// dropped, as client-go drops them). The caches keep the last 4,096 keys (client-go's size).
 
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError, type ApiClient } from './api-client.ts';
@@ -45,6 +49,34 @@ export interface EventRecorderOptions {
   signal?: AbortSignal;
   /** Keys remembered for aggregation (default 4096). */
   cacheSize?: number;
+  /** Spam filter per (source, object): burst (default 25) and refill per second (default 1/300). */
+  spamBurst?: number;
+  spamQps?: number;
+  /** Similar events: distinct messages before they are combined (default 10), within this window (default 600 s). */
+  maxSimilarEvents?: number;
+  similarWindowMs?: number;
+  /** Clock (tests). */
+  now?: () => number;
+}
+
+/** The message of an Event standing for several similar ones (client-go's EventAggregatorByReasonMessageFunc). */
+export const COMBINED_PREFIX = '(combined from similar events): ';
+
+interface Bucket {
+  tokens: number;
+  last: number;
+}
+
+interface Similar {
+  messages: Set<string>;
+  last: number;
+}
+
+/** Remembers at most `max` keys, dropping the least recently used. */
+function lruSet<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > max) map.delete(map.keys().next().value as string);
 }
 
 interface Seen {
@@ -67,6 +99,10 @@ function eventName(objectName: string): string {
 
 export class EventRecorder {
   private readonly seen = new Map<string, Seen>();
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly similar = new Map<string, Similar>();
+  /** Events dropped by the spam filter (tests, metrics). */
+  dropped = 0;
   private readonly chains = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -76,10 +112,57 @@ export class EventRecorder {
     private readonly opts: EventRecorderOptions = {},
   ) {}
 
+  private now(): number {
+    return this.opts.now ? this.opts.now() : Date.now();
+  }
+
+  /** Whether the (source, object) spam bucket has a token left; takes it. */
+  private allow(ref: InvolvedObject): boolean {
+    const key = JSON.stringify([this.source.component, this.source.host ?? '', ref.kind, ref.namespace ?? '', ref.name, ref.uid ?? '', ref.apiVersion]);
+    const burst = this.opts.spamBurst ?? 25;
+    const qps = this.opts.spamQps ?? 1 / 300;
+    const now = this.now();
+    const b = this.buckets.get(key) ?? { tokens: burst, last: now };
+    b.tokens = Math.min(burst, b.tokens + ((now - b.last) / 1000) * qps);
+    b.last = now;
+    const ok = b.tokens >= 1;
+    if (ok) b.tokens -= 1;
+    lruSet(this.buckets, key, b, this.opts.cacheSize ?? 4096);
+    return ok;
+  }
+
+  /**
+   * client-go's EventAggregator: the key identical events share, and the message to write. Past the limit of
+   * distinct messages for one (source, object, type, reason), events share the similar-events key and a
+   * combined message.
+   */
+  private aggregate(ref: InvolvedObject, type: EventType, reason: string, message: string): { key: string; message: string } {
+    const base = [this.source.component, this.source.host ?? '', ref.kind, ref.namespace ?? '', ref.name, ref.uid ?? '', ref.apiVersion, type, reason];
+    const similarKey = JSON.stringify(base);
+    const now = this.now();
+    let rec = this.similar.get(similarKey);
+    if (!rec || now - rec.last > (this.opts.similarWindowMs ?? 600_000)) rec = { messages: new Set(), last: now };
+    rec.last = now;
+    rec.messages.add(message);
+    const max = this.opts.maxSimilarEvents ?? 10;
+    let out = { key: JSON.stringify([...base, ref.fieldPath ?? '', message]), message };
+    if (rec.messages.size >= max) {
+      // Do not let the set grow past the limit; from here on the events are one combined Event.
+      rec.messages.delete(rec.messages.values().next().value as string);
+      out = { key: similarKey, message: COMBINED_PREFIX + message };
+    }
+    lruSet(this.similar, similarKey, rec, this.opts.cacheSize ?? 4096);
+    return out;
+  }
+
   /** Records an event about `ref`; returns at once. */
-  event(ref: InvolvedObject, type: EventType, reason: string, message: string): void {
+  event(ref: InvolvedObject, type: EventType, reason: string, rawMessage: string): void {
     if (this.opts.signal?.aborted) return;
-    const key = JSON.stringify([this.source.component, this.source.host ?? '', ref.kind, ref.namespace ?? '', ref.name, ref.fieldPath ?? '', ref.uid ?? '', ref.apiVersion, type, reason, message]);
+    const { key, message } = this.aggregate(ref, type, reason, rawMessage);
+    if (!this.allow(ref)) {
+      this.dropped++;
+      return;
+    }
     const prev = this.chains.get(key) ?? Promise.resolve();
     const next = prev.then(() => this.write(key, ref, type, reason, message));
     this.chains.set(key, next);
@@ -104,7 +187,7 @@ export class EventRecorder {
       if (seen) {
         seen.count++;
         try {
-          await this.client.patch(`/api/v1/namespaces/${encodeURIComponent(seen.namespace)}/events/${encodeURIComponent(seen.name)}`, { count: seen.count, lastTimestamp: now }, 'application/strategic-merge-patch+json', this.opts.signal);
+          await this.client.patch(`/api/v1/namespaces/${encodeURIComponent(seen.namespace)}/events/${encodeURIComponent(seen.name)}`, { count: seen.count, lastTimestamp: now, message }, 'application/strategic-merge-patch+json', this.opts.signal);
           this.touch(key, seen);
           return;
         } catch (err) {

@@ -214,7 +214,7 @@ export class ReplicaManager implements Controller {
         availableReplicas: active.filter((p) => isPodAvailable(p, minReady, now)).length,
         observedGeneration: owner.metadata.generation,
       }),
-      ...(manageError ? { conditions: [{ type: 'ReplicaFailure', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), reason: 'FailedCreate', message: (manageError as Error).message }] } : {}),
+      ...(manageError ? { conditions: [replicaFailure(owner, (manageError as Error).message)] } : {}),
     };
     await writeStatus(ctx.client, k.objectPath(ns, owner.metadata.name ?? ''), owner.status as Obj | undefined, status, ctx.signal, owner.metadata.resourceVersion);
     // Ready pods that become available later: look again then (the real controller's AddAfter on minReadySeconds).
@@ -261,3 +261,15 @@ export class ReplicaManager implements Controller {
 }
 
 export const replicaSetController = (): Controller => new ReplicaManager(REPLICA_SET_KIND);
+
+/**
+ * The ReplicaFailure condition after a failed create. An existing one stays as it is (its lastTransitionTime by
+ * the real SetCondition's rule): a new timestamp or message on every failed sync would make every sync a status
+ * write, and the write's watch event would requeue the key at once, around the work queue's backoff.
+ */
+function replicaFailure(owner: KubeObject, message: string): Record<string, unknown> {
+  const old = ((owner.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []).find((c) => c.type === 'ReplicaFailure' && c.status === 'True' && c.reason === 'FailedCreate');
+  // The message names a generated pod, different on each attempt: the first failure's stays.
+  if (old) return old;
+  return { type: 'ReplicaFailure', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), reason: 'FailedCreate', message };
+}

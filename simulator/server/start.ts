@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Registry } from '../api/registry.ts';
 import { MemoryStore } from '../storage/memory.ts';
 import { StoreError, type Store } from '../storage/store.ts';
+import { namespaceLifecycle } from './admission/namespace-lifecycle.ts';
 import { buildApp, type TlsOptions } from './app.ts';
 import { alwaysAllow } from './authorization/authorizer.ts';
 import type { SecurityContext } from './authorization/filter.ts';
@@ -81,6 +82,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     serviceAddresses: new ServiceAddressAllocator(store),
     now: () => new Date(),
     timers: new Set(),
+    // Admission the real server always runs (its default plugins): the system namespaces cannot be deleted.
+    admission: [namespaceLifecycle],
     security: opts.security ?? { authorizer: alwaysAllow },
   };
   ctx.serviceAddresses.start();

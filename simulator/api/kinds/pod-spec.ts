@@ -7,8 +7,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { nameErrors } from '../names.ts';
 import { type FieldError, duplicate, forbiddenField, invalidValue, notSupported, required } from '../field-errors.ts';
-import { imagePullPolicyDefault, isZeroValue, notUpdatableFields, tableDefault, tableEnum } from './table.ts';
+import { imagePullPolicyDefault, isZeroValue, tableDefault, tableEnum } from './table.ts';
 import { type Obj, atLeast, isObj, isUnset, nonNegative, setDefault } from './util.ts';
+import { validateContainerExtras, validateHostPorts, validateVolumeSources } from '../validation/pod.ts';
 
 // Real server values for PodSpec fields the spec does not tabulate (wire-facts 5 "PodSpec").
 const POD_DEFAULTS = { restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: 30 } as const;
@@ -39,10 +40,8 @@ export function defaultContainer(c: Obj): void {
 }
 
 function defaultProbe(p: Obj): void {
-  setDefault(p, 'timeoutSeconds', 1);
-  setDefault(p, 'periodSeconds', 10);
-  setDefault(p, 'successThreshold', 1);
-  setDefault(p, 'failureThreshold', 3);
+  // The real defaulter replaces zero values too (`if obj.PeriodSeconds == 0 { obj.PeriodSeconds = 10 }`).
+  for (const [k, v] of [['timeoutSeconds', 1], ['periodSeconds', 10], ['successThreshold', 1], ['failureThreshold', 3]] as const) if (isUnset(p[k]) || p[k] === 0) p[k] = v;
   if (isObj(p.httpGet)) {
     setDefault(p.httpGet, 'path', '/');
     setDefault(p.httpGet, 'scheme', 'HTTP');
@@ -113,6 +112,7 @@ function validateContainer(c: Obj, path: string, opts: { imageRequired: boolean 
       else if (!ENV_NAME.test(e.name)) errs.push(invalidValue(`${path}.env[${i}].name`, e.name, "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit"));
     });
   }
+  validateContainerExtras(c, path, errs);
 }
 
 /**
@@ -165,6 +165,8 @@ export function validatePodSpec(spec: unknown, path: string, opts: { imageRequir
       }
     });
   }
+  validateVolumeSources(spec.volumes, `${path}.volumes`, errs);
+  validateHostPorts(spec, path, errs);
   if (!isUnset(spec.restartPolicy) && !RESTART_POLICIES.includes(spec.restartPolicy as string)) errs.push(notSupported(`${path}.restartPolicy`, spec.restartPolicy, RESTART_POLICIES));
   if (!isUnset(spec.dnsPolicy) && !DNS_POLICIES.includes(spec.dnsPolicy as string)) errs.push(notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES));
   nonNegative(errs, `${path}.terminationGracePeriodSeconds`, spec.terminationGracePeriodSeconds);
@@ -176,23 +178,42 @@ export function validatePodSpec(spec: unknown, path: string, opts: { imageRequir
 const POD_SPEC_MUTABLE = ['activeDeadlineSeconds', 'tolerations'];
 
 /**
- * Pod updates: a change to a Container field the spec marks "Not updatable" (and to any PodSpec field
- * other than activeDeadlineSeconds and tolerations, as the real server rules) is Forbidden.
+ * Pod updates (the real ValidatePodUpdate): the spec may change only in container and init container images,
+ * activeDeadlineSeconds (set, or lowered) and tolerations (only added); any other change, tty, stdin or
+ * securityContext included, is Forbidden at `spec`.
  */
 export function validatePodSpecUpdate(next: unknown, old: unknown): FieldError[] {
   if (!isObj(next) || !isObj(old)) return [];
-  const fixed = notUpdatableFields('Container');
+  const errs: FieldError[] = [];
   const mask = (spec: Obj): Obj => {
     const out: Obj = { ...spec };
     for (const f of POD_SPEC_MUTABLE) delete out[f];
     for (const list of ['containers', 'initContainers']) {
       if (!Array.isArray(spec[list])) continue;
-      // Only the fields marked "Not updatable" take part in the comparison.
-      out[list] = (spec[list] as unknown[]).map((c) => (isObj(c) ? Object.fromEntries(fixed.filter((f) => c[f] !== undefined).map((f) => [f, c[f]])) : c));
+      out[list] = (spec[list] as unknown[]).map((c) => {
+        if (!isObj(c)) return c;
+        const { image: _image, ...rest } = c;
+        void _image;
+        return rest;
+      });
     }
     return out;
   };
-  if (isDeepStrictEqual(mask(next), mask(old))) return [];
-  const allowed = ['`spec.containers[*].image`', '`spec.initContainers[*].image`', '`spec.activeDeadlineSeconds`', '`spec.tolerations` (only additions to existing tolerations)'];
-  return [forbiddenField('spec', `pod updates may not change fields other than ${allowed.join(', ').replace(/, ([^,]*)$/, ' or $1')}`)];
+  const oldDeadline = old.activeDeadlineSeconds;
+  const newDeadline = next.activeDeadlineSeconds;
+  if (typeof oldDeadline === 'number') {
+    if (isUnset(newDeadline)) errs.push(invalidValue('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
+    else if (typeof newDeadline === 'number' && newDeadline > oldDeadline) errs.push(invalidValue('spec.activeDeadlineSeconds', newDeadline, 'must be less than or equal to previous value'));
+  }
+  // Tolerations may only be added: every existing one stays (its tolerationSeconds may change).
+  const sansSeconds = (t: unknown) => (isObj(t) ? { ...t, tolerationSeconds: undefined } : t);
+  const newTolerations = Array.isArray(next.tolerations) ? next.tolerations.map(sansSeconds) : [];
+  (Array.isArray(old.tolerations) ? old.tolerations : []).forEach((t, i) => {
+    if (!newTolerations.some((n) => isDeepStrictEqual(n, sansSeconds(t)))) errs.push(forbiddenField(`spec.tolerations[${i}]`, 'existing toleration can not be modified except its tolerationSeconds'));
+  });
+  if (!isDeepStrictEqual(mask(next), mask(old))) {
+    const allowed = ['`spec.containers[*].image`', '`spec.initContainers[*].image`', '`spec.activeDeadlineSeconds`', '`spec.tolerations` (only additions to existing tolerations)'];
+    errs.push(forbiddenField('spec', `pod updates may not change fields other than ${allowed.join(', ').replace(/, ([^,]*)$/, ' or $1')}`));
+  }
+  return errs;
 }

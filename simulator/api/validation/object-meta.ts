@@ -26,8 +26,7 @@ export function validateObjectMeta(def: ResourceDef, meta: ObjectMeta): FieldErr
       errs.push(invalidValue(`metadata.finalizers[${i}]`, f, 'must be a string'));
       return;
     }
-    const e = labelKeyError(f);
-    if (e) errs.push(invalidValue(`metadata.finalizers[${i}]`, f, e));
+    for (const e of finalizerNameErrors(f)) errs.push(invalidValue(`metadata.finalizers[${i}]`, f, e));
   });
   (meta.ownerReferences ?? []).forEach((r, i) => {
     const p = `metadata.ownerReferences[${i}]`;
@@ -43,6 +42,20 @@ export function validateObjectMeta(def: ResourceDef, meta: ObjectMeta): FieldErr
   const controllers = (meta.ownerReferences ?? []).filter((r) => r && r.controller === true);
   if (controllers.length > 1) errs.push(invalidValue('metadata.ownerReferences', meta.ownerReferences, 'Only one reference can have Controller set to true'));
   return errs;
+}
+
+/** Finalizers the real server knows without a domain prefix (apimachinery's standard finalizer names). */
+export const STANDARD_FINALIZERS: ReadonlySet<string> = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
+
+/**
+ * The real ValidateFinalizerName: a qualified name, and one without a "domain/" prefix must be a standard
+ * finalizer (`plainword` is refused: nothing would ever remove it, and the object would never go).
+ */
+export function finalizerNameErrors(f: string): string[] {
+  const e = labelKeyError(f);
+  if (e) return [e];
+  if (!f.includes('/') && !STANDARD_FINALIZERS.has(f)) return ['name is neither a standard finalizer name nor is it fully qualified'];
+  return [];
 }
 
 export function validateLabels(labels: unknown, path: string): FieldError[] {

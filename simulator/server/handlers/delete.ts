@@ -4,10 +4,10 @@
 import type { DeleteOptions, PropagationPolicy } from '../../api/meta.ts';
 import { collectionPrefix } from '../../api/registry.ts';
 import { deleteResource } from '../generic-store.ts';
-import { badRequest, invalid, invalidValue, notSupported, type FieldError } from '../errors.ts';
+import { badRequest, conflict, invalid, invalidValue, notSupported, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
-import { boolParam, intParam, nowTimestamp, present, storeErrorToApi, successStatus } from './common.ts';
+import { boolParam, groupResource, intParam, nowTimestamp, present, storeErrorToApi, successStatus } from './common.ts';
 import { writeOptions } from './write.ts';
 import { compileSelectors } from './read.ts';
 
@@ -47,7 +47,7 @@ export async function deleteObject(ctx: ServerContext, req: ResourceRequest): Pr
   const name = req.name!;
   const opts = readDeleteOptions(ctx, req);
   try {
-    const outcome = await deleteResource(ctx, def, req.namespace, name, opts, writeOptions(req));
+    const outcome = await deleteResource(ctx, def, req.namespace, name, opts, writeOptions(req, opts.dryRun));
     if (outcome.deleted) return { code: 200, object: successStatus(def, name, outcome.deleted.value.metadata.uid) };
     const code = opts.orphanDependents === false ? 202 : 200;
     return { code, object: present(def, outcome.pending!.value) };
@@ -61,11 +61,22 @@ export async function deleteCollection(ctx: ServerContext, req: ResourceRequest)
   const def = req.def;
   const filter = compileSelectors(req);
   const opts = readDeleteOptions(ctx, req);
+  const wopts = writeOptions(req, opts.dryRun);
   const { items } = await ctx.store.list(collectionPrefix(def, req.namespace), { filter });
+  // The options apply to each item, preconditions included; a precondition that does not hold for one of them
+  // fails the request before anything is deleted (409), rather than half-way through.
+  const pre = opts.preconditions;
+  for (const item of items) {
+    const m = item.value.metadata;
+    if ((pre?.uid && pre.uid !== m.uid) || (pre?.resourceVersion && pre.resourceVersion !== m.resourceVersion)) {
+      const what = pre?.uid && pre.uid !== m.uid ? `UID in precondition: ${pre.uid}, UID in object meta: ${m.uid}` : `ResourceVersion in precondition: ${pre?.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`;
+      throw conflict(groupResource(def), m.name ?? '', `Precondition failed: ${what}`);
+    }
+  }
   for (const item of items) {
     const name = item.value.metadata.name!;
     try {
-      await deleteResource(ctx, def, item.value.metadata.namespace, name, { ...opts, preconditions: undefined }, writeOptions(req));
+      await deleteResource(ctx, def, item.value.metadata.namespace, name, opts, wopts);
     } catch (e) {
       // An object deleted concurrently is simply gone already.
       if ((e as { status?: { code?: number } }).status?.code !== 404) throw e;

@@ -1,0 +1,351 @@
+// Runs generated hostile requests (requests.ts) against a simulator started in a child process and judges the
+// answers: no 5xx, no hang (an answer or a close within HANG_MS), every error body a Status (JSON, YAML or
+// protobuf, as negotiated), every object a write accepted still readable as protobuf, and afterwards the
+// process alive, its RSS back within a bound, every collection listable as protobuf and a Job in another
+// namespace completing. Used by `npm run fuzz` (index.ts) and, bounded, by fuzz.test.ts.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import yaml from 'js-yaml';
+import { request } from 'undici';
+import { decodeObject } from '../codec/protobuf.ts';
+import { FUZZ_NS, hostileRequest, type FuzzRequest } from './requests.ts';
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PB = 'application/vnd.kubernetes.protobuf';
+/** An answer (or a close) must come within this; a slow sender is cut after the receive timeout (1 s here). */
+const HANG_MS = 20_000;
+/** A streaming answer (a watch) is read this long, then dropped. */
+const STREAM_READ_MS = 1500;
+
+export interface FuzzOptions {
+  count: number;
+  seed: number;
+  concurrency?: number;
+  /** Progress lines (every 10%). */
+  log?: (line: string) => void;
+}
+
+export interface Failure {
+  kind: '5xx' | 'hang' | 'non-Status' | 'protobuf-read';
+  request: string;
+  detail: string;
+}
+
+export interface FuzzReport {
+  seed: number;
+  count: number;
+  byClass: Record<string, number>;
+  byStatus: Record<string, number>;
+  failures: Failure[];
+  rssBeforeMb: number;
+  rssAfterMb: number;
+  rssPeakMb: number;
+  aliveAfter: boolean;
+  listsAsProtobuf: boolean;
+  jobCompletedAfterMs?: number;
+  jobError?: string;
+  durationMs: number;
+}
+
+export interface ChildSimulator {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `tsx simulator` as a child process (controllers and 3 nodes, a 1 s receive timeout). */
+export async function startChildSimulator(): Promise<ChildSimulator> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'simulator', 'index.ts'), '--port', '0', '--receive-timeout', '1s', '--kubeconfig-out', join(tmpdir(), `fuzz-${process.pid}-${Date.now()}.kubeconfig`)], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`simulator did not start within 60 s: ${stderr}`)), 60_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /API server listening on (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`simulator exited (${code}): ${stderr}`));
+    });
+  });
+  child.stdout!.resume();
+  return {
+    url,
+    pid: child.pid!,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}
+
+export function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : -1;
+  } catch {
+    return -1;
+  }
+}
+
+function describe(r: FuzzRequest): string {
+  if (r.raw) return `RAW ${JSON.stringify(r.raw.subarray(0, 120).toString('latin1'))}`;
+  const body = r.body ? ` body(${r.body.length}B)=${JSON.stringify(r.body.subarray(0, 160).toString('utf8'))}` : '';
+  return `${r.method} ${r.path.slice(0, 200)} ${JSON.stringify(r.headers)}${r.stallAfter !== undefined ? ` stall@${r.stallAfter}` : ''}${body}`;
+}
+
+/** Whether an error body is a Status in the media type it came in. */
+function isStatusBody(contentType: string, body: Buffer): boolean {
+  try {
+    let obj: unknown;
+    if (contentType.startsWith(PB)) obj = decodeObject(body);
+    else if (contentType.startsWith('application/yaml')) obj = yaml.load(body.toString('utf8'));
+    else obj = JSON.parse(body.toString('utf8'));
+    return !!obj && typeof obj === 'object' && (obj as { kind?: string }).kind === 'Status';
+  } catch {
+    return false;
+  }
+}
+
+interface Answer {
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/** Sends over a raw socket (malformed HTTP, slow senders); resolves with the parsed answer, or undefined on a close without one. */
+function sendRaw(url: string, bytes: Buffer, keepOpen: boolean): Promise<Answer | undefined | 'hang'> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const sock = net.connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const finish = (v: Answer | undefined | 'hang') => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(v);
+    };
+    const timer = setTimeout(() => finish('hang'), HANG_MS);
+    sock.on('data', (d) => chunks.push(d));
+    sock.on('error', () => undefined);
+    sock.on('close', () => {
+      const text = Buffer.concat(chunks);
+      const head = text.indexOf('\r\n\r\n');
+      const m = /^HTTP\/1\.[01] (\d{3})/.exec(text.subarray(0, 20).toString('latin1'));
+      if (!m || head < 0) return finish(undefined);
+      const ct = /content-type:\s*([^\r\n]*)/i.exec(text.subarray(0, head).toString('latin1'))?.[1] ?? '';
+      finish({ status: Number(m[1]), contentType: ct, body: text.subarray(head + 4) });
+    });
+    sock.write(bytes);
+    if (!keepOpen) sock.end();
+  });
+}
+
+async function sendHttp(url: string, r: FuzzRequest): Promise<Answer | 'hang' | 'client'> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), HANG_MS);
+  try {
+    const res = await request(url + r.path, { method: r.method as 'GET', headers: r.headers, body: r.body, signal: ac.signal, headersTimeout: HANG_MS, bodyTimeout: HANG_MS });
+    const ct = String(res.headers['content-type'] ?? '');
+    const chunks: Buffer[] = [];
+    const streaming = ct.includes('stream=watch') || (res.statusCode === 200 && /[?&]watch=(true|1|t)/i.test(r.path));
+    const stop = streaming ? setTimeout(() => ac.abort(), STREAM_READ_MS) : undefined;
+    try {
+      for await (const c of res.body) chunks.push(c as Buffer);
+    } catch (e) {
+      if (!streaming) throw e;
+    } finally {
+      clearTimeout(stop);
+    }
+    return { status: res.statusCode, contentType: ct, body: Buffer.concat(chunks) };
+  } catch (e) {
+    if (ac.signal.aborted) return 'hang';
+    // undici refusing to send (a method or header it will not write) or a reset after a 4xx with close.
+    void e;
+    return 'client';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const OBJECT_PATH = /^(\/apis?\/(?:[^/]+\/)?v1(?:beta1)?\/namespaces\/[^/]+\/[a-z]+|\/api\/v1\/namespaces)(?:\/([^/?]+))?/;
+
+export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<FuzzReport> {
+  const started = performance.now();
+  const log = opts.log ?? (() => {});
+  const report: FuzzReport = { seed: opts.seed, count: opts.count, byClass: {}, byStatus: {}, failures: [], rssBeforeMb: 0, rssAfterMb: 0, rssPeakMb: 0, aliveAfter: false, listsAsProtobuf: false, durationMs: 0 };
+  const ns = await request(`${sim.url}/api/v1/namespaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: FUZZ_NS } }) });
+  await ns.body.text();
+  report.rssBeforeMb = rssMb(sim.pid);
+  const samples = fc.sample(hostileRequest, { numRuns: opts.count, seed: opts.seed });
+  const count = (bucket: Record<string, number>, k: string) => (bucket[k] = (bucket[k] ?? 0) + 1);
+  const fail = (kind: Failure['kind'], r: FuzzRequest, detail: string) => {
+    if (report.failures.length < 50) report.failures.push({ kind, request: describe(r), detail: detail.slice(0, 400) });
+    else report.failures.push({ kind, request: '', detail: '' });
+  };
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= samples.length) return;
+      const r = samples[i];
+      count(report.byClass, r.cls);
+      let answer: Answer | undefined | 'hang' | 'client';
+      if (r.raw) answer = await sendRaw(sim.url, r.raw, false);
+      else if (r.stallAfter !== undefined) {
+        const head = `${r.method} ${r.path} HTTP/1.1\r\nHost: fuzz\r\n${Object.entries(r.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}Content-Length: ${r.body!.length}\r\n\r\n`;
+        answer = await sendRaw(sim.url, Buffer.concat([Buffer.from(head), r.body!.subarray(0, r.stallAfter)]), true);
+      } else answer = await sendHttp(sim.url, r);
+      if (answer === 'hang') {
+        count(report.byStatus, 'hang');
+        fail('hang', r, `no answer or close within ${HANG_MS} ms`);
+      } else if (answer === 'client') count(report.byStatus, 'client-refused');
+      else if (answer === undefined) count(report.byStatus, 'closed');
+      else {
+        count(report.byStatus, `${Math.floor(answer.status / 100)}xx`);
+        if (answer.status >= 500) fail('5xx', r, `${answer.status} ${answer.body.subarray(0, 300).toString('utf8')}`);
+        else if (answer.status >= 400 && r.method !== 'HEAD' && !(answer.status === 404 && answer.contentType.startsWith('text/plain')) && !isStatusBody(answer.contentType, answer.body)) {
+          fail('non-Status', r, `${answer.status} ${answer.contentType} ${answer.body.subarray(0, 200).toString('utf8')}`);
+        }
+        // What a write accepted must read back as protobuf (the encoder must hold what validation let in).
+        if (answer.status >= 200 && answer.status < 300 && ['POST', 'PUT', 'PATCH'].includes(r.method) && answer.contentType.startsWith('application/json')) {
+          await checkProtobufRead(sim.url, r, answer, fail);
+        }
+      }
+      done++;
+      if (opts.count >= 10 && done % Math.ceil(opts.count / 10) === 0) log(`fuzz: ${done}/${opts.count} (rss ${rssMb(sim.pid)} MB)`);
+      report.rssPeakMb = Math.max(report.rssPeakMb, rssMb(sim.pid));
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency ?? 8 }, worker));
+  report.aliveAfter = sim.child.exitCode === null && (await healthy(sim.url));
+  report.listsAsProtobuf = await everyListReadsAsProtobuf(sim.url);
+  report.rssAfterMb = await settledRss(sim.pid);
+  const job = await jobCompletes(sim.url);
+  if (typeof job === 'number') report.jobCompletedAfterMs = job;
+  else report.jobError = job;
+  report.durationMs = Math.round(performance.now() - started);
+  return report;
+}
+
+async function checkProtobufRead(url: string, r: FuzzRequest, answer: Answer, fail: (k: Failure['kind'], r: FuzzRequest, d: string) => void): Promise<void> {
+  let obj: { metadata?: { name?: string } };
+  try {
+    obj = JSON.parse(answer.body.toString('utf8'));
+  } catch {
+    return;
+  }
+  const m = OBJECT_PATH.exec(r.path.split('?')[0]);
+  const name = obj.metadata?.name;
+  if (!m || !name) return;
+  const res = await request(`${url}${m[1]}/${encodeURIComponent(name)}`, { headers: { accept: PB } }).catch(() => undefined);
+  if (!res) return;
+  await res.body.arrayBuffer();
+  if (res.statusCode >= 500) fail('protobuf-read', r, `GET ${m[1]}/${name} as protobuf: ${res.statusCode}`);
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const res = await request(`${url}/healthz`, { headersTimeout: 10_000 });
+    await res.body.text();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+const COLLECTIONS = ['/api/v1/pods', '/api/v1/configmaps', '/api/v1/secrets', '/api/v1/services', '/api/v1/namespaces', '/api/v1/events', '/apis/apps/v1/deployments', '/apis/apps/v1/replicasets', '/apis/batch/v1/jobs', '/apis/batch/v1beta1/cronjobs'];
+
+async function everyListReadsAsProtobuf(url: string): Promise<boolean> {
+  for (const c of COLLECTIONS) {
+    const res = await request(url + c, { headers: { accept: PB } });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    if (res.statusCode !== 200) return false;
+    decodeObject(body);
+  }
+  return true;
+}
+
+/** RSS once the process has had a few seconds to collect what the fuzz left. */
+async function settledRss(pid: number): Promise<number> {
+  let last = rssMb(pid);
+  for (let i = 0; i < 10; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = rssMb(pid);
+    if (Math.abs(now - last) < 5) return now;
+    last = now;
+  }
+  return last;
+}
+
+/** A Job in a fresh namespace completes: the controllers and nodes still work after the fuzz. */
+async function jobCompletes(url: string): Promise<number | string> {
+  const ns = `after-fuzz-${Date.now().toString(36)}`;
+  const post = async (path: string, body: unknown) => {
+    const res = await request(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.body.text();
+    if (res.statusCode !== 201) throw new Error(`POST ${path}: ${res.statusCode} ${text.slice(0, 200)}`);
+  };
+  const start = performance.now();
+  try {
+    await post('/api/v1/namespaces', { metadata: { name: ns } });
+    await post(`/apis/batch/v1/namespaces/${ns}/jobs`, {
+      metadata: { name: 'after' },
+      spec: { completions: 2, template: { metadata: { annotations: { 'simulator.cluster.local/run-seconds': '0.2' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+    });
+  } catch (e) {
+    return (e as Error).message;
+  }
+  const deadline = start + 90_000;
+  while (performance.now() < deadline) {
+    const res = await request(`${url}/apis/batch/v1/namespaces/${ns}/jobs/after`);
+    const job = JSON.parse(await res.body.text()) as { status?: { conditions?: Array<{ type: string; status: string }> } };
+    if (job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')) return Math.round(performance.now() - start);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return 'the Job did not complete within 90 s';
+}
+
+/** Summary lines: counts by status class and by request class, failures, the after-checks. */
+export function formatReport(r: FuzzReport): string {
+  const lines = [
+    `fuzz: ${r.count} requests, seed ${r.seed}, ${(r.durationMs / 1000).toFixed(1)} s`,
+    `by status: ${Object.entries(r.byStatus).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `by class: ${Object.entries(r.byClass).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `5xx: ${r.failures.filter((f) => f.kind === '5xx').length}, hangs: ${r.failures.filter((f) => f.kind === 'hang').length}, non-Status error bodies: ${r.failures.filter((f) => f.kind === 'non-Status').length}, writes not readable as protobuf: ${r.failures.filter((f) => f.kind === 'protobuf-read').length}`,
+    `process alive: ${r.aliveAfter}; every list readable as protobuf: ${r.listsAsProtobuf}; RSS ${r.rssBeforeMb} MB before, ${r.rssPeakMb} MB peak, ${r.rssAfterMb} MB after`,
+    r.jobCompletedAfterMs !== undefined ? `a Job created afterwards completed in ${(r.jobCompletedAfterMs / 1000).toFixed(1)} s` : `a Job created afterwards did NOT complete: ${r.jobError}`,
+  ];
+  for (const f of r.failures.filter((x) => x.request).slice(0, 20)) lines.push(`  ${f.kind}: ${f.request}\n    -> ${f.detail}`);
+  return lines.join('\n');
+}
+
+/** The verdict: 0 5xx, 0 hangs, 0 non-Status error bodies, alive, lists readable, RSS bound, the Job done. */
+export function fuzzPassed(r: FuzzReport, rssBoundMb = 400): boolean {
+  return r.failures.length === 0 && r.aliveAfter && r.listsAsProtobuf && r.jobCompletedAfterMs !== undefined && r.rssAfterMb <= r.rssBeforeMb + rssBoundMb;
+}
