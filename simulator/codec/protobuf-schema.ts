@@ -105,7 +105,9 @@ function loadRoot(): protobuf.Root {
   return root;
 }
 
-const root = loadRoot();
+// Parsed on first use, not at import: the API server answers discovery before any protobuf type is needed, and
+// parsing every .proto file is a large part of what start-up would otherwise wait for.
+let root: protobuf.Root | undefined;
 
 function stripDot(name: string): string {
   return name.startsWith('.') ? name.slice(1) : name;
@@ -163,7 +165,7 @@ export function protoMessage(fullName: string): ProtoMessage | undefined {
   if (cached) return cached;
   let type: protobuf.ReflectionObject | null;
   try {
-    type = root.lookup(name);
+    type = (root ??= loadRoot()).lookup(name);
   } catch {
     return undefined;
   }
