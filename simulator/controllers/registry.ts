@@ -27,6 +27,7 @@ import { podGCController } from './podgc.ts';
 import { replicaSetController } from './replicaset.ts';
 import { replicationControllerController } from './replicationcontroller.ts';
 import { statefulSetController } from './statefulset.ts';
+import { disruptionController } from './disruption.ts';
 import { nodeLifecycleController } from './node-lifecycle.ts';
 import { ttlController } from './ttl.ts';
 import { routeController } from './route-controller.ts';
@@ -81,7 +82,7 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   },
   daemonset: { requires: [gvr('extensions', 'v1beta1', 'daemonsets'), gvr('apps', 'v1', 'daemonsets')], create: daemonSetController },
   deployment: { requires: [gvr('extensions', 'v1beta1', 'deployments'), gvr('apps', 'v1', 'deployments')], create: deploymentController },
-  disruption: { requires: [gvr('policy', 'v1beta1', 'poddisruptionbudgets')] },
+  disruption: { requires: [gvr('policy', 'v1beta1', 'poddisruptionbudgets')], create: disruptionController },
   endpoint: { create: endpointsController },
   garbagecollector: {
     skip: (c) => (c.options.bool('--enable-garbage-collector') ? undefined : '--enable-garbage-collector is false'),
