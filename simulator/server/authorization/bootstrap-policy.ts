@@ -15,7 +15,6 @@ import { RBAC_GROUP, type PolicyRule, type Subject } from './rbac.ts';
 
 const READ = ['get', 'list', 'watch'];
 const READ_WRITE = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
-const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 
 const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({
   verbs,
