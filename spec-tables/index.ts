@@ -1,6 +1,8 @@
 // The spec as typed, validated rows: the single source of truth the simulator and the suites
 // read their routes, defaults, options, gates and rules from.
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load as loadYaml } from 'js-yaml';
@@ -89,12 +91,57 @@ function displayPath(dir: string): string {
   return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? dir : rel;
 }
 
+/**
+ * The tables' documents, parsed and validated against their JSON Schemas. Validation compiles a dozen schemas
+ * (the largest part of a process's start-up): a document set whose exact bytes were validated before is read
+ * back from a cache keyed by the hash of every table and schema file, so the same files are never judged twice
+ * and a changed byte anywhere is judged anew.
+ */
+function validatedDocuments(dir: string, displayDir: string): unknown[] {
+  const hash = createHash('sha256');
+  const texts = CATALOG.map((entry) => {
+    try {
+      return readFileSync(join(dir, entry.file), 'utf8');
+    } catch (e) {
+      throw new SpecTableError(`${displayDir}/${entry.file}`, `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  });
+  for (const t of texts) hash.update(t).update('\0');
+  try {
+    for (const f of readdirSync(join(dir, 'schemas')).sort()) hash.update(f).update(readFileSync(join(dir, 'schemas', f))).update('\0');
+  } catch {
+    /* no schemas folder: validation below reports it */
+  }
+  const cacheDir = join(tmpdir(), 'cluster-api-conformance-spec-tables');
+  const cacheFile = join(cacheDir, `${hash.digest('hex')}.json`);
+  try {
+    return JSON.parse(readFileSync(cacheFile, 'utf8')) as unknown[];
+  } catch {
+    /* not validated before: below */
+  }
+  const docs = CATALOG.map((entry, i) => {
+    const displayFile = `${displayDir}/${entry.file}`;
+    const doc = parseYamlText(texts[i], displayFile);
+    validateDocument(doc, { schemaDir: join(dir, 'schemas'), schemaName: schemaFileOf(entry.file).slice('schemas/'.length), displayDir: `${displayDir}/schemas`, displayFile });
+    return doc;
+  });
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    const tmp = `${cacheFile}.${process.pid}`;
+    writeFileSync(tmp, JSON.stringify(docs));
+    renameSync(tmp, cacheFile); // atomic: a concurrent reader sees the whole file or none
+  } catch {
+    /* a read-only temp directory only costs the next start the validation */
+  }
+  return docs;
+}
+
 function readAll(dir: string, displayDir: string): LoadedRow[] {
   const rows: LoadedRow[] = [];
-  for (const entry of CATALOG) {
+  const docs = validatedDocuments(dir, displayDir);
+  for (const [i, entry] of CATALOG.entries()) {
     const displayFile = `${displayDir}/${entry.file}`;
-    const doc = parseYamlFile(join(dir, entry.file), displayFile);
-    validateDocument(doc, { schemaDir: join(dir, 'schemas'), schemaName: schemaFileOf(entry.file).slice('schemas/'.length), displayDir: `${displayDir}/schemas`, displayFile });
+    const doc = docs[i];
     for (const [table, fillIns] of Object.entries(entry.tables) as Array<[TableName, Record<string, unknown>]>) {
       const list = (doc as Record<string, Array<Record<string, unknown>>>)[table];
       list.forEach((raw, index) => {
@@ -106,13 +153,7 @@ function readAll(dir: string, displayDir: string): LoadedRow[] {
   return rows;
 }
 
-function parseYamlFile(path: string, displayFile: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new SpecTableError(displayFile, `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+function parseYamlText(text: string, displayFile: string): unknown {
   try {
     return loadYaml(text, { schema: CORE_SCHEMA });
   } catch (e) {

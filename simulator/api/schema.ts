@@ -23,7 +23,8 @@ export interface FieldSchema {
   patchMergeKey?: string;
 }
 
-export type ValueFormat = 'int32' | 'int64' | 'uint32' | 'uint64' | 'quantity' | 'duration';
+/** 'microtime' marks a MicroTime field (microsecond precision); other 'time' fields are metav1.Time (seconds). */
+export type ValueFormat = 'int32' | 'int64' | 'uint32' | 'uint64' | 'quantity' | 'duration' | 'microtime';
 
 export interface TypeSchema {
   /** Fully qualified type name, e.g. "io.k8s.api.core.v1.Container". */

@@ -49,7 +49,11 @@ export interface ApiResponse<T = unknown> {
   body: T;
 }
 
-/** A non-2xx answer. `status` holds the Status object when the server sent one. */
+/**
+ * A non-2xx answer received by this client, with the request that got it. `status` holds the Status object when
+ * the server sent one. A different job from simulator/server/errors.ts ApiError, which builds the Status a
+ * server sends; hence two classes (the Status type itself is shared, api/meta.ts).
+ */
 export class ApiError extends Error {
   constructor(
     readonly code: number,

@@ -35,29 +35,8 @@ export function loadProtobufCodec(): Promise<ProtobufObjectCodec | undefined> {
 
 export class ProtobufFrameError extends Error {}
 
-/** Splits a length-delimited stream into frame bodies. */
-export class LengthDelimitedSplitter {
-  private buf: Buffer = Buffer.alloc(0);
-
-  constructor(private readonly maxFrameBytes = 64 * 1024 * 1024) {}
-
-  push(chunk: Uint8Array): Buffer[] {
-    this.buf = this.buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.buf, chunk]);
-    const frames: Buffer[] = [];
-    while (this.buf.length >= 4) {
-      const len = this.buf.readUInt32BE(0);
-      if (len > this.maxFrameBytes) throw new ProtobufFrameError(`watch frame of ${len} bytes exceeds ${this.maxFrameBytes}`);
-      if (this.buf.length < 4 + len) break;
-      frames.push(this.buf.subarray(4, 4 + len));
-      this.buf = this.buf.subarray(4 + len);
-    }
-    return frames;
-  }
-
-  get incomplete(): boolean {
-    return this.buf.length > 0;
-  }
-}
+/** The codec's frame splitter, under the name this client has used. */
+export { FrameSplitter as LengthDelimitedSplitter } from '../codec/frames.ts';
 
 /** Reads a bare metav1.WatchEvent message into its type and the raw bytes of its object. */
 export function readWatchEventFrame(frame: Uint8Array): { type: string; raw: Uint8Array } {

@@ -11,9 +11,6 @@ import { eventually } from '../testing/test-simulator.ts';
 
 const NS = 'client-node';
 
-/** Checks of defects issue #16 lists that are not fixed yet (node:test `todo`: reported, not failing). */
-const OPEN = { todo: 'creationTimestamp "...:34.000Z" compared as text on update (issue #16)' };
-
 describe('@kubernetes/client-node against the simulator', () => {
   let sim: RunningSimulator;
   let kc: k8s.KubeConfig;
@@ -41,7 +38,7 @@ describe('@kubernetes/client-node against the simulator', () => {
     assert.equal(version.minor, '9');
   });
 
-  test('typed CRUD: create, read, replace (twice, from what the server answered), patch, list, delete', OPEN, async () => {
+  test('typed CRUD: create, read, replace (twice, from what the server answered), patch, list, delete', async () => {
     const created = await core.createNamespacedConfigMap({ namespace: NS, body: { metadata: { name: 'crud', labels: { a: '1' } }, data: { k: 'v1' } } });
     assert.ok(created.metadata?.creationTimestamp instanceof Date);
     const read = await core.readNamespacedConfigMap({ name: 'crud', namespace: NS });
@@ -65,7 +62,7 @@ describe('@kubernetes/client-node against the simulator', () => {
     await assert.rejects(core.readNamespacedConfigMap({ name: 'crud', namespace: NS }), (e: { code?: number }) => e.code === 404);
   });
 
-  test('typed replace of a Deployment keeps server-owned metadata', OPEN, async () => {
+  test('typed replace of a Deployment keeps server-owned metadata', async () => {
     const d = await apps.createNamespacedDeployment({
       namespace: NS,
       body: {

@@ -26,8 +26,6 @@ const CHECKS = [
 
 /** Checks of defects issue #16 lists that are not fixed yet (node:test `todo`: reported, not failing). */
 const OPEN: Record<string, string> = {
-  replace_config_map: 'creationTimestamp compared as text (issue #16)',
-  replace_deployment: 'creationTimestamp compared as text (issue #16)',
 };
 
 describe(`Python kubernetes client ${probe.found?.version ?? ''} against the simulator`, { skip: skipUnlessFound(probe) }, () => {

@@ -105,7 +105,9 @@ function loadRoot(): protobuf.Root {
   return root;
 }
 
-const root = loadRoot();
+// Parsed on first use, not at import: the API server answers discovery before any protobuf type is needed, and
+// parsing every .proto file is a large part of what start-up would otherwise wait for.
+let root: protobuf.Root | undefined;
 
 function stripDot(name: string): string {
   return name.startsWith('.') ? name.slice(1) : name;
@@ -163,7 +165,7 @@ export function protoMessage(fullName: string): ProtoMessage | undefined {
   if (cached) return cached;
   let type: protobuf.ReflectionObject | null;
   try {
-    type = root.lookup(name);
+    type = (root ??= loadRoot()).lookup(name);
   } catch {
     return undefined;
   }
@@ -292,7 +294,7 @@ function protoNameOf(name: string): string {
   return bare.startsWith('io.k8s.') ? `k8s.io.${bare.slice('io.k8s.'.length)}` : bare;
 }
 
-const FORMATS: Partial<Record<ValueKind, ValueFormat>> = { int32: 'int32', int64: 'int64', uint32: 'uint32', uint64: 'uint64', intstr: 'int32', quantity: 'quantity', duration: 'duration' };
+const FORMATS: Partial<Record<ValueKind, ValueFormat>> = { int32: 'int32', int64: 'int64', uint32: 'uint32', uint64: 'uint64', intstr: 'int32', quantity: 'quantity', duration: 'duration', microtime: 'microtime' };
 
 function fieldSchemaOf(field: ProtoField): FieldSchema {
   const nested = field.messageName ? schemaOfMessage(field.messageName) : undefined;

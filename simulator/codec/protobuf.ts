@@ -29,6 +29,7 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 export const PROTOBUF_STREAM_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf;stream=watch';
 
 import { ProtobufDecodeError, ProtobufEncodeError } from './errors.ts';
+import { FrameSplitter } from './frames.ts';
 import { formatDurationNanos, formatMicroTime, formatTime, GO_ZERO_SECONDS, parseDurationNanos, parseRfc3339 } from './time-text.ts';
 
 export { ProtobufDecodeError, ProtobufEncodeError };
@@ -899,36 +900,19 @@ export function decodeWatchEvent(body: Uint8Array): ProtobufWatchEvent {
 
 /** Splits a protobuf watch stream into events; feed it the chunks of the response body as they come. */
 export class WatchFrameDecoder {
-  private pending: Buffer = EMPTY;
+  private readonly frames: FrameSplitter;
 
   /** @param maxFrameBytes a frame announcing more than this is refused (protects the reader's memory). */
-  constructor(private readonly maxFrameBytes = 64 * 1024 * 1024) {}
+  constructor(maxFrameBytes = 64 * 1024 * 1024) {
+    this.frames = new FrameSplitter(maxFrameBytes);
+  }
 
   /** Bytes received that do not yet make a whole frame. */
   get bufferedBytes(): number {
-    return this.pending.length;
+    return this.frames.bufferedBytes;
   }
 
   push(chunk: Uint8Array): ProtobufWatchEvent[] {
-    if (!(chunk instanceof Uint8Array)) throw new ProtobufDecodeError('expected bytes');
-    const buf = this.pending.length === 0 ? toBuffer(chunk) : Buffer.concat([this.pending, chunk]);
-    const events: ProtobufWatchEvent[] = [];
-    let off = 0;
-    try {
-      while (buf.length - off >= 4) {
-        const len = buf.readUInt32BE(off);
-        if (len > this.maxFrameBytes) {
-          throw new ProtobufDecodeError(`a watch frame of ${len} bytes exceeds the limit of ${this.maxFrameBytes}`);
-        }
-        if (buf.length - off - 4 < len) break;
-        const body = buf.subarray(off + 4, off + 4 + len);
-        off += 4 + len;
-        events.push(decodeWatchEvent(body));
-      }
-    } finally {
-      // Keep a copy of the tail: the caller may reuse the chunk's memory.
-      this.pending = off >= buf.length ? EMPTY : Buffer.from(buf.subarray(off));
-    }
-    return events;
+    return this.frames.push(chunk).map((body) => decodeWatchEvent(body));
   }
 }

@@ -39,7 +39,7 @@ async function withEnv<T>(flags: string[], count: number, zones: number, fn: (en
   }
 }
 
-test('--node-eviction-rate: 3 failed nodes of 8 are evicted at the given nodes per second (0.4 and 4)', async () => {
+test('--node-eviction-rate: 3 failed nodes of 8 are evicted at the given nodes per second (0.4 and 4)', async (t) => {
   const failed = ['sim-node-1', 'sim-node-3', 'sim-node-5'];
   const slow = await withEnv(['--node-eviction-rate=0.4'], 8, 0, (env) => evictions(env, failed, 20_000));
   const fast = await withEnv(['--node-eviction-rate=4'], 8, 0, (env) => evictions(env, failed, 20_000));
@@ -47,6 +47,7 @@ test('--node-eviction-rate: 3 failed nodes of 8 are evicted at the given nodes p
   // 3 nodes through a bucket of burst 1: the first at once, then one per 1/rate seconds.
   const slowRate = 2 / (span(slow) / 1000);
   const fastRate = 2 / (span(fast) / 1000);
+  t.diagnostic(`rate 0.4: evicted ${slow.join(', ')} ms after the failure = ${slowRate.toFixed(2)}/s; rate 4: ${fast.join(', ')} ms = ${fastRate.toFixed(2)}/s`);
   // Tolerance: the nodes' last heartbeats (whole seconds) may be seen up to ~1 s apart.
   assert.ok(slowRate > 0.28 && slowRate < 0.56, `rate 0.4: measured ${slowRate.toFixed(2)} evictions/s (${slow.join(', ')} ms)`);
   assert.ok(span(fast) < 2_200, `rate 4: 3 nodes within ${span(fast)} ms (${fast.join(', ')} ms)`);

@@ -85,10 +85,11 @@ async function measure(flags: string[]): Promise<{ unknownMs: number; neverUpdat
   }
 }
 
-test('--node-monitor-grace-period, --node-startup-grace-period and --pod-eviction-timeout: two values each, measured', async () => {
+test('--node-monitor-grace-period, --node-startup-grace-period and --pod-eviction-timeout: two values each, measured', async (t) => {
   // Heartbeat times have whole seconds: a grace period must exceed 1 s plus the heartbeat interval.
   const a = await measure(['--node-monitor-grace-period=2s', '--node-startup-grace-period=4s', '--pod-eviction-timeout=1s']);
   const b = await measure(['--node-monitor-grace-period=5s', '--node-startup-grace-period=1s', '--pod-eviction-timeout=7s']);
+  t.diagnostic(`grace 2s/startup 4s/timeout 1s: ${JSON.stringify(a)}; grace 5s/startup 1s/timeout 7s: ${JSON.stringify(b)}`);
   assert.ok(a.unknownMs >= 1_700 && a.unknownMs < 4_000, `grace 2s: Unknown after ${a.unknownMs} ms`);
   assert.ok(b.unknownMs >= 4_700 && b.unknownMs < 7_500, `grace 5s: Unknown after ${b.unknownMs} ms`);
   // creationTimestamp has whole seconds: the startup grace may end up to 1 s early.

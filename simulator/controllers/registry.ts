@@ -13,6 +13,9 @@ import { garbageCollector } from './garbage-collector.ts';
 import { serviceAccountController } from './serviceaccount-controller.ts';
 import { serviceAccountTokenController } from './serviceaccount-token.ts';
 import { tokenCleanerController } from './tokencleaner.ts';
+import { csrSigningController } from './csrsigning.ts';
+import { csrApprovingController } from './csrapproving.ts';
+import { csrCleanerController } from './csrcleaner.ts';
 import { bootstrapSignerController } from './bootstrapsigner.ts';
 import { clusterRoleAggregationController } from './clusterrole-aggregation.ts';
 import { cronJobController } from './cronjob.ts';
@@ -24,6 +27,7 @@ import { podGCController } from './podgc.ts';
 import { replicaSetController } from './replicaset.ts';
 import { replicationControllerController } from './replicationcontroller.ts';
 import { statefulSetController } from './statefulset.ts';
+import { disruptionController } from './disruption.ts';
 import { nodeLifecycleController } from './node-lifecycle.ts';
 import { ttlController } from './ttl.ts';
 import { routeController } from './route-controller.ts';
@@ -63,8 +67,8 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   bootstrapsigner: { create: bootstrapSignerController },
   'clusterrole-aggregation': { requires: [gvr('rbac.authorization.k8s.io', 'v1', 'clusterroles')], create: clusterRoleAggregationController },
   cronjob: { requires: [gvr('batch', 'v1beta1', 'cronjobs')], create: cronJobController },
-  csrapproving: { requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')] },
-  csrcleaner: { requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')] },
+  csrapproving: { requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')], create: csrApprovingController },
+  csrcleaner: { requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')], create: csrCleanerController },
   csrsigning: {
     requires: [gvr('certificates.k8s.io', 'v1beta1', 'certificatesigningrequests')],
     skip: (c) => {
@@ -74,10 +78,11 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
       }
       return undefined;
     },
+    create: csrSigningController,
   },
   daemonset: { requires: [gvr('extensions', 'v1beta1', 'daemonsets'), gvr('apps', 'v1', 'daemonsets')], create: daemonSetController },
   deployment: { requires: [gvr('extensions', 'v1beta1', 'deployments'), gvr('apps', 'v1', 'deployments')], create: deploymentController },
-  disruption: { requires: [gvr('policy', 'v1beta1', 'poddisruptionbudgets')] },
+  disruption: { requires: [gvr('policy', 'v1beta1', 'poddisruptionbudgets')], create: disruptionController },
   endpoint: { create: endpointsController },
   garbagecollector: {
     skip: (c) => (c.options.bool('--enable-garbage-collector') ? undefined : '--enable-garbage-collector is false'),

@@ -54,11 +54,14 @@ const LIST_QUERY: Param[] = [
   P('timeoutSeconds', 'Timeout for the list or watch call.', 'integer'),
   P('watch', 'Watch for changes to the described resources and return them as a stream of events.', 'boolean'),
 ];
+const DRY_RUN = P('dryRun', 'When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive results in an error response (400) and no further processing of the request. Valid values are: - All: all dry run stages will be processed');
 const WRITE_QUERY: Param[] = [
+  DRY_RUN,
   P('fieldManager', 'The name of the actor making these changes.'),
   P('fieldValidation', 'How unknown and duplicate fields of the body are handled: Ignore, Warn or Strict.'),
 ];
 const DELETE_QUERY: Param[] = [
+  DRY_RUN,
   P('gracePeriodSeconds', 'Seconds before the object is deleted; zero means at once.', 'integer'),
   P('orphanDependents', 'Deprecated: use propagationPolicy. Whether dependents are orphaned.', 'boolean'),
   P('propagationPolicy', 'Whether and how garbage collection is done: Orphan, Background or Foreground.'),
@@ -134,7 +137,7 @@ function resourceRoutes(def: ResourceDef): Route[] {
     collOps.push(op({ method: 'post', operationId: `create${gv}${scoped}${def.kind}`, description: `create a ${def.kind}`, action: 'post', query: WRITE_QUERY, body: type, responses: { '200': type, '201': type, '202': type } }));
   }
   if (has('deletecollection')) {
-    collOps.push(op({ method: 'delete', operationId: `delete${gv}Collection${scoped}${def.kind}`, description: `delete collection of ${def.kind}`, action: 'deletecollection', query: [...LIST_QUERY], responses: { '200': STATUS } }));
+    collOps.push(op({ method: 'delete', operationId: `delete${gv}Collection${scoped}${def.kind}`, description: `delete collection of ${def.kind}`, action: 'deletecollection', query: [DRY_RUN, ...LIST_QUERY], responses: { '200': STATUS } }));
   }
   if (collOps.length) routes.push({ path: collection, params: [...nsParams, PRETTY], operations: collOps });
   if (def.virtual) return routes;

@@ -1,6 +1,8 @@
 // The Fastify application: one catch-all route that resolves the path like the real server's request-info
 // resolver, then dispatches to the verb handlers. Responses are negotiated by Accept; every error is a Status.
 
+import { evictPod } from './eviction.ts';
+import { readMetrics } from './metrics-api.ts';
 import http from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ResourceDef } from '../api/registry.ts';
@@ -336,6 +338,12 @@ async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyR
     watch.serve(reply.raw);
     return;
   }
+  if (def.computed) {
+    // metrics.k8s.io: computed on read, get and list only.
+    if (method !== 'GET' || req.subresource) throw methodNotAllowed();
+    requireVerb(def, req.name === undefined ? 'list' : 'get');
+    return send(await readMetrics(ctx, req));
+  }
   if (req.name === undefined) {
     const clusterWide = def.namespaced && req.namespace === undefined;
     if (method === 'GET') {
@@ -391,6 +399,10 @@ async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyR
   }
   if (sub === 'binding' && def.subresources.binding) {
     if (method === 'POST') return send(await bindPodSubresource(ctx, req));
+    throw methodNotAllowed();
+  }
+  if (sub === 'eviction' && def.subresources.eviction) {
+    if (method === 'POST') return send(await evictPod(ctx, req));
     throw methodNotAllowed();
   }
   if (sub === 'rollback' && def.subresources.rollback) {

@@ -15,7 +15,7 @@ interface APIResource {
   categories?: string[];
 }
 
-const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'], approval: ['get', 'patch', 'update'], binding: ['create'], rollback: ['create'] };
+const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'], approval: ['get', 'patch', 'update'], binding: ['create'], rollback: ['create'], eviction: ['create'] };
 const SUBRESOURCE_KIND: Record<string, string> = { binding: 'Binding', rollback: 'DeploymentRollback' };
 
 function resourcesFor(defs: ResourceDef[]): APIResource[] {
@@ -27,6 +27,11 @@ function resourcesFor(defs: ResourceDef[]): APIResource[] {
     out.push(main);
     for (const [sub, spec] of Object.entries(d.subresources)) {
       const r: APIResource = { name: `${d.resource}/${sub}`, singularName: '', namespaced: d.namespaced, kind: SUBRESOURCE_KIND[sub] ?? d.kind, verbs: SUBRESOURCE_VERBS[sub] };
+      if (sub === 'eviction') {
+        r.group = 'policy';
+        r.version = 'v1beta1';
+        r.kind = 'Eviction';
+      }
       if (sub === 'scale' && spec !== true && spec) {
         const [group, version] = spec.apiVersion.split('/');
         r.group = group;

@@ -1,5 +1,6 @@
 // Every error the API answers is a Status (spec 7, wire-facts 2). ApiError carries one; the constructors
-// mirror the real server's error helpers so messages, reasons and details read the same.
+// mirror the real server's error helpers so messages, reasons and details read the same. (The client's
+// ApiError, simulator/client/api-client.ts, is the error a client raises on a Status it received.)
 
 import type { Status, StatusCause, StatusDetails } from '../api/meta.ts';
 

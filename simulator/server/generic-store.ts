@@ -21,7 +21,7 @@ import { canonicalObject } from '../api/conversion.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation/object-meta.ts';
 import '../api/kinds/index.ts';
 import {
-  afterCreate, applyDefaults, beforeCreate, gracePeriodSeconds, holdingFinalizers, nothingHolds, prepareForCreate, prepareForDelete,
+  type StrategyEnv, afterCreate, applyDefaults, beforeCreate, gracePeriodSeconds, holdingFinalizers, nothingHolds, prepareForCreate, prepareForDelete,
   prepareForStatusUpdate, prepareForUpdate, validateKind, validateKindUpdate, type Requester,
 } from '../api/strategy.ts';
 import { StoreError, type StoredObject } from '../storage/store.ts';
@@ -55,6 +55,34 @@ export interface AdmissionAttributes {
 
 /** Runs before every write; throwing an ApiError refuses the request with that Status (403 forbidden, 422...). */
 export type AdmissionHook = (attrs: AdmissionAttributes) => void | Promise<void>;
+
+type Modify = (current: StoredObject | undefined) => KubeObject | null | undefined | Promise<KubeObject | null | undefined>;
+
+/**
+ * The store's read-modify-write, or under dryRun the same decision taken on the current object without writing:
+ * no revision is used and no watch event is sent. What a dry run answers carries the current resourceVersion (an
+ * update) or none (a create), as the real dry-run storage answers.
+ */
+async function readModifyWrite(ctx: ServerContext, key: string, fn: Modify, dryRun: boolean): Promise<{ result?: StoredObject; deleted?: StoredObject }> {
+  if (!dryRun) return ctx.store.guaranteedUpdate(key, fn);
+  const cur = await ctx.store.get(key);
+  const next = await fn(cur);
+  if (next === undefined) return { result: cur };
+  if (next === null) return { deleted: cur };
+  return { result: dryRunStored(key, next, cur?.value.metadata.resourceVersion) };
+}
+
+/** An object a dry run would have stored, shaped like a stored one. */
+function dryRunStored(key: string, obj: KubeObject, resourceVersion: string | undefined): StoredObject {
+  const metadata = { ...obj.metadata, resourceVersion };
+  if (resourceVersion === undefined) delete metadata.resourceVersion;
+  return { key, value: canonicalObject({ ...obj, metadata }), modRevision: 0, createRevision: 0 };
+}
+
+/** What the kinds' create hooks use: under dryRun, service addresses are chosen but not taken. */
+function strategyEnv(ctx: ServerContext, dryRun: boolean): StrategyEnv {
+  return dryRun ? { serviceAddresses: ctx.serviceAddresses.dryRun() } : ctx;
+}
 
 async function admit(ctx: ServerContext, attrs: AdmissionAttributes): Promise<void> {
   for (const hook of ctx.admission ?? []) await hook(attrs);
@@ -99,23 +127,30 @@ export async function createResource(ctx: ServerContext, def: ResourceDef, names
   const meta = obj.metadata;
   const explicitName = !!meta.name;
   if (!meta.name && meta.generateName && typeof meta.generateName === 'string') meta.name = generateName(meta.generateName);
+  const dryRun = !!opts.dryRun;
+  const env = strategyEnv(ctx, dryRun);
   await prepareNew(ctx, def, namespace, obj, opts.user);
-  await beforeCreate(obj, def, ctx);
+  await beforeCreate(obj, def, env);
   // generateName collisions are retried with a new suffix, as clients expect a unique name.
   for (let attempt = 0; ; attempt++) {
     const retry = (e: unknown) => e instanceof StoreError && e.code === 'KeyExists' && !explicitName && attempt < 5;
     try {
       const candidate = toStored(def, obj);
-      await admit(ctx, { operation: 'CREATE', def, namespace, name: obj.metadata.name!, object: candidate, dryRun: !!opts.dryRun });
-      // dryRun: the create stops here.
-      return await ctx.store.create(objectKey(def, namespace, obj.metadata.name!), candidate);
+      await admit(ctx, { operation: 'CREATE', def, namespace, name: obj.metadata.name!, object: candidate, dryRun });
+      const key = objectKey(def, namespace, obj.metadata.name!);
+      if (dryRun) {
+        // dryRun: the create stops here, after the name was found free.
+        if (await ctx.store.get(key)) throw new StoreError('KeyExists', `${key} exists`);
+        return dryRunStored(key, candidate, undefined);
+      }
+      return await ctx.store.create(key, candidate);
     } catch (e) {
       if (retry(e)) {
         obj.metadata.name = generateName(obj.metadata.generateName!);
         obj.metadata.selfLink = selfLinkOf(def, obj.metadata.namespace, obj.metadata.name);
         continue;
       }
-      await afterCreate(obj, def, false, ctx);
+      await afterCreate(obj, def, false, env);
       storeErrorToApi(e, def, obj.metadata.name!);
     }
   }
@@ -182,10 +217,28 @@ function settle(next: KubeObject, old: KubeObject, mayRemove: boolean): KubeObje
   return canonicalObject({ ...next, metadata: { ...next.metadata, resourceVersion: '0' } });
 }
 
+/**
+ * Server-owned metadata of an update comes from the stored object, as the real validation's repair of
+ * "malformed" updates does (RepairMalformedUpdates, on by default): creationTimestamp always (so a client's
+ * "...:34.000Z" or "+00:00" form of it is never compared as text), an empty uid, a deletionTimestamp and a
+ * deletionGracePeriodSeconds the stored object has, selfLink and generation. A different non-empty uid, or a
+ * deletion timestamp the stored object lacks, is still refused by the update validation.
+ */
+function repairServerOwnedMeta(meta: KubeObject['metadata'], old: KubeObject['metadata']): void {
+  if (old.creationTimestamp) meta.creationTimestamp = old.creationTimestamp;
+  if (!meta.uid) meta.uid = old.uid;
+  if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
+  if (old.deletionGracePeriodSeconds !== undefined && (meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === null)) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+  if (old.selfLink !== undefined) meta.selfLink = old.selfLink;
+  if (old.generation !== undefined) meta.generation = old.generation;
+}
+
 /** The main resource: defaults in the request's version, status kept (owned by /status), the kind's update rules. */
-function nextForMain(def: ResourceDef, body: KubeObject, cur: StoredObject): KubeObject {
-  const name = body.metadata.name ?? '';
+function nextForMain(def: ResourceDef, incoming: KubeObject, cur: StoredObject): KubeObject {
+  const name = incoming.metadata.name ?? '';
   const old = cur.value;
+  const body: KubeObject = { ...incoming, metadata: { ...incoming.metadata } };
+  repairServerOwnedMeta(body.metadata, old.metadata);
   const inRequestVersion = structuredClone(body);
   applyDefaults(inRequestVersion, def);
   const next = toStored(def, inRequestVersion);
@@ -266,13 +319,13 @@ export async function updateResource(ctx: ServerContext, u: UpdateRequest): Prom
   const dryRun = !!u.opts?.dryRun;
   let created = false;
   try {
-    const out = await ctx.store.guaranteedUpdate(key, async (cur) => {
+    const out = await readModifyWrite(ctx, key, async (cur) => {
       created = false;
       if (!cur) {
         if (!u.createIfMissing) throw notFound(groupResource(def), name);
         const obj = structuredClone(u.createIfMissing);
         await prepareNew(ctx, def, u.namespace, obj, u.opts?.user);
-        await beforeCreate(obj, def, ctx);
+        await beforeCreate(obj, def, strategyEnv(ctx, dryRun));
         const candidate = toStored(def, obj);
         await admit(ctx, { operation: 'CREATE', def, namespace: u.namespace, name, object: candidate, dryRun });
         created = true;
@@ -287,16 +340,16 @@ export async function updateResource(ctx: ServerContext, u: UpdateRequest): Prom
       if (settled !== undefined) {
         await admit(ctx, { operation: settled === null ? 'DELETE' : 'UPDATE', def, namespace: u.namespace, name, subresource: target === 'main' ? undefined : target, object: settled ?? undefined, oldObject: cur.value, dryRun });
       }
-      // dryRun: the update stops here.
+      // dryRun: the update stops here (readModifyWrite does not write).
       return settled;
-    });
+    }, dryRun);
     if (out.deleted) return { object: out.deleted.value, created: false, deleted: true };
     const result = out.result ?? (await ctx.store.get(key));
     if (!result) throw notFound(groupResource(def), name);
     const obj = result.value;
     // A terminating object that nothing holds any more goes, as the namespace controller's final delete would
     // make it: watchers see the finalize (MODIFIED), then DELETED.
-    if (target === 'finalize' && obj.metadata.deletionTimestamp && nothingHolds(obj)) {
+    if (!dryRun && target === 'finalize' && obj.metadata.deletionTimestamp && nothingHolds(obj)) {
       await ctx.store.delete(key, { expectedRevision: Number(obj.metadata.resourceVersion) }).catch(() => undefined);
     }
     return { object: obj, created, deleted: false };
@@ -339,8 +392,9 @@ export interface DeleteOutcome {
 /** The delete path: preconditions, finalizers from the options, the kind's grace period, removal or marking. */
 export async function deleteResource(ctx: ServerContext, def: ResourceDef, namespace: string | undefined, name: string, opts: DeleteOptions, wopts: WriteOptions = {}): Promise<DeleteOutcome> {
   const key = objectKey(def, namespace, name);
+  const dryRun = !!wopts.dryRun;
   let graceSeconds = 0;
-  const out = await ctx.store.guaranteedUpdate(key, async (cur) => {
+  const out = await readModifyWrite(ctx, key, async (cur) => {
     if (!cur) throw notFound(groupResource(def), name);
     const obj = cur.value;
     const pre = opts.preconditions;
@@ -350,13 +404,13 @@ export async function deleteResource(ctx: ServerContext, def: ResourceDef, names
     if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
       throw conflict(groupResource(def), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
     }
-    await admit(ctx, { operation: 'DELETE', def, namespace, name, oldObject: obj, dryRun: !!wopts.dryRun });
+    await admit(ctx, { operation: 'DELETE', def, namespace, name, oldObject: obj, dryRun });
     const finalizers = finalizersAfter(def, obj.metadata.finalizers ?? [], opts);
     graceSeconds = gracePeriodSeconds(obj, opts);
     const existingGrace = obj.metadata.deletionGracePeriodSeconds;
     // A second delete may shorten the grace period, never lengthen it.
     if (existingGrace !== undefined && obj.metadata.deletionTimestamp) graceSeconds = Math.min(graceSeconds, existingGrace);
-    // dryRun: the delete stops here.
+    // dryRun: the delete stops at the decision (readModifyWrite does not write).
     if (finalizers.length === 0 && holdingFinalizers(obj).length === 0 && graceSeconds === 0) return null;
     const next: KubeObject = { ...obj, metadata: { ...obj.metadata } };
     const m = next.metadata;
@@ -370,10 +424,10 @@ export async function deleteResource(ctx: ServerContext, def: ResourceDef, names
     }
     prepareForDelete(next, obj);
     return canonicalObject(next);
-  });
+  }, dryRun);
   if (out.deleted) return { deleted: out.deleted };
   const pending = out.result ?? (await ctx.store.get(key));
-  if (pending && graceSeconds > 0) scheduleGracefulRemoval(ctx, key, pending, graceSeconds);
+  if (pending && graceSeconds > 0 && !dryRun) scheduleGracefulRemoval(ctx, key, pending, graceSeconds);
   return { pending: pending ?? undefined };
 }
 

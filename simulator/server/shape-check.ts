@@ -34,7 +34,7 @@ const RANGES: Record<'int32' | 'int64' | 'uint32' | 'uint64', [number, number]> 
 
 /** A problem with a value of the right JSON type but the wrong encoding: 'range' is 422, a message is 400. */
 function formatProblem(format: ValueFormat | undefined, v: unknown): 'range' | string | undefined {
-  if (!format) return undefined;
+  if (!format || format === 'microtime') return undefined;
   if (format === 'quantity') {
     if (typeof v !== 'string' && typeof v !== 'number') return undefined;
     const q = parseQuantity(v);
@@ -173,6 +173,38 @@ export function pruneUnknownFields(schema: TypeSchema, obj: Record<string, unkno
   }
 }
 
+/**
+ * Timestamps as the real decoder and encoder leave them: a metav1.Time in any RFC 3339 form (fractional seconds,
+ * numeric offsets) becomes whole-second UTC `Z` (the decoder keeps the instant; the encoder writes seconds in
+ * UTC); a MicroTime keeps microseconds. Values that are not RFC 3339 are left for validation to refuse.
+ */
+export function normalizeTimes(schema: TypeSchema, obj: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(obj)) {
+    const f = schema.field(k);
+    if (!f || v === null || v === undefined) continue;
+    if (f.type === 'time' && typeof v === 'string') {
+      const t = canonicalTime(v, f.format === 'microtime');
+      if (t !== undefined) obj[k] = t;
+      continue;
+    }
+    if (!f.schema) continue;
+    const children = f.type === 'object' ? [v] : f.type === 'array' && Array.isArray(v) ? v : f.type === 'map' && isObj(v) ? Object.values(v) : [];
+    for (const e of children) if (isObj(e)) normalizeTimes(f.schema, e);
+  }
+}
+
+/** "2018-01-02T04:04:05.6+01:00" -> "2018-01-02T03:04:05Z" (micro: "2018-01-02T03:04:05.600000Z"). */
+export function canonicalTime(text: string, micro = false): string | undefined {
+  let t: { seconds: number; nanos: number };
+  try {
+    t = parseRfc3339(text);
+  } catch {
+    return undefined;
+  }
+  const whole = new Date(t.seconds * 1000).toISOString().slice(0, 19);
+  return micro ? `${whole}.${String(Math.floor(t.nanos / 1000)).padStart(6, '0')}Z` : `${whole}Z`;
+}
+
 /** The real server's warning text for one unknown field (fieldValidation=Warn). */
 export function unknownFieldWarning(path: string): string {
   return `unknown field "${path}"`;
@@ -217,5 +249,8 @@ export function checkPatchedBody(def: ResourceDef, obj: Record<string, unknown>)
   checkBodyShape(def, obj);
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : `${def.group ? `${def.group}/` : ''}${def.version}`;
   const schema = typeSchemaFor(apiVersion, def.kind);
-  if (schema) pruneUnknownFields(schema, obj);
+  if (schema) {
+    pruneUnknownFields(schema, obj);
+    normalizeTimes(schema, obj);
+  }
 }

@@ -2,6 +2,7 @@
 // has. The whole cluster (API server + controller daemon + simulated nodes) is composed in ../cluster.ts,
 // which is the only caller that knows about the daemon and the nodes.
 
+import { quotaAdmission } from './quota-admission.ts';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from '../api/registry.ts';
@@ -86,6 +87,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     admission: [namespaceLifecycle],
     security: opts.security ?? { authorizer: alwaysAllow },
   };
+  // Admission plugins, in the order the real server runs them (ResourceQuota last).
+  ctx.admission = [...(ctx.admission ?? []), quotaAdmission(ctx)];
   ctx.serviceAddresses.start();
   const app = buildApp(ctx, opts.tls);
   await app.listen({ port: opts.port ?? 0, host });

@@ -54,10 +54,7 @@ data:
  * failing the suite; each is removed from here by the change that fixes it.
  */
 const OPEN: Record<string, string> = {
-  diff: 'dryRun=All is ignored (issue #16)',
-  'dry-run': 'dryRun=All is ignored (issue #16)',
   explain: 'OpenAPI documents carry no descriptions (issue #16)',
-  edit: 'the diff check changes the live object while dryRun is ignored (issue #16)',
   logs: 'pods/log is not served (issue #16)',
 };
 const open = (key: string) => (OPEN[key] ? { todo: OPEN[key] } : {});

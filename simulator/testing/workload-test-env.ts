@@ -17,6 +17,7 @@ import { cronJobController } from '../controllers/cronjob.ts';
 import { endpointsController } from '../controllers/endpoints.ts';
 import { podGCController } from '../controllers/podgc.ts';
 import { statefulSetController } from '../controllers/statefulset.ts';
+import { disruptionController } from '../controllers/disruption.ts';
 
 /** The workload control loops, by --controllers name (the registry's entries point at the same factories). */
 export const WORKLOAD_CONTROLLERS: Partial<Record<string, () => Controller>> = {
@@ -29,6 +30,7 @@ export const WORKLOAD_CONTROLLERS: Partial<Record<string, () => Controller>> = {
   endpoint: endpointsController,
   podgc: podGCController,
   statefulset: statefulSetController,
+  disruption: disruptionController,
 };
 
 export interface WorkloadEnv {

@@ -69,18 +69,26 @@ export class ServiceAddressAllocator {
     this.watch?.stop();
   }
 
+  /**
+   * The allocator a dry run uses (dryRun=All): addresses are chosen and checked exactly as allocate does, but not
+   * taken (the ranges are not written), and there is nothing to give back.
+   */
+  dryRun(): { allocate(svc: KubeObject): Promise<void>; release(svc: KubeObject): Promise<void> } {
+    return { allocate: (svc) => this.allocate(svc, false), release: async () => undefined };
+  }
+
   /** Fills in spec.clusterIP and nodePorts of a new Service, or throws 422 for taken or out-of-range ones. */
-  async allocate(svc: KubeObject): Promise<void> {
+  async allocate(svc: KubeObject, persist = true): Promise<void> {
     const spec = (svc.spec ?? {}) as Spec;
     const name = svc.metadata.name ?? '';
     if (spec.type !== 'ExternalName' && spec.clusterIP !== 'None') {
       const wanted = spec.clusterIP || undefined;
-      spec.clusterIP = await this.take(IP_KEY, this.ranges.clusterIPRange, wanted, (taken) => this.freeIP(taken), (ip) => this.checkIP(ip), name, 'spec.clusterIP');
+      spec.clusterIP = await this.take(IP_KEY, this.ranges.clusterIPRange, wanted, (taken) => this.freeIP(taken), (ip) => this.checkIP(ip), name, 'spec.clusterIP', persist);
     }
     if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
       for (const [i, port] of (spec.ports ?? []).entries()) {
         const wanted = port.nodePort ? String(port.nodePort) : undefined;
-        const got = await this.take(PORT_KEY, this.portRangeText(), wanted, (taken) => this.freePort(taken), (p) => this.checkPort(p), name, `spec.ports[${i}].nodePort`);
+        const got = await this.take(PORT_KEY, this.portRangeText(), wanted, (taken) => this.freePort(taken), (p) => this.checkPort(p), name, `spec.ports[${i}].nodePort`, persist);
         port.nodePort = Number(got);
       }
     }
@@ -117,9 +125,9 @@ export class ServiceAddressAllocator {
     return undefined;
   }
 
-  private async take(key: string, range: string, wanted: string | undefined, pick: (taken: Set<string>) => string | undefined, check: (v: string) => string | undefined, name: string, field: string): Promise<string> {
+  private async take(key: string, range: string, wanted: string | undefined, pick: (taken: Set<string>) => string | undefined, check: (v: string) => string | undefined, name: string, field: string, persist = true): Promise<string> {
     let chosen = '';
-    await this.store.guaranteedUpdate(key, (cur) => {
+    const decide = (cur: { value: KubeObject } | undefined): KubeObject => {
       const obj = (cur?.value as RangeObject | undefined) ?? { kind: 'RangeAllocation', apiVersion: 'v1', metadata: { name: key.split('/').pop() }, range, allocated: [] };
       const taken = new Set(obj.allocated);
       const fail = (detail: string): never => {
@@ -137,7 +145,9 @@ export class ServiceAddressAllocator {
         chosen = free!;
       }
       return { ...obj, metadata: { ...obj.metadata, resourceVersion: undefined }, allocated: [...obj.allocated, chosen] } as KubeObject;
-    });
+    };
+    if (persist) await this.store.guaranteedUpdate(key, decide);
+    else decide(await this.store.get(key));
     return chosen;
   }
 

@@ -6,7 +6,7 @@ import { apiVersionOf, parseApiVersion } from '../../api/meta.ts';
 import type { ResourceDef } from '../../api/registry.ts';
 import { objectKey } from '../../api/registry.ts';
 import { canonicalObject, convertBodyVersion, fromStorageVersion, toStorageVersion } from '../../api/conversion.ts';
-import { checkBodyShape, pruneUnknownFields } from '../shape-check.ts';
+import { checkBodyShape, normalizeTimes, pruneUnknownFields } from '../shape-check.ts';
 import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
 import { StoreError } from '../../storage/store.ts';
 import { ApiError, badRequest, notFound, alreadyExists, conflict, expired, internalError, type GroupResource } from '../errors.ts';
@@ -72,7 +72,10 @@ export function readObjectBody(ctx: ServerContext, req: ResourceRequest, def: Re
   if (req.query.fieldValidation === 'Warn') req.warnings.push(...warnings);
   const obj = structuredClone(raw) as KubeObject;
   const schema = typeSchemaFor(apiVersion || expected, def.kind);
-  if (schema) pruneUnknownFields(schema, obj as unknown as Record<string, unknown>);
+  if (schema) {
+    pruneUnknownFields(schema, obj as unknown as Record<string, unknown>);
+    normalizeTimes(schema, obj as unknown as Record<string, unknown>);
+  }
   if (apiVersion && apiVersion !== expected) convertBodyVersion(obj, apiVersion);
   obj.apiVersion = expected;
   obj.kind = def.kind;
@@ -101,11 +104,19 @@ function checkMetadataTypes(def: ResourceDef, obj: KubeObject): void {
   for (const f of STRING_META) if (m[f] === null) delete m[f];
 }
 
-/** Converts to the storage version and orders the fields. */
+/**
+ * Converts to the storage version and orders the fields. spec and status are present as objects on every kind
+ * whose type has them, as the Go encoder writes its non-pointer structs (`"status":{}` from the create answer
+ * on; omitempty never drops a struct).
+ */
 export function toStored(def: ResourceDef, obj: KubeObject): KubeObject {
   const stored = toStorageVersion(obj, def.storageApiVersion);
   // A placeholder holds resourceVersion's place in the field order; the store writes the real value.
   stored.metadata = { ...stored.metadata, resourceVersion: '0' };
+  const schema = typeSchemaFor(def.storageApiVersion, def.kind);
+  for (const part of ['spec', 'status'] as const) {
+    if (schema?.field(part)?.type === 'object' && (stored[part] === undefined || stored[part] === null)) stored[part] = {};
+  }
   return canonicalObject(stored);
 }
 

@@ -47,7 +47,7 @@ export async function deleteObject(ctx: ServerContext, req: ResourceRequest): Pr
   const name = req.name!;
   const opts = readDeleteOptions(ctx, req);
   try {
-    const outcome = await deleteResource(ctx, def, req.namespace, name, opts, writeOptions(req));
+    const outcome = await deleteResource(ctx, def, req.namespace, name, opts, writeOptions(req, opts.dryRun));
     if (outcome.deleted) return { code: 200, object: successStatus(def, name, outcome.deleted.value.metadata.uid) };
     const code = opts.orphanDependents === false ? 202 : 200;
     return { code, object: present(def, outcome.pending!.value) };
@@ -61,6 +61,7 @@ export async function deleteCollection(ctx: ServerContext, req: ResourceRequest)
   const def = req.def;
   const filter = compileSelectors(req);
   const opts = readDeleteOptions(ctx, req);
+  const wopts = writeOptions(req, opts.dryRun);
   const { items } = await ctx.store.list(collectionPrefix(def, req.namespace), { filter });
   // The options apply to each item, preconditions included; a precondition that does not hold for one of them
   // fails the request before anything is deleted (409), rather than half-way through.
@@ -75,7 +76,7 @@ export async function deleteCollection(ctx: ServerContext, req: ResourceRequest)
   for (const item of items) {
     const name = item.value.metadata.name!;
     try {
-      await deleteResource(ctx, def, item.value.metadata.namespace, name, opts, writeOptions(req));
+      await deleteResource(ctx, def, item.value.metadata.namespace, name, opts, wopts);
     } catch (e) {
       // An object deleted concurrently is simply gone already.
       if ((e as { status?: { code?: number } }).status?.code !== 404) throw e;

@@ -8,6 +8,7 @@ import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
 import { nowTimestamp } from './common.ts';
 import { createAccessReview, createRulesReview } from '../access-review.ts';
+import { writeOptions } from './write-options.ts';
 
 export type VirtualCreate = (ctx: ServerContext, req: ResourceRequest, obj: KubeObject) => Promise<ApiResult> | ApiResult;
 
@@ -21,14 +22,14 @@ export async function bindPodSubresource(ctx: ServerContext, req: ResourceReques
   const meta = (raw.metadata ?? {}) as { name?: string; namespace?: string; annotations?: Record<string, string> };
   if (meta.name !== undefined && meta.name !== req.name) throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${req.name})`);
   if (meta.namespace !== undefined && meta.namespace !== req.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  return bindPod(ctx, req.namespace!, req.name!, raw as unknown as KubeObject);
+  return bindPod(ctx, req.namespace!, req.name!, raw as unknown as KubeObject, writeOptions(req).dryRun);
 }
 
 /**
  * Binds a pod to a node, as the scheduler does: spec.nodeName and the PodScheduled condition in one write.
  * A pod already bound or being deleted is a conflict. Answers a Success Status (201).
  */
-async function bindPod(ctx: ServerContext, namespace: string, name: string, binding: KubeObject): Promise<ApiResult> {
+async function bindPod(ctx: ServerContext, namespace: string, name: string, binding: KubeObject, dryRun = false): Promise<ApiResult> {
   const target = (binding.target ?? {}) as { kind?: unknown; name?: unknown };
   const errs: FieldError[] = [];
   if (!name) errs.push({ type: 'FieldValueRequired', field: 'metadata.name' });
@@ -37,7 +38,7 @@ async function bindPod(ctx: ServerContext, namespace: string, name: string, bind
   if (errs.length) throw invalid('Binding', '', name, errs);
   const nodeName = target.name as string;
   const key = `/registry/pods/${namespace}/${name}`;
-  await ctx.store.guaranteedUpdate(key, (cur) => {
+  const bind = (cur: { value: KubeObject } | undefined): KubeObject => {
     if (!cur) throw notFound(PODS, name);
     const pod = cur.value;
     const spec = (pod.spec ?? {}) as { nodeName?: string };
@@ -53,15 +54,19 @@ async function bindPod(ctx: ServerContext, namespace: string, name: string, bind
     status.conditions = conditions;
     next.metadata.resourceVersion = '0';
     return next;
-  });
+  };
+  // dryRun=All: the binding is checked against the pod as it is, and nothing is written.
+  if (dryRun) bind(await ctx.store.get(key));
+  else await ctx.store.guaranteedUpdate(key, bind);
   return { code: 201, object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
 }
 
 /** The create of each virtual kind. A new virtual kind: its ResourceDef (virtual: true) and its line here. */
 export const VIRTUAL_CREATES: Record<string, VirtualCreate> = {
-  Binding: (ctx, req, obj) => bindPod(ctx, req.namespace!, obj.metadata.name ?? '', obj),
-  SubjectAccessReview: createAccessReview,
-  LocalSubjectAccessReview: createAccessReview,
-  SelfSubjectAccessReview: createAccessReview,
-  SelfSubjectRulesReview: createRulesReview,
+  Binding: (ctx, req, obj) => bindPod(ctx, req.namespace!, obj.metadata.name ?? '', obj, writeOptions(req).dryRun),
+  // Access reviews store nothing: a dry run is the same question (its value is still checked).
+  SubjectAccessReview: (ctx, req, obj) => (writeOptions(req), createAccessReview(ctx, req, obj)),
+  LocalSubjectAccessReview: (ctx, req, obj) => (writeOptions(req), createAccessReview(ctx, req, obj)),
+  SelfSubjectAccessReview: (ctx, req, obj) => (writeOptions(req), createAccessReview(ctx, req, obj)),
+  SelfSubjectRulesReview: (ctx, req, obj) => (writeOptions(req), createRulesReview(ctx, req, obj)),
 };

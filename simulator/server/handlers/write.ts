@@ -13,14 +13,12 @@ import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
 import { groupResource, keyOf, present, readObjectBody } from './common.ts';
 import { checkScaleBody, scaleOf } from './scale.ts';
+import { writeOptions } from './write-options.ts';
 import { VIRTUAL_CREATES } from './virtual.ts';
 
 export { bindPodSubresource } from './virtual.ts';
 
-/** The write options of a request (dryRun is parsed by the clients' work; until then always a real write). */
-export function writeOptions(req: ResourceRequest): WriteOptions {
-  return { user: req.user };
-}
+export { writeOptions } from './write-options.ts';
 
 export function checkNamespaceMatches(req: ResourceRequest, obj: KubeObject): void {
   if (!req.def.namespaced) {
@@ -126,7 +124,10 @@ export async function rollbackDeployment(ctx: ServerContext, req: ResourceReques
   if (errs.length) throw invalid('DeploymentRollback', def.group, name, errs);
   if (name !== req.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${req.name})`);
   const updatedAnnotations = (raw.updatedAnnotations ?? {}) as Record<string, string>;
-  await ctx.store.guaranteedUpdate(objectKey(def, req.namespace, name), (cur) => {
+  const { dryRun } = writeOptions(req);
+  if (dryRun) {
+    if (!(await ctx.store.get(objectKey(def, req.namespace, name)))) throw notFound(groupResource(def), name);
+  } else await ctx.store.guaranteedUpdate(objectKey(def, req.namespace, name), (cur) => {
     if (!cur) throw notFound(groupResource(def), name);
     const next = structuredClone(cur.value) as KubeObject;
     next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...updatedAnnotations, [DEPLOYMENT_ROLLBACK_TO]: String(revision) };
