@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from './server/context.ts';
 import { startApiServer, type ApiServerOptions } from './server/start.ts';
 import type { DaemonHandle } from './controllers/daemon/daemon.ts';
+import type { ControllerPlan } from './controllers/registry.ts';
 import type { NodesHandle, NodesOptions } from './nodes/index.ts';
 import { buildSecureServing, type Credentials, type SecureServing, type SecurityFlags } from './server/secure-serving.ts';
 import { renderKubeconfig } from './client/kubeconfig.ts';
@@ -29,6 +30,15 @@ export interface SimulatorOptions extends ApiServerOptions {
   controllerArgs?: string[];
   /** Where the daemon's log lines go (default: nowhere). */
   controllerLog?: (line: string) => void;
+  /**
+   * Simulated clock skew: the controller daemon's clock runs this many milliseconds ahead of the API server's
+   * (as between two hosts whose clocks disagree). Read by the CronJob controller, the one loop that acts on
+   * wall-clock schedules: with 90 s, a CronJob of schedule "* * * * *" runs within one check interval of its
+   * creation instead of at the next minute. The conformance suites' embedded run uses it. Default 0.
+   */
+  controllerClockSkewMs?: number;
+  /** How often the CronJob controller looks at every CronJob (default 10 s, as the 1.9 daemon). */
+  cronJobCheckIntervalMs?: number;
   /**
    * TLS, authentication and authorization (server/secure-serving.ts). The daemon then authenticates with a
    * client config of its own (--xconfig: system:kube-controller-manager), signs service-account tokens with
@@ -130,7 +140,14 @@ async function startControllers(url: string, vendor: string, opts: SimulatorOpti
   const argv = ['--master', url, '--leader-elect=false', '--address=127.0.0.1', '--port=0', '--x-api-qps=300', '--x-api-burst=600'];
   if (Array.isArray(opts.controllers)) argv.push(`--controllers=${opts.controllers.join(',')}`);
   argv.push(...(opts.controllerArgs ?? []));
-  return startDaemon(argv, { vendor, log: opts.controllerLog ?? (() => {}) });
+  let plans: Record<string, ControllerPlan> | undefined;
+  if (opts.controllerClockSkewMs || opts.cronJobCheckIntervalMs) {
+    const [{ CONTROLLER_PLANS }, { cronJobController }] = await Promise.all([import('./controllers/registry.ts'), import('./controllers/cronjob.ts')]);
+    const skew = opts.controllerClockSkewMs ?? 0;
+    const cronjob = { checkIntervalMs: opts.cronJobCheckIntervalMs, now: () => new Date(Date.now() + skew) };
+    plans = { cronjob: { ...CONTROLLER_PLANS.cronjob, create: () => cronJobController(cronjob) } };
+  }
+  return startDaemon(argv, { vendor, log: opts.controllerLog ?? (() => {}), plans });
 }
 
 function credentialBuffers(c: Credentials | undefined): { cert?: Buffer; key?: Buffer; token?: string } {

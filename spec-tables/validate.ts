@@ -1,6 +1,8 @@
 // JSON Schema validation of a whole table document, with ajv errors turned into one
 // SpecTableError that names the row and the field.
-import { readFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { SpecTableError, type RowLocation } from './errors.ts';
@@ -31,7 +33,46 @@ function ajvFor(schemaDir: string, displayDir: string): Ajv {
   return ajv;
 }
 
+// Compiling the schemas costs more than a second of CPU, paid by every process that loads the tables (the
+// simulator, each suite process, each daemon the daemon-options suite starts). A document that passed is
+// remembered by a hash of its content and of every schema, in the temp directory: the same tables are not
+// validated twice on one machine, while any change to a table or a schema is validated again.
+const VALIDATED_DIR = join(tmpdir(), 'spec-tables-validated');
+const schemaHashes = new Map<string, string>();
+
+function schemaDirHash(schemaDir: string): string {
+  let hash = schemaHashes.get(schemaDir);
+  if (hash === undefined) {
+    const h = createHash('sha256');
+    for (const name of readdirSync(schemaDir).sort()) h.update(name).update('\0').update(readFileSync(join(schemaDir, name))).update('\0');
+    hash = h.digest('hex');
+    schemaHashes.set(schemaDir, hash);
+  }
+  return hash;
+}
+
+function validatedMarker(doc: unknown, opts: { schemaDir: string; schemaName: string }): string | undefined {
+  try {
+    const key = createHash('sha256').update(schemaDirHash(opts.schemaDir)).update(opts.schemaName).update('\0').update(JSON.stringify(doc)).digest('hex');
+    return join(VALIDATED_DIR, key);
+  } catch {
+    return undefined;
+  }
+}
+
 export function validateDocument(doc: unknown, opts: { schemaDir: string; schemaName: string; displayDir: string; displayFile: string }): void {
+  const marker = validatedMarker(doc, opts);
+  if (marker && existsSync(marker)) return;
+  validateNow(doc, opts);
+  try {
+    mkdirSync(VALIDATED_DIR, { recursive: true });
+    if (marker) writeFileSync(marker, '');
+  } catch {
+    // Only a cache.
+  }
+}
+
+function validateNow(doc: unknown, opts: { schemaDir: string; schemaName: string; displayDir: string; displayFile: string }): void {
   const ajv = ajvFor(opts.schemaDir, opts.displayDir);
   let validate: ValidateFunction | undefined;
   try {

@@ -276,6 +276,7 @@ check(
     requires: [...CM_CHUNKS, needs(CONFIGMAPS, ['watch'])],
     title: 'a continue token whose snapshot left the history window gets 410; restarting the list and watching from its resourceVersion recovers',
     timeoutSeconds: 90,
+    solo: true,
   },
   async (ctx) => {
     const ns = await ctx.namespace();

@@ -69,22 +69,39 @@ async function withEnv(ctx: CheckContext, fn: (env: Env) => Promise<void>): Prom
 
 const tail = (text: string, n = 400) => (text.length > n ? `...${text.slice(-n)}` : text).trim();
 
-/** Starts a daemon on a free port and runs `fn` while it serves /configz; stops it after. */
+/**
+ * Starts a daemon on a free port and runs `fn` while it serves /configz; stops it after. A port another check's
+ * daemon took in between (this daemon then exits, unable to bind) means: again on another port, within the
+ * time budget.
+ */
 async function withDaemon<T>(env: Env, args: string[], what: string, fn: (config: Record<string, unknown>, p: DaemonProcess, configz: Record<string, unknown>) => Promise<T>): Promise<T> {
-  const port = await freePort();
-  const all = ['--address=127.0.0.1', `--port=${port}`, ...args];
-  const p = new DaemonProcess(env.command, all, env.cwd);
-  try {
-    const out = await waitForConfigz(p, '127.0.0.1', port, START_TIMEOUT_MS);
-    if (out.kind !== 'serving') {
-      const how = out.kind === 'exited' ? `exited with ${out.exit.code ?? out.exit.signal}` : `did not serve /configz within ${START_TIMEOUT_MS / 1000} s`;
-      fail(`${what}: the daemon ${how}: ${tail(`${p.stdout}\n${p.stderr}`)}\n  command: ${env.command} ${all.join(' ')}`);
+  const master = args.find((a) => a.startsWith('--master='))?.slice('--master='.length);
+  // Only our daemon talks to this check's own simulator.
+  const isOurs = (configz: Record<string, unknown>) => {
+    const config = componentConfig(configz);
+    const shown = config ? configEntry(config, '--master') : { found: false };
+    const norm = (u: unknown) => String(u).replace(/\/+$/, '');
+    return master === undefined || !shown.found || typeof shown.value !== 'string' || norm(shown.value) === norm(master);
+  };
+  const started = Date.now();
+  for (;;) {
+    const port = await freePort();
+    const all = ['--address=127.0.0.1', `--port=${port}`, ...args];
+    const p = new DaemonProcess(env.command, all, env.cwd);
+    try {
+      const out = await waitForConfigz(p, '127.0.0.1', port, START_TIMEOUT_MS, isOurs);
+      if (out.kind !== 'serving') {
+        const output = `${p.stdout}\n${p.stderr}`;
+        if (out.kind === 'exited' && /address already in use|EADDRINUSE/i.test(output) && Date.now() - started < START_TIMEOUT_MS) continue;
+        const how = out.kind === 'exited' ? `exited with ${out.exit.code ?? out.exit.signal}` : `did not serve /configz within ${START_TIMEOUT_MS / 1000} s`;
+        fail(`${what}: the daemon ${how}: ${tail(output)}\n  command: ${env.command} ${all.join(' ')}`);
+      }
+      const config = componentConfig(out.configz);
+      if (!config) fail(`${what}: /configz has no component configuration object: ${JSON.stringify(out.configz).slice(0, 200)}`);
+      return await fn(config, p, out.configz);
+    } finally {
+      await p.stop();
     }
-    const config = componentConfig(out.configz);
-    if (!config) fail(`${what}: /configz has no component configuration object: ${JSON.stringify(out.configz).slice(0, 200)}`);
-    return await fn(config, p, out.configz);
-  } finally {
-    await p.stop();
   }
 }
 

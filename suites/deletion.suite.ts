@@ -311,6 +311,44 @@ check(
   },
 );
 
+check(
+  'deletion.collection-stays-in-namespace',
+  {
+    rows: ['endpoint.core.configmaps.namespaced.deletecollection'],
+    requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'list', 'deletecollection'])],
+    title: "DELETE of a namespaced collection (with or without a selector) deletes in that namespace only; another namespace's objects of the same labels stay untouched",
+  },
+  async (ctx) => {
+    const input = fc.record({ count: fc.integer({ min: 1, max: 4 }), withSelector: fc.boolean() });
+    await ctx.forAll(input, async ({ count, withSelector }) => {
+      const [doomed, other] = [await ctx.namespace(), await ctx.namespace()];
+      const made = new Map<string, KubeObject[]>([
+        [doomed, []],
+        [other, []],
+      ]);
+      for (const ns of [doomed, other]) {
+        for (let i = 0; i < count; i++) {
+          const name = `same-${i}`;
+          made.get(ns)!.push(await createObject(ctx, CONFIGMAPS, name, ns, { metadata: { name, labels: { tier: 'a' } } }));
+        }
+      }
+      const p = collectionPath(CONFIGMAPS, doomed);
+      const query = withSelector ? { labelSelector: 'tier=a' } : undefined;
+      const res = await ctx.client.delete(p, query ? { query } : {});
+      const what = `DELETE ${p}${withSelector ? '?labelSelector=tier=a' : ''}`;
+      await checkCollectionDelete(ctx, CONFIGMAPS, doomed, made.get(doomed)!, [], res, what, 'endpoint.core.configmaps.namespaced.deletecollection');
+      await forRows('endpoint.core.configmaps.namespaced.deletecollection', async () => {
+        const left = new Map((await listAll(ctx, collectionPath(CONFIGMAPS, other))).items.map((o) => [o.metadata.name!, o]));
+        for (const o of made.get(other)!) {
+          const after = left.get(o.metadata.name!);
+          if (!after) fail(`${what}: ConfigMap ${other}/${o.metadata.name} of another namespace (same name and labels) was deleted`);
+          if (after.metadata.deletionTimestamp || after.metadata.resourceVersion !== o.metadata.resourceVersion) fail(`${what}: ConfigMap ${other}/${o.metadata.name} of another namespace was changed (resourceVersion ${o.metadata.resourceVersion} -> ${after.metadata.resourceVersion})`);
+        }
+      });
+    }, { numRuns: Math.min(ctx.fc.numRuns, 4) });
+  },
+);
+
 const COLLECTION_ROWS = specTables().endpoints.filter((e) => e.verb === 'deletecollection' && e.testable && e.kind && hasFixture(e.kind) && e.id !== 'endpoint.core.configmaps.namespaced.deletecollection');
 
 for (const row of COLLECTION_ROWS) {

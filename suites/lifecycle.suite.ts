@@ -301,7 +301,6 @@ check(
   },
   async (ctx) => {
     const msToMinute = 60_000 - (Date.now() % 60_000);
-    if (msToMinute > CRON_BOUNDARY_MS) ctx.skip(`the next run of "* * * * *" is ${Math.round(msToMinute / 1000)} s away, more than this run waits (${CRON_BOUNDARY_MS / 1000} s); schedules are minutes, the spec has no shorter one`);
     const ns = await ctx.namespace();
     const path = `/apis/batch/v1beta1/namespaces/${ns}/cronjobs`;
     const tpl = podTemplate({ role: 'cron' }, { restartPolicy: 'Never', annotations: { 'simulator.cluster.local/run-seconds': '30' } });
@@ -311,8 +310,13 @@ check(
     const asleep = await createOrFail(ctx, path, mk('asleep', true), `CronJob ${ns}/asleep`);
     const jobsPath = `/apis/batch/v1/namespaces/${ns}/jobs`;
     const ownedBy = (j: KubeObject, owner: KubeObject) => (j.metadata.ownerReferences ?? []).some((r) => r.uid === owner.metadata.uid) || j.metadata.labels?.from === owner.metadata.name;
-    const job = await within(msToMinute + CRON_LAG_MS, async () => (await listItems(ctx, jobsPath)).find((j) => ownedBy(j, live)), 500);
-    if (!job) return ctx.skip(`no Job appeared within ${Math.round((msToMinute + CRON_LAG_MS) / 1000)} s of creating a CronJob of schedule "* * * * *": no cronjob controller acts on this target`);
+    // A Job may come before the wall-clock minute (a target whose controller clock runs ahead, as the embedded
+    // simulator's does); past the boundary it must come within the controller's check interval. When the minute
+    // is further away than this run waits, no Job is a skip, not a failure.
+    const waitMs = Math.min(msToMinute, CRON_BOUNDARY_MS) + CRON_LAG_MS;
+    const job = await within(waitMs, async () => (await listItems(ctx, jobsPath)).find((j) => ownedBy(j, live)), 500);
+    if (!job && msToMinute > CRON_BOUNDARY_MS) return ctx.skip(`no Job within ${Math.round(waitMs / 1000)} s, and the next run of "* * * * *" was ${Math.round(msToMinute / 1000)} s away, more than this run waits (${CRON_BOUNDARY_MS / 1000} s + ${CRON_LAG_MS / 1000} s); schedules are minutes, the spec has no shorter one`);
+    if (!job) return ctx.skip(`no Job appeared within ${Math.round(waitMs / 1000)} s of creating a CronJob of schedule "* * * * *": no cronjob controller acts on this target`);
     const tplOf = (o: unknown) => JSON.stringify(((o as { spec?: { template?: { spec?: { containers?: Array<{ image?: string; command?: string[] }> } } } }).spec?.template?.spec?.containers ?? []).map((c) => [c.image, c.command]));
     expectEqual(tplOf(job), tplOf({ spec: { template: tpl } }), `containers of Job ${job.metadata.name} made by the CronJob, against its jobTemplate`, 'field.CronJobSpec.jobTemplate');
     const status = await within(CRON_LAG_MS, async () => {

@@ -19,7 +19,7 @@ import { applyStrategicMerge, type MergeKeys } from './harness/models/strategic-
 import { canonicalJson, isObject, type JsonObject, type JsonValue } from './harness/models/json.ts';
 import { projectConditions, projectContainers, stringMap } from './harness/models/projection.ts';
 import { getIn, mergeKeysFor } from './harness/workloads.ts';
-import { CONFLICT_ATTEMPTS, isConflict, replaceWithRetry } from './harness/retry.ts';
+import { RetryBudget, isConflict, replaceWithRetry } from './harness/retry.ts';
 
 type PatchType = 'merge' | 'json' | 'strategic';
 const PATCH_ROW: Record<PatchType, string> = { merge: 'media.merge-patch', json: 'media.json-patch', strategic: 'media.strategic-merge-patch' };
@@ -316,12 +316,13 @@ check(
       // state (a controller writing status in between, perhaps from a stale cache, makes it 409: set up again).
       let before: KubeObject | undefined;
       let sent: DecodedResponse | undefined;
-      for (let attempt = 1; attempt <= CONFLICT_ATTEMPTS && !sent; attempt++) {
+      const budget = new RetryBudget();
+      while (!sent && budget.next()) {
         const { res: put } = await replaceWithRetry<KubeObject & { status?: JsonObject }>(ctx, `${path}/status`, (cur) => ({ ...cur, status: { ...(cur.status ?? {}), conditions: s.initial } }));
         expectStatusCode(put, [200, 201], `setup: PUT ${path}/status with conditions ${JSON.stringify(s.initial)}`, 'endpoint.apps.deployments.status.namespaced.update');
         before = put.object!;
         const r = await ctx.client.patch(`${path}/status`, { metadata: { resourceVersion: before.metadata.resourceVersion }, ...patch }, s.type);
-        if (!isConflict(r) || attempt === CONFLICT_ATTEMPTS) sent = r;
+        if (!isConflict(r) || budget.last) sent = r;
       }
       const expected = s.type === 'strategic' ? applyStrategicMerge(before as unknown as JsonValue, patch, keys) : applyMergePatch(before as unknown as JsonValue, patch);
       const res = await forRows([PATCH_ROW[s.type], 'endpoint.apps.deployments.status.namespaced.patch'], async () => expectPatched(sent!, what));

@@ -13,7 +13,7 @@ import { collectionPath, objectPath, type KindRef } from './harness/fixtures.ts'
 import { DEPLOYMENTS, NEEDS_NAMESPACES, needs, readObject } from './harness/objects.ts';
 import { canonicalJson, type JsonObject } from './harness/models/json.ts';
 import { getIn } from './harness/workloads.ts';
-import { CONFLICT_ATTEMPTS, isConflict, replaceWithRetry } from './harness/retry.ts';
+import { CONFLICT_BUDGET_MS, RetryBudget, isConflict, replaceWithRetry } from './harness/retry.ts';
 import type { DecodedResponse } from './harness/client.ts';
 
 const EXT_DEPLOYMENTS: KindRef = { group: 'extensions', version: 'v1beta1', kind: 'Deployment', resource: 'deployments', namespaced: true };
@@ -117,7 +117,8 @@ check(
       const sentStatus = omitStatus ? undefined : { ...status, conditions: [] };
       const what = `${verb} ${path} with spec ${JSON.stringify(spec)} and ${omitStatus ? 'no status' : `status ${JSON.stringify(sentStatus)}`}`;
       let res: DecodedResponse | undefined;
-      for (let attempt = 1; attempt <= CONFLICT_ATTEMPTS && !res; attempt++) {
+      const budget = new RetryBudget();
+      while (!res && budget.next()) {
         const { res: setup } = await replaceWithRetry<Obj>(ctx, `${path}/status`, (cur) => ({ ...cur, status: { ...(cur.status ?? {}), conditions: [...((cur.status?.conditions as JsonObject[] | undefined) ?? []).filter((c) => c.type !== marker.type), marker] } }));
         expectStatusCode(setup, [200, 201], `setup: PUT ${path}/status with a ConformanceMarker condition`);
         const cur = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
@@ -127,9 +128,9 @@ check(
           verb === 'PUT'
             ? await ctx.client.replace(path, { ...cur, spec: { ...cur.spec, ...spec }, status: sentStatus })
             : await ctx.client.patch(path, { metadata: { resourceVersion: rv }, spec, ...(omitStatus ? {} : { status: sentStatus }) }, 'merge');
-        if (!isConflict(sent) || attempt === CONFLICT_ATTEMPTS) res = sent;
+        if (!isConflict(sent) || budget.last) res = sent;
       }
-      if (!res) fail(`setup: the ConformanceMarker condition set through ${path}/status kept vanishing before the ${verb} (${CONFLICT_ATTEMPTS} tries): another writer removes status conditions it does not own`);
+      if (!res) fail(`setup: the ConformanceMarker condition set through ${path}/status kept vanishing before the ${verb} (${budget.attempt} tries in ${CONFLICT_BUDGET_MS / 1000} s): another writer removes status conditions it does not own`);
       expectStatusCode(res, verb === 'PUT' ? [200, 201] : 200, what, verb === 'PUT' ? 'rule.writes.put-codes' : undefined);
       const answer = res.object as Obj;
       const read = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
@@ -214,6 +215,86 @@ check(
       const changed = changedValues(before.spec ?? {}, read.spec ?? {}, 'spec').filter((p) => p !== 'spec.replicas');
       expectTrue(changed.length === 0, `${label}: the rest of spec after PUT ${path} changed at ${changed.join(', ')}: before ${withoutReplicas(before.spec)}, after ${withoutReplicas(read.spec)}`, 'rule.writes.subresource-only-part');
       expectEqual(canonicalJson(read.metadata.labels ?? {}), canonicalJson(before.metadata.labels ?? {}), `${label}: labels after PUT ${path}`, 'rule.writes.subresource-only-part');
+    });
+  },
+);
+
+// ---- metadata in the body of a /status or /scale write -------------------------------------------------
+
+const USER_KEY = 'conformance.example.com/kept';
+const ADDED_KEY = 'conformance.example.com/added';
+
+/** What a /status or /scale write must leave as it was: our label and annotation, and no new ones. */
+function metadataProblems(obj: Obj, before: Obj): string[] {
+  const problems: string[] = [];
+  const labels = obj.metadata?.labels ?? {};
+  const annotations = obj.metadata?.annotations ?? {};
+  if (labels[USER_KEY] !== before.metadata.labels?.[USER_KEY]) problems.push(`label ${USER_KEY} is ${JSON.stringify(labels[USER_KEY])}, was ${JSON.stringify(before.metadata.labels?.[USER_KEY])}`);
+  if (ADDED_KEY in labels) problems.push(`label ${ADDED_KEY} was added`);
+  if (annotations[USER_KEY] !== before.metadata.annotations?.[USER_KEY]) problems.push(`annotation ${USER_KEY} is ${JSON.stringify(annotations[USER_KEY])}, was ${JSON.stringify(before.metadata.annotations?.[USER_KEY])}`);
+  if (ADDED_KEY in annotations) problems.push(`annotation ${ADDED_KEY} was added`);
+  return problems;
+}
+
+check(
+  'subresources.writes-keep-metadata',
+  {
+    rows: ['rule.writes.subresource-only-part', 'endpoint.apps.deployments.status.namespaced.update', 'endpoint.apps.deployments.status.namespaced.patch', 'endpoint.apps.deployments.scale.namespaced.update', 'endpoint.apps.deployments.scale.namespaced.patch'],
+    requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get']), needs(DEPLOYMENTS, ['get', 'update', 'patch'], 'status'), needs(DEPLOYMENTS, ['get', 'update', 'patch'], 'scale')],
+    title: 'PUT and PATCH of /status and /scale whose body also changes labels, annotations and spec change only status, or only the replica count',
+  },
+  async (ctx) => {
+    const ns = await ctx.namespace();
+    const arb = fc.record({
+      sub: fc.constantFrom('status', 'scale'),
+      verb: fc.constantFrom('PUT', 'PATCH'),
+      value: fc.stringMatching(/^[a-z0-9]{1,8}$/),
+      replicas: fc.integer({ min: 0, max: 2 }),
+      observedGeneration: fc.integer({ min: 1000, max: 9999 }),
+      minReadySeconds: fc.integer({ min: 1, max: 120 }),
+    });
+    await ctx.forAll(arb, async ({ sub, verb, value, replicas, observedGeneration, minReadySeconds }) => {
+      const name = ctx.uniqueName(sub);
+      const body = workloadBody(DEPLOYMENTS, name, { app: name }, 0);
+      (body.metadata as JsonObject).labels = { app: name, [USER_KEY]: 'before' };
+      (body.metadata as JsonObject).annotations = { [USER_KEY]: 'before' };
+      const created = await ctx.client.create(collectionPath(DEPLOYMENTS, ns), body);
+      expectStatusCode(created, [200, 201, 202], `create Deployment ${name}`, 'rule.writes.create-codes');
+      const before = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
+      const path = `${objectPath(DEPLOYMENTS, name, ns)}/${sub}`;
+      const metadata = { labels: { [USER_KEY]: `x${value}`, [ADDED_KEY]: value }, annotations: { [USER_KEY]: `x${value}`, [ADDED_KEY]: value } };
+      const what = `${verb} ${path} with labels and annotations ${JSON.stringify(metadata.labels)}${sub === 'status' ? `, spec.minReadySeconds ${minReadySeconds} and status.observedGeneration ${observedGeneration}` : ` and spec.replicas ${replicas}`}`;
+      const rows = [`endpoint.apps.deployments.${sub}.namespaced.${verb === 'PUT' ? 'update' : 'patch'}`];
+      let res: DecodedResponse;
+      if (verb === 'PUT') {
+        // Read-modify-write retried on 409 Conflict: the deployment controller writes status meanwhile.
+        res = (
+          await replaceWithRetry<Obj>(ctx, path, (cur) => {
+            const out: Obj = { ...cur, metadata: { ...cur.metadata, labels: { ...(cur.metadata.labels ?? {}), ...metadata.labels }, annotations: { ...(cur.metadata.annotations ?? {}), ...metadata.annotations } } };
+            if (sub === 'status') return { ...out, spec: { ...(cur.spec ?? {}), minReadySeconds }, status: { ...(cur.status ?? {}), observedGeneration } };
+            return { ...out, spec: { ...(cur.spec ?? {}), replicas } };
+          })
+        ).res;
+      } else {
+        const patch = sub === 'status' ? { metadata, spec: { minReadySeconds }, status: { observedGeneration } } : { metadata, spec: { replicas } };
+        res = await ctx.client.patch(path, patch, 'merge');
+      }
+      expectStatusCode(res, verb === 'PUT' ? [200, 201] : 200, what, rows);
+      const read = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
+      await forRows(['rule.writes.subresource-only-part', ...rows], () => {
+        if (sub === 'status') expectEqual(getIn(res.object, 'status.observedGeneration'), observedGeneration, `${what}: status.observedGeneration in the answer`);
+        else expectEqual(getIn(res.object, 'spec.replicas'), replicas, `${what}: spec.replicas in the answer`);
+        if (sub === 'scale') expectEqual(getIn(read, 'spec.replicas'), replicas, `${what}: the Deployment's spec.replicas read back`);
+      });
+      await forRows('rule.writes.subresource-only-part', () => {
+        // The Scale's own metadata is not the parent's in every server; the parent is what must stay.
+        const judged: Array<[string, Obj]> = sub === 'status' ? [['answer', res.object as Obj], ['GET after', read]] : [['GET after', read]];
+        for (const [label, obj] of judged) {
+          const problems = metadataProblems(obj, before);
+          if (problems.length) fail(`${what}: in the ${label}, ${problems.join('; ')}; a write to ${sub} changes only ${sub === 'status' ? 'status' : 'the replica count'}`);
+          expectEqual(getIn(obj, 'spec.minReadySeconds'), getIn(before, 'spec.minReadySeconds'), `${what}: spec.minReadySeconds in the ${label}`);
+        }
+      });
     });
   },
 );

@@ -480,6 +480,7 @@ check(
     requires: CM_WATCH,
     title: 'a watch from a revision outside the history window gets 410 (HTTP or ERROR event); relist and rewatch ends equal to the model',
     timeoutSeconds: 90,
+    solo: true,
   },
   async (ctx) => {
     const ns = await ctx.namespace();

@@ -9,6 +9,8 @@ export class UsageError extends Error {
 
 export interface CliOptions {
   target?: string;
+  /** Differential mode: a second target answering the same checks; differences are reported per spec row. */
+  reference?: string;
   token?: string;
   kubeconfig?: string;
   /** Bearer token of a second identity for the auth suite. */
@@ -37,6 +39,7 @@ export const DEFAULT_WORKERS = 2;
 
 const OPTIONS = {
   target: { type: 'string' },
+  reference: { type: 'string' },
   token: { type: 'string' },
   kubeconfig: { type: 'string' },
   'as-user': { type: 'string' },
@@ -101,6 +104,7 @@ export function parseCliArgs(argv: string[]): CliOptions {
   if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(vendor)) throw new UsageError(`--vendor must be a lower-case word, got "${vendor}"`);
   return {
     target: str('target'),
+    reference: str('reference'),
     token: str('token'),
     kubeconfig: str('kubeconfig'),
     asUser: str('as-user'),
@@ -129,6 +133,9 @@ Usage: npx tsx suites [options]
 
 Target
   --target URL                 API base URL; without it an embedded simulator is started on a free port
+  --reference URL              differential mode: run the same checks (same seed) against this second target
+                               too and report, per spec row, where the answers differ (exit 1 on a difference
+                               not listed in --expected-failures)
   --token TOKEN                bearer token
   --kubeconfig FILE            use the current context: server, CA, client certificate/key, token
   --as-user TOKEN              bearer token of a second identity without cluster-wide grants, for the auth

@@ -10,7 +10,8 @@ import { DAEMON_CMD_ENV } from './daemon-command.ts';
 import { normaliseTargetUrl, type TargetConnection } from '../harness/connection.ts';
 import { TargetClient, TransportError } from '../harness/client.ts';
 import { loadCatalog } from '../harness/catalog.ts';
-import { runChecks, selectChecks, SelectionError } from '../harness/engine.ts';
+import { runChecks, selectChecks, SelectionError, type CheckOutcome } from '../harness/engine.ts';
+import { compareRuns, renderDivergences, type Divergence } from '../harness/differential.ts';
 import { buildResults } from '../report/results.ts';
 import { writeReports } from '../report/write.ts';
 import { renderSummary } from '../report/console.ts';
@@ -28,6 +29,33 @@ export const EXIT_FAIL = 1;
 export const EXIT_USAGE = 2;
 
 class TargetError extends Error {}
+
+/**
+ * Suites whose requests are answered at a pace set by controllers, nodes or daemon processes (not by the
+ * target's API rules): the differential mode compares their verdicts only.
+ */
+const VERDICT_ONLY_SUITES = new Set(['daemon-options', 'daemon-controllers', 'lifecycle', 'workloads', 'controllers', 'namespace-lifecycle']);
+
+/**
+ * How the embedded simulator starts so that every testable row can be checked within the run's time goal:
+ * - the controller daemon in-process (namespace deletion, garbage collection, workload controllers) and three
+ *   simulated nodes that run the pods, as `npx tsx simulator` starts them;
+ * - a watch history window by count only (the last 1500 changes, no age window): the 410 checks push a
+ *   revision out of it with a few thousand writes instead of waiting 5 minutes;
+ * - the controllers' clock 90 s ahead of the API server's and the CronJob controller looking every second:
+ *   a CronJob of schedule "* * * * *" runs within seconds of its creation instead of at the next minute.
+ */
+export const EMBEDDED_SIMULATOR = (vendor: string) => ({
+  port: 0,
+  host: '127.0.0.1',
+  vendor,
+  controllers: true,
+  nodes: 3,
+  watchHistoryEvents: 1500,
+  watchHistoryAgeMs: 0,
+  controllerClockSkewMs: 90_000,
+  cronJobCheckIntervalMs: 1000,
+});
 
 function resolveConnection(options: CliOptions): TargetConnection | undefined {
   let connection: TargetConnection | undefined;
@@ -109,7 +137,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       const { startSimulator } = await import('../../simulator/cluster.ts');
       // Like a real cluster: the controller daemon in-process (namespace deletion, garbage collection, workload
       // controllers) and simulated nodes that run the pods (as `npx tsx simulator` starts them).
-      const simulator = await startSimulator({ port: 0, host: '127.0.0.1', vendor: options.vendor, controllers: true, nodes: 3 });
+      const simulator = await startSimulator(EMBEDDED_SIMULATOR(options.vendor));
       stopSimulator = () => simulator.close();
       connection = { url: simulator.url.replace(/\/+$/, ''), embedded: true };
       say(`embedded simulator at ${connection.url}`);
@@ -129,10 +157,10 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     io.signal?.addEventListener('abort', () => controller.abort(), { once: true });
     process.on('SIGINT', onSigint);
     const progress = new Progress(io.stdout);
-    let engine;
-    try {
-      engine = await runChecks({
-        connection,
+    const differential = options.reference !== undefined;
+    const engineRun = (conn: TargetConnection, embeddedTarget: boolean, onProgress: boolean) =>
+      runChecks({
+        connection: conn,
         vendor: options.vendor,
         suites: options.suites,
         grep: options.grep,
@@ -142,12 +170,23 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         runs: options.runs,
         workers: options.workers,
         timeoutSeconds: options.timeoutSeconds,
-        replayCommand: replayBase(options, embedded, connection),
+        replayCommand: replayBase(options, embeddedTarget, conn),
         signal: controller.signal,
-        onPlan: (n) => progress.plan(n),
-        onCheckStart: (id) => progress.start(id),
-        onCheckDone: (o) => progress.done(o),
+        transcripts: differential,
+        ...(onProgress ? { onPlan: (n: number) => progress.plan(n), onCheckStart: (id: string) => progress.start(id), onCheckDone: (o: CheckOutcome) => progress.done(o) } : {}),
       });
+    let engine;
+    let referenceEngine;
+    let referenceConnection: TargetConnection | undefined;
+    try {
+      engine = await engineRun(connection, embedded, true);
+      if (differential && !engine.interrupted) {
+        referenceConnection = { ...connection, url: normaliseTargetUrl(options.reference!) };
+        if (embedded) referenceConnection = { url: referenceConnection.url };
+        await probe(referenceConnection, options.vendor);
+        say(`\nreference ${referenceConnection.url}: the same checks, seed ${options.seed}`);
+        referenceEngine = await engineRun(referenceConnection, false, true);
+      }
     } finally {
       if (previousDaemonCmd === undefined) delete process.env[DAEMON_CMD_ENV];
       else process.env[DAEMON_CMD_ENV] = previousDaemonCmd;
@@ -168,11 +207,21 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       skip: options.skip?.source,
       expectedFailures: options.expectedFailures ? { file: options.expectedFailures, ids: expected.map((e) => e.id) } : undefined,
     });
+    let divergences: Divergence[] = [];
+    if (referenceEngine && referenceConnection) {
+      const verdictOnly = new Set(selected.filter((c) => c.concurrent || VERDICT_ONLY_SUITES.has(c.suite)).map((c) => c.id));
+      const expectedIds = new Set(expected.map((e) => e.id));
+      divergences = compareRuns(engine, referenceEngine, { verdictOnly, expected: expectedIds });
+      results.differential = { reference: referenceConnection.url, referencePassed: referenceEngine.checks.every((c) => c.status !== 'failed'), divergences };
+    }
     const files = writeReports(options.reportDir, results);
     say('');
     say(renderSummary(results, { color: Boolean(io.stdout.isTTY) }));
+    if (referenceConnection) say(renderDivergences(divergences, connection.url, referenceConnection.url));
     say(`reports: ${files.junit}, ${files.results}, ${files.html}`);
-    if (engine.interrupted) return 130;
+    say(`run time: ${(engine.durationMs / 1000).toFixed(1)} s${referenceEngine ? ` (reference ${(referenceEngine.durationMs / 1000).toFixed(1)} s)` : ''}`);
+    if (engine.interrupted || referenceEngine?.interrupted) return 130;
+    if (divergences.some((d) => !d.expected)) return EXIT_FAIL;
     return results.passed ? EXIT_PASS : EXIT_FAIL;
   } catch (err) {
     if (err instanceof UsageError || err instanceof SelectionError || err instanceof TargetError) {

@@ -80,14 +80,21 @@ export async function runToExit(command: string, args: readonly string[], cwd: s
 export type ConfigzOutcome = { kind: 'serving'; configz: Record<string, unknown> } | { kind: 'exited'; exit: Exit } | { kind: 'timeout' };
 
 /** Polls http://host:port/configz until it answers 200 with JSON, the process exits, or the time is up. */
-export async function waitForConfigz(p: DaemonProcess, host: string, port: number, timeoutMs: number): Promise<ConfigzOutcome> {
+/**
+ * Polls the daemon's /configz until it serves, the process exits or the time is up. `isOurs` tells this daemon's
+ * /configz from another's: a port found free a moment ago may have been taken by a daemon of another check (the
+ * suites run side by side); then this one fails to bind and exits, and the caller tries another port.
+ */
+export async function waitForConfigz(p: DaemonProcess, host: string, port: number, timeoutMs: number, isOurs?: (configz: Record<string, unknown>) => boolean): Promise<ConfigzOutcome> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (p.exit) return { kind: 'exited', exit: p.exit };
     try {
       const res = await fetch(`http://${host}:${port}/configz`, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200) return { kind: 'serving', configz: (await res.json()) as Record<string, unknown> };
-      await res.body?.cancel();
+      if (res.status === 200) {
+        const configz = (await res.json()) as Record<string, unknown>;
+        if (!isOurs || isOurs(configz)) return { kind: 'serving', configz };
+      } else await res.body?.cancel();
     } catch {
       // Not listening yet.
     }

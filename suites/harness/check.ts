@@ -18,6 +18,7 @@ import { rowsOf } from './expect.ts';
 import { createNamespace, deleteNamespace, randomSuffix } from './namespaces.ts';
 import { checkSeed, currentRunContext, formatReplay, type RunContextFile } from './run-context.ts';
 import { writeEvidence } from './evidence.ts';
+import { summarise, writeTranscript, type TranscriptEntry } from './transcript.ts';
 
 export interface CheckMeta {
   /** Spec-table row ids this check covers (validated by suites/coverage.test.ts). */
@@ -33,6 +34,12 @@ export interface CheckMeta {
    * file, not from its start.
    */
   concurrent?: boolean;
+  /**
+   * Runs after every other check, with no other check running (alone or beside other solo checks): for checks
+   * that flood the server (e.g. push the watch history window on, which would expire other checks' watches and
+   * continue tokens mid-way).
+   */
+  solo?: boolean;
 }
 
 export interface CheckContext {
@@ -128,6 +135,8 @@ let baseClient: TargetClient | undefined;
 /** Runs one check in this process: builds its context, runs it, writes evidence on failure, cleans up. */
 export async function executeCheck(definition: CheckDefinition, run: RunContextFile): Promise<{ error?: unknown; skipped?: string }> {
   const recorder = new ExchangeRecorder();
+  const transcript: TranscriptEntry[] | undefined = run.transcripts ? [] : undefined;
+  if (transcript) recorder.onRecord = (e) => transcript.push(summarise(e));
   baseClient ??= new TargetClient({ connection: run.connection, vendor: run.vendor });
   const client = baseClient.withRecorder(recorder);
   const replay = run.replay?.checkId === definition.id ? run.replay : undefined;
@@ -157,7 +166,10 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
     },
     uniqueName(prefix = 'obj') {
       const base = prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40).replace(/-+$/, '') || 'obj';
-      return `${base}-${(++names).toString(36)}-${randomSuffix(4)}`;
+      // Differential mode: the same names on both targets (from the check's seed), so transcripts line up.
+      const n = ++names;
+      const suffix = run.transcripts ? (checkSeed(seed, `name-${n}`) >>> 0).toString(36).padStart(4, '0').slice(-4) : randomSuffix(4);
+      return `${base}-${n.toString(36)}-${suffix}`;
     },
     forAll: (arbitrary, predicate, options) => properties.forAll(arbitrary, predicate, options),
     skip(reason: string): never {
@@ -195,6 +207,7 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
     });
     return { error: err };
   } finally {
+    if (transcript) writeTranscript(run.evidenceDir, definition.id, transcript);
     await Promise.all(namespaces.map((n) => deleteNamespace(baseClient!, n)));
   }
 }

@@ -12,6 +12,7 @@ import type { TargetConnection } from './connection.ts';
 import { firstUnmet, readDiscovery, type Discovery } from './discovery.ts';
 import { readEvidence, type CheckEvidence } from './evidence.ts';
 import { namespacePrefixFor, newRunId, sweepNamespaces } from './namespaces.ts';
+import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
@@ -28,6 +29,8 @@ export interface CheckOutcome {
   /** Why it failed (first line first). */
   message?: string;
   evidence?: CheckEvidence;
+  /** Differential mode: every exchange of the check, normalised (harness/transcript.ts). */
+  transcript?: TranscriptEntry[];
 }
 
 export interface Selection {
@@ -52,6 +55,8 @@ export interface EngineOptions extends Selection {
   onCheckDone?(outcome: CheckOutcome): void;
   /** Called once the selection is known, with the number of checks that will report. */
   onPlan?(total: number): void;
+  /** Keep a transcript of every check's exchanges (differential mode). */
+  transcripts?: boolean;
 }
 
 export interface EngineResult {
@@ -148,70 +153,35 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   const workDir = mkdtempSync(join(tmpdir(), `conformance-${runId}-`));
   const evidenceDir = join(workDir, 'evidence');
   const namespacePrefix = namespacePrefixFor(runId);
-  const context: RunContextFile = {
-    runId,
-    namespacePrefix,
-    connection: options.connection,
-    vendor: options.vendor,
-    discovery,
-    seed: options.seed,
-    runs: options.runs,
-    timeoutMs: options.timeoutSeconds * 1000,
-    selected: runnable.map((c) => c.id),
-    replay: options.replay,
-    evidenceDir,
-    replayCommand: options.replayCommand,
-  };
-  const contextPath = join(workDir, 'context.json');
-  // It holds the credentials of the target (tokens, client keys): readable by this user only.
-  writeFileSync(contextPath, JSON.stringify(context), { mode: 0o600 });
-
   const byId = new Map(runnable.map((c) => [c.id, c]));
   const fileErrors = new Map<string, string>();
-  // Longest suites first, so that with N workers the slowest file does not start last and hold up the end.
-  const suiteFiles = catalog.suites.filter((s) => runnable.some((c) => c.suite === s.name)).sort((a, b) => suiteWeight(b.name) - suiteWeight(a.name));
-  let interrupted = false;
+  // Two phases: every ordinary check, then the solo ones (they flood the target) with nothing else running.
+  const phases = [runnable.filter((c) => !c.solo), runnable.filter((c) => c.solo)].filter((p) => p.length > 0);
   const previousEnv = process.env[CONTEXT_ENV];
   try {
-    if (suiteFiles.length > 0) {
-      process.env[CONTEXT_ENV] = contextPath;
-      // Inside a test file (the harness's own tests) node refuses a nested run() when it sees
-      // NODE_TEST_CONTEXT; the check processes get their own value from run() anyway, so hide it
-      // only for the synchronous call.
-      const testContext = process.env.NODE_TEST_CONTEXT;
-      delete process.env.NODE_TEST_CONTEXT;
-      let stream: ReturnType<typeof run>;
-      try {
-        stream = run({
-          files: suiteFiles.map((s) => s.file),
-          concurrency: Math.max(1, options.workers),
-          signal: options.signal,
-        });
-      } finally {
-        if (testContext !== undefined) process.env.NODE_TEST_CONTEXT = testContext;
-      }
-      for await (const event of stream as AsyncIterable<{ type: string; data: Record<string, unknown> }>) {
-        const data = event.data;
-        if (data?.nesting !== 0 || typeof data.name !== 'string') continue;
-        const definition = byId.get(data.name);
-        if (event.type === 'test:start' && definition) options.onCheckStart?.(definition.id);
-        if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
-        const details = (data.details ?? {}) as { duration_ms?: number; error?: FailureData };
-        if (!definition) {
-          // A failure outside any check: usually a suite file that failed to load in its process.
-          if (event.type === 'test:fail') fileErrors.set(String(data.file ?? data.name), failureMessage(details.error));
-          continue;
-        }
-        const base = { id: definition.id, suite: definition.suite, title: definition.title, rows: definition.rows, durationMs: Math.round(details.duration_ms ?? 0) };
-        if (event.type === 'test:pass' && data.skip !== undefined && data.skip !== false) {
-          done({ ...base, status: 'skipped', reason: typeof data.skip === 'string' ? data.skip : 'skipped by the check' });
-        } else if (event.type === 'test:pass') {
-          done({ ...base, status: 'passed' });
-        } else {
-          const evidence = readEvidence(evidenceDir, definition.id);
-          done({ ...base, status: 'failed', message: evidence?.message ?? failureMessage(details.error), evidence });
-        }
-      }
+    for (const [index, phase] of phases.entries()) {
+      if (options.signal?.aborted) break;
+      const context: RunContextFile = {
+        runId,
+        namespacePrefix,
+        connection: options.connection,
+        vendor: options.vendor,
+        discovery,
+        seed: options.seed,
+        runs: options.runs,
+        timeoutMs: options.timeoutSeconds * 1000,
+        selected: phase.map((c) => c.id),
+        replay: options.replay,
+        evidenceDir,
+        replayCommand: options.replayCommand,
+        transcripts: options.transcripts,
+      };
+      const contextPath = join(workDir, `context-${index}.json`);
+      // It holds the credentials of the target (tokens, client keys): readable by this user only.
+      writeFileSync(contextPath, JSON.stringify(context), { mode: 0o600 });
+      // Longest suites first, so that with N workers the slowest file does not start last and hold up the end.
+      const suiteFiles = catalog.suites.filter((s) => phase.some((c) => c.suite === s.name)).sort((a, b) => suiteWeight(b.name) - suiteWeight(a.name));
+      await runPhase(suiteFiles, contextPath, options, byId, evidenceDir, fileErrors, done);
     }
   } catch (err) {
     if (!options.signal?.aborted) throw err;
@@ -219,13 +189,17 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     if (previousEnv === undefined) delete process.env[CONTEXT_ENV];
     else process.env[CONTEXT_ENV] = previousEnv;
   }
-  interrupted = options.signal?.aborted ?? false;
+  const interrupted = options.signal?.aborted ?? false;
 
   for (const c of runnable) {
     if (outcomes.has(c.id)) continue;
     const fileError = [...fileErrors.entries()].find(([file]) => file.endsWith(`${c.suite}.suite.ts`))?.[1];
     const message = interrupted ? 'not run: the run was interrupted' : `did not report a result${fileError ? `: ${fileError}` : ''}`;
     done({ id: c.id, suite: c.suite, title: c.title, rows: c.rows, status: interrupted ? 'skipped' : 'failed', durationMs: 0, ...(interrupted ? { reason: message } : { message }) });
+  }
+
+  if (options.transcripts) {
+    for (const o of outcomes.values()) o.transcript = readTranscript(evidenceDir, o.id);
   }
 
   let swept: string[] = [];
@@ -246,4 +220,55 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     interrupted,
     swept,
   };
+}
+
+/** One run of node's test runner over the given suite files, with the checks named by the context file. */
+async function runPhase(
+  suiteFiles: SuiteFile[],
+  contextPath: string,
+  options: EngineOptions,
+  byId: Map<string, CheckDefinition>,
+  evidenceDir: string,
+  fileErrors: Map<string, string>,
+  done: (outcome: CheckOutcome) => void,
+): Promise<void> {
+  if (suiteFiles.length === 0) return;
+  process.env[CONTEXT_ENV] = contextPath;
+  // Inside a test file (the harness's own tests) node refuses a nested run() when it sees
+  // NODE_TEST_CONTEXT; the check processes get their own value from run() anyway, so hide it
+  // only for the synchronous call.
+  const testContext = process.env.NODE_TEST_CONTEXT;
+  delete process.env.NODE_TEST_CONTEXT;
+  let stream: ReturnType<typeof run>;
+  try {
+    stream = run({
+      files: suiteFiles.map((s) => s.file),
+      concurrency: Math.max(1, options.workers),
+      signal: options.signal,
+    });
+  } finally {
+    if (testContext !== undefined) process.env.NODE_TEST_CONTEXT = testContext;
+  }
+  for await (const event of stream as AsyncIterable<{ type: string; data: Record<string, unknown> }>) {
+    const data = event.data;
+    if (data?.nesting !== 0 || typeof data.name !== 'string') continue;
+    const definition = byId.get(data.name);
+    if (event.type === 'test:start' && definition) options.onCheckStart?.(definition.id);
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    const details = (data.details ?? {}) as { duration_ms?: number; error?: FailureData };
+    if (!definition) {
+      // A failure outside any check: usually a suite file that failed to load in its process.
+      if (event.type === 'test:fail') fileErrors.set(String(data.file ?? data.name), failureMessage(details.error));
+      continue;
+    }
+    const base = { id: definition.id, suite: definition.suite, title: definition.title, rows: definition.rows, durationMs: Math.round(details.duration_ms ?? 0) };
+    if (event.type === 'test:pass' && data.skip !== undefined && data.skip !== false) {
+      done({ ...base, status: 'skipped', reason: typeof data.skip === 'string' ? data.skip : 'skipped by the check' });
+    } else if (event.type === 'test:pass') {
+      done({ ...base, status: 'passed' });
+    } else {
+      const evidence = readEvidence(evidenceDir, definition.id);
+      done({ ...base, status: 'failed', message: evidence?.message ?? failureMessage(details.error), evidence });
+    }
+  }
 }

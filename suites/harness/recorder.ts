@@ -51,11 +51,14 @@ export class ExchangeRecorder {
   private seq = 0;
   private runStart = 0;
   private failingRun: Exchange[] | undefined;
+  /** Sees every exchange as it is recorded (the differential mode's transcript). */
+  onRecord?: (exchange: Exchange) => void;
   constructor(private readonly keep = DEFAULT_KEEP) {}
 
   record(exchange: Omit<Exchange, 'seq'>): Exchange {
     const full = { ...exchange, seq: ++this.seq };
     this.all.push(full);
+    this.onRecord?.(full);
     // Bounded: a long property run must not keep every exchange alive.
     if (this.all.length > this.keep * 4) {
       const drop = this.all.length - this.keep * 2;

@@ -12,6 +12,30 @@ import type { DecodedResponse, RequestOptions } from './client.ts';
 import { describeResponse, fail } from './expect.ts';
 
 export const CONFLICT_ATTEMPTS = 8;
+/**
+ * Retries go on past CONFLICT_ATTEMPTS while within this time: on a loaded machine a controller may win the
+ * race many times in a row, and losing it says nothing about the target.
+ */
+export const CONFLICT_BUDGET_MS = 30_000;
+
+/** A retry loop's bound: at least `attempts` tries, and more while within the time budget. */
+export class RetryBudget {
+  private readonly started = Date.now();
+  attempt = 0;
+  constructor(
+    private readonly attempts = CONFLICT_ATTEMPTS,
+    private readonly budgetMs = CONFLICT_BUDGET_MS,
+  ) {}
+  /** Counts one more try; false when it would be past both bounds. */
+  next(): boolean {
+    this.attempt++;
+    return this.attempt <= this.attempts || Date.now() - this.started < this.budgetMs;
+  }
+  /** Whether this try is the last one allowed. */
+  get last(): boolean {
+    return this.attempt >= this.attempts && Date.now() - this.started >= this.budgetMs;
+  }
+}
 
 /** Whether a response is an optimistic-lock failure (409 with reason Conflict, or a 409 without a Status reason). */
 export function isConflict(res: { status: number; object?: unknown }): boolean {
@@ -53,16 +77,17 @@ export async function replaceWithRetry<T = KubeObject>(
   options: RetryOptions = {},
 ): Promise<RetryResult<T>> {
   const { attempts: max = CONFLICT_ATTEMPTS, readPath = path, what = `PUT ${path}`, ...requestOptions } = options;
-  let attempt = 0;
+  const budget = new RetryBudget(max);
   for (;;) {
-    attempt++;
+    budget.next();
+    const attempt = budget.attempt;
     const read = await ctx.client.get<T>(readPath, { timeoutMs: requestOptions.timeoutMs });
     if (read.status !== 200 || read.object === undefined) fail(`${what}: reading ${readPath} first failed: ${describeResponse(read)}`);
     const base = read.object;
     const sent = await mutate(structuredClone(base), attempt);
     const res = await ctx.client.replace<T>(path, sent, requestOptions);
-    if (!isConflict(res) || attempt >= max) return { res, base, sent, attempts: attempt };
+    if (!isConflict(res) || budget.last) return { res, base, sent, attempts: attempt };
     // Let the writer that won finish its burst (controllers often write twice in a row).
-    await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** attempt)));
+    await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** Math.min(attempt, 5))));
   }
 }

@@ -30,6 +30,8 @@ export interface RunContextFile {
   evidenceDir: string;
   /** How to re-run one check from the command line, the check id and replay token appended. */
   replayCommand: string;
+  /** Differential mode: every check writes the transcript of all its exchanges (harness/transcript.ts). */
+  transcripts?: boolean;
 }
 
 let cached: RunContextFile | undefined | null = null;

@@ -227,6 +227,23 @@ ${bySpecOrder.map((s) => html`<option value="${s.section}">${sectionHeading(s)}<
 </div>`;
 }
 
+/** Differential mode: per divergent spec row, the target's answer and the reference's side by side. */
+function differentialSection(model: ReportModel): Raw {
+  const diff = model.runs[0]?.results.differential;
+  if (!diff) return html``;
+  const byRow = new Map<string, typeof diff.divergences>();
+  for (const d of diff.divergences) for (const r of d.rows) byRow.set(r, [...(byRow.get(r) ?? []), d]);
+  const rows = [...byRow].sort(([a], [b]) => (a < b ? -1 : 1));
+  const target = model.runs[0].results.run.target;
+  return html`<section aria-labelledby="diff-h">
+<h2 id="diff-h">Differences from the reference (${rows.length} spec row${rows.length === 1 ? '' : 's'})</h2>
+<p class="muted">Target ${target} against the reference ${diff.reference} (${diff.referencePassed ? 'which passed its own run' : 'which failed some checks of its own run'}), same checks and seed. Status codes, Status reasons and answer shapes after normalising server-owned values.</p>
+${rows.length === 0 ? html`<p>The two agree on every check.</p>` : html`<table class="diff"><thead><tr><th scope="col">Spec row</th><th scope="col">Check and request</th><th scope="col">Target</th><th scope="col">Reference</th></tr></thead><tbody>
+${rows.flatMap(([row, ds]) => ds.map((d, i) => html`<tr>${i === 0 ? html`<th scope="row" rowspan="${String(ds.length)}"><code>${row}</code></th>` : html``}<td><code>${d.checkId}</code>${d.expected ? ' (expected)' : ''}<br>${d.kind}${d.request ? html` <code>${d.request}</code>` : html``}</td><td><pre>${d.target}</pre></td><td><pre>${d.reference}</pre></td></tr>`))}
+</tbody></table>`}
+</section>`;
+}
+
 export function renderHtml(model: ReportModel): string {
   copySeq = 0;
   const multi = model.runs.length > 1;
@@ -260,6 +277,7 @@ export function renderHtml(model: ReportModel): string {
 <h2 id="failures-h">${failingCount ? html`${badge('failed')} ${failingCount} failing spec row${failingCount === 1 ? '' : 's'}` : 'Failing spec rows'}</h2>
 ${failureList(model)}
 </section>
+${differentialSection(model)}
 <section aria-labelledby="sections-h">
 <h2 id="sections-h">Spec sections</h2>
 ${sectionsTable(model)}

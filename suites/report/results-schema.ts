@@ -114,6 +114,24 @@ export interface ConformanceResults {
   };
   checks: CheckResult[];
   rows: RowResult[];
+  /** Differential mode (--reference): where the target and the reference answered differently. */
+  differential?: DifferentialResult;
+}
+
+export interface DifferentialResult {
+  reference: string;
+  /** Whether the reference passed its own run. */
+  referencePassed: boolean;
+  divergences: Array<{
+    checkId: string;
+    suite: string;
+    rows: string[];
+    kind: 'verdict' | 'status' | 'reason' | 'shape';
+    request?: string;
+    target: string;
+    reference: string;
+    expected: boolean;
+  }>;
 }
 
 const totalsSchema = (extra: Record<string, unknown> = {}) => ({
@@ -198,7 +216,32 @@ export const resultsJsonSchema = {
           id: { type: 'string' },
           suite: { type: 'string' },
           title: { type: 'string' },
-          rows: { type: 'array', items: { type: 'string' } },
+          differential: {
+      type: 'object',
+      required: ['reference', 'referencePassed', 'divergences'],
+      properties: {
+        reference: { type: 'string' },
+        referencePassed: { type: 'boolean' },
+        divergences: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['checkId', 'suite', 'rows', 'kind', 'target', 'reference', 'expected'],
+            properties: {
+              checkId: { type: 'string' },
+              suite: { type: 'string' },
+              rows: { type: 'array', items: { type: 'string' } },
+              kind: { enum: ['verdict', 'status', 'reason', 'shape'] },
+              request: { type: 'string' },
+              target: { type: 'string' },
+              reference: { type: 'string' },
+              expected: { type: 'boolean' },
+            },
+          },
+        },
+      },
+    },
+    rows: { type: 'array', items: { type: 'string' } },
           status: { enum: ['passed', 'failed', 'expected-failure', 'skipped'] },
           durationMs: { type: 'number' },
           reason: { type: 'string' },

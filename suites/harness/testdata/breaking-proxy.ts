@@ -22,6 +22,12 @@ export interface ProxyBreaks {
   ignoreFinalizers?: boolean;
   /** Drops labelSelector from collection deletes. */
   collectionDeleteIgnoresSelector?: boolean;
+  /** A namespaced collection delete also deletes the ConfigMaps of the same name in every other namespace of the run. */
+  collectionDeleteCrossesNamespaces?: boolean;
+  /** Answers a too-old watch (410) as 200 with an ERROR event whose Status says code 500. */
+  watchGoneAsInternalError?: boolean;
+  /** Answers a too-old watch with HTTP 410 and a body that is not a Status. */
+  watchGoneWithoutStatus?: boolean;
 }
 
 export interface RunningProxy {
@@ -78,6 +84,34 @@ export async function startBreakingProxy(upstream: string, breaks: ProxyBreaks =
       }
       res.writeHead(200, upHeaders);
       res.end(text);
+      return;
+    }
+
+    if (req.method === 'DELETE' && collection && breaks.collectionDeleteCrossesNamespaces) {
+      const m = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps$/.exec(url.pathname);
+      if (m) {
+        const all = await forward('GET', new URL('/api/v1/configmaps', upstream), { accept: 'application/json' });
+        const list = (await all.body.json()) as { items: Array<{ metadata: { name: string; namespace: string } }> };
+        const prefix = m[1].replace(/[^-]+$/, '');
+        for (const o of list.items) {
+          if (o.metadata.namespace === m[1] || !o.metadata.namespace.startsWith(prefix)) continue;
+          const d = await forward('DELETE', new URL(`/api/v1/namespaces/${o.metadata.namespace}/configmaps/${o.metadata.name}`, upstream), { accept: 'application/json' });
+          await d.body.text();
+        }
+      }
+    }
+
+    if (watch && up.statusCode === 410 && breaks.watchGoneWithoutStatus) {
+      await up.body.text();
+      res.writeHead(410, { 'content-type': 'text/plain' });
+      res.end('gone\n');
+      return;
+    }
+
+    if (watch && up.statusCode === 410 && breaks.watchGoneAsInternalError) {
+      await up.body.text();
+      res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+      res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'internal error', reason: 'InternalError', code: 500 } })}\n`);
       return;
     }
 

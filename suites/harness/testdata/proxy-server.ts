@@ -20,6 +20,8 @@ export interface ProxiedResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** Broken: close the connection without answering. */
+  reset?: boolean;
 }
 
 export type Forward = (req: ProxiedRequest) => Promise<ProxiedResponse>;
@@ -74,6 +76,10 @@ export async function startProxy(upstream: string, rules: ProxyRules): Promise<R
       if (rules.request) req = rules.request(req);
       let res = (rules.handle ? await rules.handle(req, forward) : undefined) ?? (await forward(req));
       if (rules.response) res = rules.response(req, res);
+      if (res.reset) {
+        out.socket?.destroy();
+        return;
+      }
       out.writeHead(res.status, { ...res.headers, 'content-length': String(res.body.length) });
       out.end(res.body);
     } catch (err) {
