@@ -229,7 +229,7 @@ test('a broken row is rejected naming the file, the row id and the field', () =>
     assert.equal(e.row?.id, 'option.port');
     assert.equal(e.field, '/default');
   });
-  withBrokenCopy('endpoints.yaml', (y) => y.replace(/(id: endpoint\.core\.configmaps\.namespaced\.create\n(?:.*\n)*?    )verb: "create"/, '$1verb: "make"'), (dir) => {
+  withBrokenCopy('endpoints.yaml', (y) => y.replace(/(id: endpoint\.core\.configmaps\.namespaced\.create\n(?:.*\n)*? {4})verb: "create"/, '$1verb: "make"'), (dir) => {
     assert.match(loadError(dir).message, /endpoints\.yaml: row "endpoint\.core\.configmaps\.namespaced\.create": \/verb must be equal to one of the allowed values/);
   });
   withBrokenCopy('controllers.yaml', (y) => y.replace('    enabledByDefault: false\n', ''), (dir) => {

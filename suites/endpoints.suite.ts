@@ -7,7 +7,7 @@ import { check, type CheckContext } from './harness/check.ts';
 import type { Requirement } from './harness/discovery.ts';
 import { replaceWithRetry } from './harness/retry.ts';
 import { describeResponse, expectEqual, expectStatusCode, expectTrue, fail } from './harness/expect.ts';
-import { collectionPath, fixture, hasFixture, objectPath } from './harness/fixtures.ts';
+import { collectionPath, fixture, hasFixture } from './harness/fixtures.ts';
 import { specTables } from './harness/spec.ts';
 
 const NAMESPACE_CREATE: Requirement = { group: '', version: 'v1', resource: 'namespaces', verbs: ['create'] };

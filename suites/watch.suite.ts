@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type { KubeObject, WatchEvent } from '../simulator/api/meta.ts';
 import { check, type CheckContext } from './harness/check.ts';
 import { describeResponse, expectStatusCode, expectTrue, fail, forRows } from './harness/expect.ts';
-import { collectionPath, fixture, hasFixture, objectPath, type KindRef } from './harness/fixtures.ts';
+import { collectionPath, hasFixture, objectPath, type KindRef } from './harness/fixtures.ts';
 import { CONFIGMAPS, NEEDS_NAMESPACES, createObject, needs } from './harness/objects.ts';
 import { hasProtobuf } from './harness/protobuf.ts';
 import { specTables } from './harness/spec.ts';

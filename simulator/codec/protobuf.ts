@@ -165,7 +165,7 @@ const SCALAR_CODECS: Readonly<Record<'string' | 'bool' | 'int32' | 'int64' | 'ui
     wireType: WIRE_VARINT,
     write(w, v) {
       if (v == null) w.int64(0);
-      else if (Number.isInteger(v) && Math.abs(v as number) <= 9223372036854775807) w.int64(v as number);
+      else if (Number.isInteger(v) && Math.abs(v as number) <= 2 ** 63) w.int64(v as number);
       else throw typeError('a 64-bit integer', v);
     },
     read: (r) => int64Of(r.int64()),
@@ -187,7 +187,7 @@ const SCALAR_CODECS: Readonly<Record<'string' | 'bool' | 'int32' | 'int64' | 'ui
     wireType: WIRE_VARINT,
     write(w, v) {
       if (v == null) w.uint64(0);
-      else if (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 18446744073709551615) w.uint64(v as number);
+      else if (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 2 ** 64) w.uint64(v as number);
       else throw typeError('an unsigned integer', v);
     },
     read: (r) => int64Of(r.uint64()),

@@ -12,7 +12,7 @@
 // descriptors, and `@every <Go duration>` (robfig/cron: start time truncated to the second plus the delay),
 // which is what lets a test run a CronJob every second.
 
-import type { CronJobStatus, ObjectReference } from '../api/types/index.ts';
+import type { CronJobStatus } from '../api/types/index.ts';
 import { CronExpressionParser } from 'cron-parser';
 import type { KubeObject, ObjectMeta } from '../api/meta.ts';
 import { parseDurationMs } from '../../spec-tables/go-duration.ts';

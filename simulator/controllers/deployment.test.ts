@@ -83,7 +83,7 @@ test('an image change rolls out a new ReplicaSet within maxSurge/maxUnavailable 
   await api.create(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment(name, 4, { revisionHistoryLimit: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } } }, 'nginx:1.13', ann));
   await waitAvailable(ns, name, 4);
   // Watch pod counts while rolling: never more than 4 + 1 pods, never fewer than 4 - 1 ready.
-  let violations: string[] = [];
+  const violations: string[] = [];
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {

@@ -382,7 +382,9 @@ class DeploymentSync {
   }
 
   async rolloutRolling(): Promise<number | undefined> {
-    let { newRS, oldRSs } = this.split();
+    const split = this.split();
+    const oldRSs = split.oldRSs;
+    let newRS = split.newRS;
     newRS = await this.getNewRS(oldRSs, newRS, true);
     if (!newRS) return this.syncRolloutStatus(undefined, oldRSs);
     // Scale up the new ReplicaSet.
@@ -438,7 +440,9 @@ class DeploymentSync {
   }
 
   async rolloutRecreate(): Promise<number | undefined> {
-    let { newRS, oldRSs } = this.split();
+    const split = this.split();
+    const oldRSs = split.oldRSs;
+    let newRS = split.newRS;
     newRS = await this.getNewRS(oldRSs, newRS, false);
     let scaledDown = false;
     for (const rs of oldRSs) {

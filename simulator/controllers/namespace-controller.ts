@@ -152,7 +152,7 @@ export class NamespaceController implements Controller {
   }
 
   /** PUT .../finalize with "kubernetes" taken out of spec.finalizers (re-read and retried on conflicts). */
-  private async finalize(ctx: ControllerContext, nsPath: string, name: string): Promise<void> {
+  private async finalize(ctx: ControllerContext, nsPath: string, _name: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       let ns: Namespace;
       try {

@@ -79,7 +79,10 @@ const isMasterNode = (name: string) => /master(-...)?$/.test(name);
 export function computeZoneState(ready: Array<NodeCondition | undefined>, unhealthyZoneThreshold: number): { notReady: number; state: ZoneState } {
   let readyNodes = 0;
   let notReady = 0;
-  for (const c of ready) (c?.status === 'True' ? readyNodes++ : notReady++);
+  for (const c of ready) {
+    if (c?.status === 'True') readyNodes++;
+    else notReady++;
+  }
   if (readyNodes === 0 && notReady > 0) return { notReady, state: 'FullDisruption' };
   // float32 arithmetic in Go: compare in single precision too.
   if (notReady > 2 && Math.fround(Math.fround(notReady) / Math.fround(notReady + readyNodes)) >= Math.fround(unhealthyZoneThreshold)) return { notReady, state: 'PartialDisruption' };

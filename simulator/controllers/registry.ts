@@ -28,6 +28,7 @@ import { replicaSetController } from './replicaset.ts';
 import { replicationControllerController } from './replicationcontroller.ts';
 import { statefulSetController } from './statefulset.ts';
 import { disruptionController } from './disruption.ts';
+import { horizontalPodAutoscalerController } from './horizontal.ts';
 import { nodeLifecycleController } from './node-lifecycle.ts';
 import { ttlController } from './ttl.ts';
 import { routeController } from './route-controller.ts';
@@ -88,7 +89,7 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
     skip: (c) => (c.options.bool('--enable-garbage-collector') ? undefined : '--enable-garbage-collector is false'),
     create: garbageCollector,
   },
-  horizontalpodautoscaling: { requires: [gvr('autoscaling', 'v1', 'horizontalpodautoscalers')] },
+  horizontalpodautoscaling: { requires: [gvr('autoscaling', 'v1', 'horizontalpodautoscalers')], create: horizontalPodAutoscalerController },
   job: { requires: [gvr('batch', 'v1', 'jobs')], create: jobController },
   namespace: { requires: [gvr('', 'v1', 'namespaces/finalize')], create: namespaceController },
   node: { create: nodeLifecycleController },

@@ -14,7 +14,7 @@ import type { KubeObject } from '../api/meta.ts';
 import { statusAs, type PodStatus } from '../api/types/index.ts';
 import { ApiError, type ApiClient } from '../client/api-client.ts';
 import { refOf, type EventRecorder, type EventType } from '../client/event-recorder.ts';
-import { nodeStateOf, podBehaviour, type BehaviourDefaults, type NodeState, type PodBehaviour } from './annotations.ts';
+import { nodeStateOf, podBehaviour, type BehaviourDefaults, type NodeState } from './annotations.ts';
 import { nodeConditions, nodeInternalIP, nodeObject, podIP, podIPCapacity, rfc3339, type NodePlacement, type NodeShape } from './node-object.ts';
 import { containersOf, newContainerID, podStatus, type ContainerState } from './pod-status.ts';
 import { newPodRun, podStages, type PodRun } from './pod-stages.ts';

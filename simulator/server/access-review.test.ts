@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startApiServer, type RunningApiServer } from './start.ts';
 import { alwaysAllow, type Attributes, type Authorizer } from './authorization/authorizer.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 async function post(url: string, path: string, body: unknown): Promise<{ status: number; body: Json }> {
   const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -18,7 +18,7 @@ after(async () => {
   await sim.close();
 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 interface Reply {
   status: number;

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test bodies
+type Json = Record<string, any>;
 
 let sim: RunningSimulator;
 

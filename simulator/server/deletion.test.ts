@@ -19,7 +19,7 @@ after(async () => {
 
 interface Res {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
 }
 
 const call = (method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Res> =>

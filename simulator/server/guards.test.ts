@@ -24,7 +24,7 @@ after(() => server.close());
 interface Reply {
   status: number;
   text: string;
-  body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: Record<string, any>;
   raw: Buffer;
 }
 

@@ -40,7 +40,7 @@ function file(name: string, obj: object): string {
   return p;
 }
 
-async function api(method: 'GET' | 'POST', path: string, body?: object): Promise<{ status: number; body: Record<string, any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function api(method: 'GET' | 'POST', path: string, body?: object): Promise<{ status: number; body: Record<string, any> }> {
   const res = await request(sim.url + path, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
   return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
 }
@@ -103,7 +103,7 @@ describe('kubectl', { skip }, () => {
     const json = JSON.parse((await kubectl('get', 'configmap', 'c1', '-o', 'json')).stdout);
     const stored = (await api('GET', `/api/v1/namespaces/${NS}/configmaps/c1`)).body;
     assert.deepEqual(json, stored);
-    const y = yaml.load((await kubectl('get', 'deployment', 'web', '-o', 'yaml')).stdout) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const y = yaml.load((await kubectl('get', 'deployment', 'web', '-o', 'yaml')).stdout) as Record<string, any>;
     assert.equal(y.kind, 'Deployment');
     assert.equal(y.apiVersion, 'apps/v1');
     assert.equal(y.metadata.name, 'web');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startApiServer } from './start.ts';
 import { MemoryStore } from '../storage/memory.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 test('the kubernetes Service and Endpoints exist from the start and follow the server\'s address', async () => {
   const store = new MemoryStore();

@@ -14,7 +14,7 @@ before(async () => {
 });
 after(() => server.close());
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 async function call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: Json; text: string }> {
   const res = await request(server.url + path, { method: method as 'GET', headers: body === undefined ? {} : { 'content-type': contentType }, body: body === undefined ? undefined : JSON.stringify(body) });

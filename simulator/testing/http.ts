@@ -4,7 +4,6 @@
 
 import { request } from 'undici';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON fields
 export type AnyJson = any;
 
 export interface HttpReply {

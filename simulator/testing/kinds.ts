@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
 
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>;
 
 export interface Reply {
   status: number;

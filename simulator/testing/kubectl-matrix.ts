@@ -14,7 +14,7 @@ import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import { eventually } from './test-simulator.ts';
 import { clientDir, requireClient, run, skipUnlessFound, type ClientDir, type ClientProbe, type RunResult } from './real-clients.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const NS = 'matrix';
 

@@ -18,6 +18,7 @@ import { endpointsController } from '../controllers/endpoints.ts';
 import { podGCController } from '../controllers/podgc.ts';
 import { statefulSetController } from '../controllers/statefulset.ts';
 import { disruptionController } from '../controllers/disruption.ts';
+import { horizontalPodAutoscalerController } from '../controllers/horizontal.ts';
 
 /** The workload control loops, by --controllers name (the registry's entries point at the same factories). */
 export const WORKLOAD_CONTROLLERS: Partial<Record<string, () => Controller>> = {
@@ -31,6 +32,7 @@ export const WORKLOAD_CONTROLLERS: Partial<Record<string, () => Controller>> = {
   podgc: podGCController,
   statefulset: statefulSetController,
   disruption: disruptionController,
+  horizontalpodautoscaling: horizontalPodAutoscalerController,
 };
 
 export interface WorkloadEnv {

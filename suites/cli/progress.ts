@@ -28,7 +28,10 @@ export class Progress {
   done(outcome: CheckOutcome): void {
     this.counts[outcome.status]++;
     if (this.out.isTTY) {
-      if (outcome.status === 'failed') this.clearLine(), this.out.write(`✗ ${outcome.id}: ${(outcome.message ?? '').split('\n')[0]}\n`);
+      if (outcome.status === 'failed') {
+        this.clearLine();
+        this.out.write(`✗ ${outcome.id}: ${(outcome.message ?? '').split('\n')[0]}\n`);
+      }
       this.draw(true);
       return;
     }

@@ -136,7 +136,10 @@ export function buildReportModel(runs: readonly ConformanceResults[], sectionTit
   // The union of row ids, in the first run's order, then rows only later runs know.
   const order: RowResult[] = [];
   const seen = new Set<string>();
-  for (const r of runs) for (const row of r.rows) if (!seen.has(row.id)) (seen.add(row.id), order.push(row));
+  for (const r of runs) for (const row of r.rows) if (!seen.has(row.id)) {
+    seen.add(row.id);
+    order.push(row);
+  }
 
   const rows: RowView[] = order.map((base, index) => {
     const cells = rowMaps.map((m, i) => cellOf(m.get(base.id), checkMaps[i]));

@@ -7,6 +7,7 @@ export function escapeXml(text: string): string {
   return (
     text
       // XML 1.0 forbids most control characters even when escaped.
+      // eslint-disable-next-line no-control-regex -- XML 1.0 forbids these control characters: they are escaped
       .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')

@@ -10,6 +10,7 @@ import { prepareOptions, PROGRAM, DAEMON_VERSION } from './command-line.ts';
 import { DaemonMetrics } from '../../client/metrics.ts';
 import { startHttpService, type HttpService } from './http-service.ts';
 import { loadClientConfig } from '../../client/kubeconfig.ts';
+import { serviceAccountClient } from './service-account-clients.ts';
 import { ApiClient } from '../../client/api-client.ts';
 import { LeaderElector, type LockType } from '../../client/leader-election.ts';
 import { InformerFactory, resyncPeriodMs } from '../../client/informer.ts';
@@ -100,14 +101,15 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
   for (const name of v.controllers.enabled) metrics.controllersRunning.set({ controller: name }, 0);
 
   const clientConfig = loadClientConfig({ xconfig: o.string('--xconfig'), master: o.string('--master') });
-  const client = await ApiClient.create(clientConfig, {
+  const clientOptions = {
     qps: o.float('--x-api-qps'),
     burst: o.int('--x-api-burst'),
     contentType: o.string('--x-api-content-type'),
     metrics,
     codec: opts.codec,
     userAgent: `${PROGRAM}/${DAEMON_VERSION}`,
-  });
+  };
+  const client = await ApiClient.create(clientConfig, clientOptions);
   log(`API server ${clientConfig.server}, requests in ${client.wireContentType} (${o.float('--x-api-qps')} qps, burst ${o.int('--x-api-burst')})`);
 
   const lifetime = new AbortController();
@@ -163,8 +165,8 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
       }
     }
     if (!available) return;
-    const ctx = (name: string): ControllerContext => ({
-      client,
+    const ctx = (name: string, controllerClient: ApiClient = client): ControllerContext => ({
+      client: controllerClient,
       informers,
       options: o,
       gates: v.gates,
@@ -185,8 +187,13 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
       states[name] = { state: 'running' };
       metrics.controllersRunning.set({ controller: name }, 1);
       log(`started "${name}"`);
-      decision.controller
-        .run(ctx(name))
+      // --use-service-account-credentials: the controller's own service account (service-account-clients.ts);
+      // waiting for its token does not hold up the start of the others.
+      const perController = o.bool('--use-service-account-credentials')
+        ? serviceAccountClient(client, clientConfig, clientOptions, name, signal, log)
+        : Promise.resolve(client);
+      perController
+        .then((c) => (c ? decision.controller.run(ctx(name, c)) : undefined))
         .then(() => {
           states[name] = { state: 'stopped' };
         })

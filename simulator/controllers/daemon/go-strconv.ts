@@ -66,7 +66,7 @@ export function parseGoFloat(s: string, bits: 32 | 64): number {
     const mantissa = parseInt(int + frac || '0', 16);
     value = mantissa * 2 ** (Number(exp) - 4 * frac.length) * (sign === '-' ? -1 : 1);
   } else {
-    let t = s;
+    const t = s;
     if (/^[+-]?(?:[0-9]+(?:_[0-9]+)*)/.test(t) && t.includes('_')) throw fail('syntax'); // underscores need a base prefix
     if (!/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) throw fail('syntax');
     value = Number(t);

@@ -123,7 +123,8 @@ describe('access reviews agree with the real outcome (RBAC)', () => {
           const real = await call(plain, p.method, pathOf(p), p.body, TOKENS[who]);
           const realAllowed = real.status !== 403;
           if (real.status === 401) disagreements.push(`${who} got 401`);
-          realAllowed ? allowed++ : denied++;
+          if (realAllowed) allowed++;
+          else denied++;
           for (const [kind, r] of [['SubjectAccessReview', sar], ['LocalSubjectAccessReview', lsar], ['SelfSubjectAccessReview', ssar]] as const) {
             if (r.body.status.allowed !== realAllowed) disagreements.push(`${kind} says allowed=${r.body.status.allowed} for ${who} ${p.verb} ${pathOf(p)}, the request got ${real.status}`);
           }

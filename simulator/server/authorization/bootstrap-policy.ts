@@ -15,7 +15,6 @@ import { RBAC_GROUP, type PolicyRule, type Subject } from './rbac.ts';
 
 const READ = ['get', 'list', 'watch'];
 const READ_WRITE = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
-const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 
 const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({
   verbs,
@@ -231,7 +230,11 @@ export const CONTROLLER_ROLES: RoleDef[] = [
     ],
   },
   { name: 'ttl-controller', rules: [rule(['update', 'patch', 'list', 'watch'], [''], ['nodes']), events()] },
-].filter((r) => r.name !== 'bootstrap-signer');
+]
+  .filter((r) => r.name !== 'bootstrap-signer')
+  // This simulator's controllers write with merge patches where the real ones PUT (status, annotations):
+  // wherever a controller role grants update, it grants patch too, and nothing else beyond the real roles.
+  .map((r) => ({ ...r, rules: r.rules.map((x) => (x.verbs.includes('update') && !x.verbs.includes('patch') ? { ...x, verbs: [...x.verbs, 'patch'] } : x)) }));
 
 interface BindingDef {
   name: string;

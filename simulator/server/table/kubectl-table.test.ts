@@ -33,7 +33,6 @@ function kubectl(...args: string[]): Promise<string> {
   });
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function api(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object, contentType = 'application/json'): Promise<{ status: number; body: any }> {
   const res = await request(sim.url + path, { method, headers: body ? { 'content-type': contentType } : {}, body: body ? JSON.stringify(body) : undefined });
   return { status: res.statusCode, body: await res.body.json() };

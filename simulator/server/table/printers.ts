@@ -29,8 +29,7 @@ export interface Printer {
   row(obj: Obj, now: number): PrintedRow;
 }
 
-// Objects are read loosely: any field may be missing.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects of every kind are read loosely: any field may be missing
 type Obj = any;
 
 function col(name: string, type: string, description: string, extra: { format?: string; priority?: number } = {}): ColumnDefinition {

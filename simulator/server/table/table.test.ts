@@ -15,7 +15,6 @@ const CM = `/api/v1/namespaces/${NS}/configmaps`;
 
 let sim: RunningSimulator;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
 async function call(method: string, path: string, opts: { accept?: string; body?: object } = {}): Promise<{ status: number; contentType: string; text: string; json: () => Json }> {

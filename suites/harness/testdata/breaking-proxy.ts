@@ -183,6 +183,7 @@ export async function startBreakingProxy(upstream: string, breaks: ProxyBreaks =
     latest.searchParams.delete('limit');
     const up = await forward('GET', latest, { ...headers, accept: 'application/json' });
     const list = (await up.body.json()) as { metadata: { resourceVersion?: string; continue?: string }; items: Array<{ metadata: { name: string } }> };
+    // eslint-disable-next-line no-control-regex -- the NUL a broken frame ends with is what is removed
     const start = decoded.start.replace(/\u0000$/, '');
     const rest = list.items.filter((i) => i.metadata.name > start || (i.metadata.name === start && !decoded.start.endsWith('\u0000')));
     const page = limit > 0 ? rest.slice(0, limit) : rest;

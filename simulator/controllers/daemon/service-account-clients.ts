@@ -1,0 +1,104 @@
+// --use-service-account-credentials: each controller talks to the API as its own service account in
+// kube-system (the real SAControllerClientBuilder), so that RBAC's system:controller:<account> roles decide
+// what each may do. The daemon's own client (its --xconfig identity, system:kube-controller-manager) creates
+// the account when missing and waits for the token Secret the serviceaccount-token controller makes for it;
+// the controller then gets a client with that bearer token (same server, CA, limits). The shared informers
+// keep using the daemon's own client, as in the real daemon.
+
+import { ApiClient, type ApiClientOptions } from '../../client/api-client.ts';
+import type { ClientConfig } from '../../client/kubeconfig.ts';
+import type { KubeObject } from '../../api/meta.ts';
+
+/** The real 1.9 service-account name of each controller (cmd/kube-controller-manager). */
+export const CONTROLLER_SERVICE_ACCOUNTS: Record<string, string> = {
+  attachdetach: 'attachdetach-controller',
+  bootstrapsigner: 'bootstrap-signer',
+  'clusterrole-aggregation': 'clusterrole-aggregation-controller',
+  cronjob: 'cronjob-controller',
+  csrapproving: 'certificate-controller',
+  csrcleaner: 'certificate-controller',
+  csrsigning: 'certificate-controller',
+  daemonset: 'daemon-set-controller',
+  deployment: 'deployment-controller',
+  disruption: 'disruption-controller',
+  endpoint: 'endpoint-controller',
+  garbagecollector: 'generic-garbage-collector',
+  horizontalpodautoscaling: 'horizontal-pod-autoscaler',
+  job: 'job-controller',
+  namespace: 'namespace-controller',
+  node: 'node-controller',
+  'persistentvolume-binder': 'persistent-volume-binder',
+  podgc: 'pod-garbage-collector',
+  'pvc-protection': 'pvc-protection-controller',
+  replicaset: 'replicaset-controller',
+  replicationcontroller: 'replication-controller',
+  resourcequota: 'resourcequota-controller',
+  route: 'route-controller',
+  service: 'service-controller',
+  serviceaccount: 'service-account-controller',
+  statefulset: 'statefulset-controller',
+  tokencleaner: 'token-cleaner',
+  ttl: 'ttl-controller',
+};
+
+const NS = 'kube-system';
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+}
+
+/**
+ * The client a controller runs with: its service account's token client, or the daemon's own client for
+ * controllers the real daemon runs under its own identity (serviceaccount-token). Undefined when the signal
+ * aborts first.
+ */
+export async function serviceAccountClient(
+  root: ApiClient,
+  rootConfig: ClientConfig,
+  clientOptions: ApiClientOptions,
+  controller: string,
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<ApiClient | undefined> {
+  const account = CONTROLLER_SERVICE_ACCOUNTS[controller];
+  if (!account) return root;
+  const saPath = `/api/v1/namespaces/${NS}/serviceaccounts/${account}`;
+  let announced = false;
+  for (let delay = 100; !signal.aborted; delay = Math.min(delay * 2, 2_000)) {
+    try {
+      let sa: KubeObject | undefined;
+      try {
+        sa = await root.get(saPath, undefined, signal);
+      } catch (err) {
+        if ((err as { code?: number }).code !== 404) throw err;
+        sa = await root.create(`/api/v1/namespaces/${NS}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account, namespace: NS } } as KubeObject, signal);
+      }
+      const secrets = await root.list(`/api/v1/namespaces/${NS}/secrets`, undefined, signal);
+      const token = secrets.items.find((s) => {
+        const a = s.metadata.annotations ?? {};
+        return (s as { type?: string }).type === 'kubernetes.io/service-account-token' && a['kubernetes.io/service-account.name'] === account && a['kubernetes.io/service-account.uid'] === sa!.metadata.uid;
+      });
+      const data = (token as { data?: Record<string, string> } | undefined)?.data?.token;
+      if (data) {
+        log(`${controller}: using service account ${NS}/${account}`);
+        const own = await ApiClient.create({ server: rootConfig.server, ca: rootConfig.ca, insecureSkipTLSVerify: rootConfig.insecureSkipTLSVerify, token: Buffer.from(data, 'base64').toString('utf8') }, clientOptions);
+        // Its connections go when the daemon stops.
+        signal.addEventListener('abort', () => void own.close(), { once: true });
+        return own;
+      }
+      if (!announced) log(`${controller}: waiting for the token of service account ${NS}/${account} (made by the serviceaccount-token controller)`);
+      announced = true;
+    } catch (err) {
+      if (signal.aborted) return undefined;
+      log(`${controller}: cannot get the credentials of service account ${NS}/${account}: ${(err as Error).message}`);
+    }
+    await sleep(delay, signal);
+  }
+  return undefined;
+}
