@@ -26,7 +26,10 @@ export function validateObjectMeta(def: ResourceDef, meta: ObjectMeta): FieldErr
       errs.push(invalidValue(`metadata.finalizers[${i}]`, f, 'must be a string'));
       return;
     }
-    for (const e of finalizerNameErrors(f)) errs.push(invalidValue(`metadata.finalizers[${i}]`, f, e));
+    // The apiextensions server (CRDs and the custom resources they define) validates ObjectMeta with apimachinery's
+    // generic rules: a finalizer need only be a qualified name (its own customresourcecleanup.apiextensions.k8s.io has
+    // no "/"); the standard-name rule is core validation's, for the built-in kinds.
+    for (const e of finalizerNameErrors(f, { qualifiedOnly: def.group === 'apiextensions.k8s.io' || !!def.customResourceDefinition })) errs.push(invalidValue(`metadata.finalizers[${i}]`, f, e));
   });
   (meta.ownerReferences ?? []).forEach((r, i) => {
     const p = `metadata.ownerReferences[${i}]`;
@@ -51,10 +54,10 @@ export const STANDARD_FINALIZERS: ReadonlySet<string> = new Set(['kubernetes', '
  * The real ValidateFinalizerName: a qualified name, and one without a "domain/" prefix must be a standard
  * finalizer (`plainword` is refused: nothing would ever remove it, and the object would never go).
  */
-export function finalizerNameErrors(f: string): string[] {
+export function finalizerNameErrors(f: string, opts: { qualifiedOnly?: boolean } = {}): string[] {
   const e = labelKeyError(f);
   if (e) return [e];
-  if (!f.includes('/') && !STANDARD_FINALIZERS.has(f)) return ['name is neither a standard finalizer name nor is it fully qualified'];
+  if (!opts.qualifiedOnly && !f.includes('/') && !STANDARD_FINALIZERS.has(f)) return ['name is neither a standard finalizer name nor is it fully qualified'];
   return [];
 }
 

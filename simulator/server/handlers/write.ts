@@ -7,7 +7,7 @@ import { apiVersionOf } from '../../api/meta.ts';
 import { objectKey } from '../../api/registry.ts';
 import { DEPLOYMENT_ROLLBACK_TO } from '../../api/kinds/deployment.ts';
 import { validateAnnotations } from '../../api/validation/object-meta.ts';
-import { createResource, updateResource, type UpdateTarget, type WriteOptions } from '../generic-store.ts';
+import { createResource, updateResource, type UpdateTarget } from '../generic-store.ts';
 import { badRequest, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
