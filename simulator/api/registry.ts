@@ -10,7 +10,9 @@ export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | '
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** How a subresource reads and writes its parent. */
-export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'eviction' | 'approval';
+export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'eviction' | 'approval'
+  // pods: the container output and the streaming subresources (server/pod-log.ts).
+  | 'log' | 'exec' | 'attach' | 'portforward';
 
 export interface ScaleDef {
   /**
@@ -122,7 +124,7 @@ export const RESOURCES: ResourceDef[] = [
     fieldSelectors: selectors('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'source', 'type'),
   }),
   declare(CORE, {
-    kind: 'Pod', resource: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, binding: true, eviction: true },
+    kind: 'Pod', resource: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, binding: true, eviction: true, log: true, exec: true, attach: true, portforward: true },
     fieldSelectors: selectors('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'),
   }),
   // POST a Binding to bind the pod of the same name to a node (the scheduler's write); nothing is stored.

@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { ResourceDef } from '../api/registry.ts';
 import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupported, pathNotFound, requestEntityTooLarge, badRequest } from './errors.ts';
 import { queryBool } from './query-params.ts';
+import { refuseStreaming, servePodLog } from './pod-log.ts';
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
 import { encodeAs, encodeJson, negotiateOutput, wantsPretty } from './serializers.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
@@ -413,6 +414,11 @@ async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyR
     if (method === 'PUT') return send(await finalizeNamespace(ctx, req));
     throw methodNotAllowed();
   }
+  if (sub === 'log' && def.subresources.log) {
+    if (method === 'GET') return servePodLog(ctx, req, reply);
+    throw methodNotAllowed();
+  }
+  if ((sub === 'exec' || sub === 'attach' || sub === 'portforward') && def.subresources[sub]) return refuseStreaming(ctx, req, sub);
   throw pathNotFound();
 }
 

@@ -55,7 +55,6 @@ data:
  */
 const OPEN: Record<string, string> = {
   explain: 'OpenAPI documents carry no descriptions (issue #16)',
-  logs: 'pods/log is not served (issue #16)',
 };
 const open = (key: string) => (OPEN[key] ? { todo: OPEN[key] } : {});
 
