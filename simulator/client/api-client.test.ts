@@ -46,9 +46,9 @@ test('honours --x-api-qps and --x-api-burst (measured against a local server)', 
       // 5 at once from the burst, then 20 more at 20/s: about one second. Generous bounds for a busy machine.
       assert.ok(elapsed >= 0.9, `25 requests took ${elapsed}s, faster than 20 qps + burst 5 allows`);
       assert.ok(elapsed < 6, `25 requests took ${elapsed}s`);
-      const tail = arrivals.slice(5);
-      const rate = (tail.length - 1) / ((tail[tail.length - 1] - tail[0]) / 1000);
-      assert.ok(rate <= 24, `steady rate ${rate}/s exceeds qps 20`);
+      // The rate is judged on the client's clock (start to last answer) only: arrival times at a server in the same
+      // event loop bunch up whenever that loop is busy, which says nothing about the client's bucket.
+      assert.equal(arrivals.length, 25);
     },
   );
 });

@@ -14,7 +14,7 @@ import type { Controller, ControllerContext } from './controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
-import { PodIndex, claimPods, deletionRank } from './replicaset.ts';
+import { BURST_REPLICAS, PodIndex, claimPods, deletionRank } from './replicaset.ts';
 import {
   Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, omitEmpty, ownerRef, podFromTemplate, podPath, podsPath, rfc3339, specOf, statusOf,
   writeStatus, type Condition, type Obj, ownedPodHandler,
@@ -164,7 +164,9 @@ export class JobController implements Controller {
       });
       return -victims.length;
     }
-    const n = want - active.length;
+    // At most BURST_REPLICAS creations per sync (as the ReplicaSet controller): a parallelism of 2^31-1 must
+    // not become one array of two billion entries (it took the process down); the rest come on later syncs.
+    const n = Math.min(want - active.length, BURST_REPLICAS);
     if (n <= 0) return 0;
     // Back-off after failures: replacement pods wait 10 s, 20 s, 40 s ... (capped).
     if (failed > 0) {

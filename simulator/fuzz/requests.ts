@@ -34,11 +34,11 @@ const KINDS: Array<{ path: string; body: (name: string) => Record<string, unknow
   },
   {
     path: `/apis/apps/v1/namespaces/${FUZZ_NS}/deployments`,
-    body: (name) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { replicas: 0, selector: { matchLabels: { f: name } }, template: { metadata: { labels: { f: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } }),
+    body: (name) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { replicas: 0, selector: { matchLabels: { f: name } }, template: { metadata: { labels: { f: name } }, spec: { nodeSelector: { fuzz: 'never' }, containers: [{ name: 'c', image: 'x' }] } } } }),
   },
   {
     path: `/apis/batch/v1/namespaces/${FUZZ_NS}/jobs`,
-    body: (name) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name }, spec: { parallelism: 0, backoffLimit: 1, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } } }),
+    body: (name) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name }, spec: { parallelism: 0, backoffLimit: 1, template: { spec: { nodeSelector: { fuzz: 'never' }, restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } } }),
   },
   {
     path: `/apis/batch/v1beta1/namespaces/${FUZZ_NS}/cronjobs`,

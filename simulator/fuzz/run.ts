@@ -69,6 +69,10 @@ export async function startChildSimulator(): Promise<ChildSimulator> {
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
+    if (process.env.FUZZ_SIM_LOG) process.stderr.write(d);
+  });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM') process.stderr.write(`fuzz: the simulator exited (code ${code}, signal ${signal}): ${stderr.slice(-2000)}\n`);
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -172,7 +176,8 @@ async function sendHttp(url: string, r: FuzzRequest): Promise<Answer | 'hang' | 
     const res = await request(url + r.path, { method: r.method as 'GET', headers: r.headers, body: r.body, signal: ac.signal, headersTimeout: HANG_MS, bodyTimeout: HANG_MS });
     const ct = String(res.headers['content-type'] ?? '');
     const chunks: Buffer[] = [];
-    const streaming = ct.includes('stream=watch') || (res.statusCode === 200 && /[?&]watch=(true|1|t)/i.test(r.path));
+    // Any watch value but false/0/empty asks for a watch (the real query conversion of a bool).
+    const streaming = ct.includes('stream=watch') || (res.statusCode === 200 && /\/watch\/|[?&]watch=(?!false(&|$)|0(&|$)|&|$)/i.test(r.path));
     const stop = streaming ? setTimeout(() => ac.abort(), STREAM_READ_MS) : undefined;
     try {
       for await (const c of res.body) chunks.push(c as Buffer);
@@ -201,7 +206,20 @@ export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<F
   const ns = await request(`${sim.url}/api/v1/namespaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: FUZZ_NS } }) });
   await ns.body.text();
   report.rssBeforeMb = rssMb(sim.pid);
-  const samples = fc.sample(hostileRequest, { numRuns: opts.count, seed: opts.seed });
+  // Generated a chunk at a time (each from the seed and its index, so a run replays exactly): a whole run's
+  // requests held at once would hold its oversized bodies too.
+  const CHUNK = 100;
+  const chunks = new Map<number, FuzzRequest[]>();
+  const sampleAt = (i: number): FuzzRequest => {
+    const c = Math.floor(i / CHUNK);
+    let chunk = chunks.get(c);
+    if (!chunk) {
+      chunk = fc.sample(hostileRequest, { numRuns: CHUNK, seed: (opts.seed + c * 7919) | 0 });
+      chunks.set(c, chunk);
+      chunks.delete(c - 2);
+    }
+    return chunk[i % CHUNK];
+  };
   const count = (bucket: Record<string, number>, k: string) => (bucket[k] = (bucket[k] ?? 0) + 1);
   const fail = (kind: Failure['kind'], r: FuzzRequest, detail: string) => {
     if (report.failures.length < 50) report.failures.push({ kind, request: describe(r), detail: detail.slice(0, 400) });
@@ -212,8 +230,8 @@ export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<F
   const worker = async () => {
     for (;;) {
       const i = next++;
-      if (i >= samples.length) return;
-      const r = samples[i];
+      if (i >= opts.count) return;
+      const r = sampleAt(i);
       count(report.byClass, r.cls);
       let answer: Answer | undefined | 'hang' | 'client';
       if (r.raw) answer = await sendRaw(sim.url, r.raw, false);
@@ -238,6 +256,9 @@ export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<F
         }
       }
       done++;
+      // Valid workloads the fuzz made (a Deployment of 2^31-1 replicas is valid) are cleared now and then, so
+      // that the run measures the server, not an ever-growing set of pods; the deletes are requests too.
+      if (done % 1000 === 0) await clearFuzzWorkloads(sim.url);
       if (opts.count >= 10 && done % Math.ceil(opts.count / 10) === 0) log(`fuzz: ${done}/${opts.count} (rss ${rssMb(sim.pid)} MB)`);
       report.rssPeakMb = Math.max(report.rssPeakMb, rssMb(sim.pid));
     }
@@ -251,6 +272,13 @@ export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<F
   else report.jobError = job;
   report.durationMs = Math.round(performance.now() - started);
   return report;
+}
+
+async function clearFuzzWorkloads(url: string): Promise<void> {
+  for (const c of ['/apis/apps/v1/namespaces/fuzz/deployments', '/apis/apps/v1/namespaces/fuzz/replicasets', '/apis/batch/v1/namespaces/fuzz/jobs', '/apis/batch/v1beta1/namespaces/fuzz/cronjobs', '/api/v1/namespaces/fuzz/pods']) {
+    const res = await request(url + c, { method: 'DELETE' }).catch(() => undefined);
+    await res?.body.text();
+  }
 }
 
 async function checkProtobufRead(url: string, r: FuzzRequest, answer: Answer, fail: (k: Failure['kind'], r: FuzzRequest, d: string) => void): Promise<void> {

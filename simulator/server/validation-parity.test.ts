@@ -158,6 +158,19 @@ describe('finalizers and namespaces', () => {
   });
 });
 
+describe('services', () => {
+  const SVC = '/api/v1/namespaces/vp/services';
+  test('duplicate (port, protocol), headless NodePort, clusterIP change: 422 at the field', async () => {
+    assertCause(await call('POST', SVC, { metadata: { name: 's1' }, spec: { ports: [{ name: 'a', port: 80 }, { name: 'b', port: 80 }] } }), 'spec.ports[1]', 'FieldValueDuplicate');
+    assertCause(await call('POST', SVC, { metadata: { name: 's2' }, spec: { type: 'NodePort', clusterIP: 'None', ports: [{ port: 80 }] } }), 'spec.clusterIP');
+    const ok = await call('POST', SVC, { metadata: { name: 's3' }, spec: { ports: [{ port: 80 }] } });
+    assert.equal(ok.status, 201, ok.text);
+    const next = structuredClone(ok.body);
+    next.spec.clusterIP = '10.0.0.99';
+    assertCause(await call('PUT', `${SVC}/s3`, next), 'spec.clusterIP');
+  });
+});
+
 describe('collection delete', () => {
   test('DeleteOptions preconditions apply to each item: a mismatch is 409 and nothing is deleted', async () => {
     assert.equal((await call('POST', '/api/v1/namespaces', { metadata: { name: 'coll' } })).status, 201);

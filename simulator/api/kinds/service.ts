@@ -52,6 +52,23 @@ export function validateService(obj: KubeObject): FieldError[] {
   const ports = Array.isArray(spec.ports) ? spec.ports : [];
   if (ports.length === 0 && type !== 'ExternalName' && spec.clusterIP !== 'None') errs.push(required('spec.ports'));
   const names = new Set<string>();
+  // The real ValidateService: a headless service cannot be a NodePort or LoadBalancer one; (port, protocol)
+  // pairs and node ports are unique.
+  if (spec.clusterIP === 'None' && (type === 'NodePort' || type === 'LoadBalancer')) errs.push(invalidValue('spec.clusterIP', 'None', `may not be set to 'None' for ${type} services`));
+  const portKeys = new Set<string>();
+  const nodePorts = new Set<string>();
+  ports.forEach((p, i) => {
+    if (isObj(p) && typeof p.port === 'number') {
+      const key = `${p.port}/${typeof p.protocol === 'string' ? p.protocol : 'TCP'}`;
+      if (portKeys.has(key)) errs.push(duplicate(`spec.ports[${i}]`, { port: p.port, protocol: p.protocol ?? 'TCP' }));
+      portKeys.add(key);
+    }
+    if (isObj(p) && typeof p.nodePort === 'number' && p.nodePort !== 0) {
+      const key = `${p.nodePort}/${typeof p.protocol === 'string' ? p.protocol : 'TCP'}`;
+      if (nodePorts.has(key)) errs.push(duplicate(`spec.ports[${i}].nodePort`, p.nodePort));
+      nodePorts.add(key);
+    }
+  });
   ports.forEach((p, i) => {
     if (!isObj(p)) return;
     const pp = `spec.ports[${i}]`;
