@@ -38,7 +38,8 @@ test('CPU usage above target scales up at once; below target scales down only af
   const up = await eventually('scaled up', async () => {
     const h = await api.get(`/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers/web`);
     const d = await api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`);
-    return ((d?.spec as { replicas: number }).replicas ?? 1) > 1 && h;
+    // The controller scales the target, then writes its own status: wait for both (read in either order).
+    return ((d?.spec as { replicas: number }).replicas ?? 1) > 1 && (h?.status as { lastScaleTime?: string } | undefined)?.lastScaleTime && h;
   }, 40_000);
   const upAt = Date.now();
   const st = up.status as { lastScaleTime?: string; desiredReplicas?: number };
@@ -50,8 +51,12 @@ test('CPU usage above target scales up at once; below target scales down only af
     const d = await api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`);
     return (d?.spec as { replicas: number }).replicas === 1 && Date.now();
   }, 60_000);
-  const h = await api.get(`/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers/web`);
-  const downScaleTime = Date.parse((h?.status as { lastScaleTime: string }).lastScaleTime);
+  // Its status follows the scale: wait for the new lastScaleTime.
+  const downScaleTime = await eventually('lastScaleTime of the scale down', async () => {
+    const h = await api.get(`/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers/web`);
+    const t = Date.parse((h?.status as { lastScaleTime?: string } | undefined)?.lastScaleTime ?? '');
+    return t !== scaledUpAt && t;
+  }, 10_000);
   // Whole-second timestamps: allow one second of rounding.
   assert.ok(downScaleTime - scaledUpAt >= (DOWNSCALE_DELAY_S - 1) * 1000, `scaled down ${downScaleTime - scaledUpAt} ms after the scale up, before the ${DOWNSCALE_DELAY_S}s delay`);
   assert.ok(down - raisedAt > 0 && upAt >= raisedAt);

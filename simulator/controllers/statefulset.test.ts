@@ -13,11 +13,11 @@ before(async () => {
 });
 after(() => env.close());
 
-const sts = (name: string, replicas: number, extra: Record<string, unknown> = {}, image = 'nginx:1.13') => ({
+const sts = (name: string, replicas: number, extra: Record<string, unknown> = {}, image = 'nginx:1.13', annotations?: Record<string, string>) => ({
   apiVersion: 'apps/v1',
   kind: 'StatefulSet',
   metadata: { name },
-  spec: { replicas, serviceName: name, selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }, { image }), ...extra },
+  spec: { replicas, serviceName: name, selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }, { image, annotations }), ...extra },
 });
 const imageOf = (p: KubeObject) => (p.spec as { containers: Array<{ image: string }> }).containers[0].image;
 const live = async (ns: string) => (await api.list(`/api/v1/namespaces/${ns}/pods`)).filter((p) => !p.metadata.deletionTimestamp);
@@ -109,14 +109,18 @@ test('a partition keeps lower ordinals at the current revision; scaling down rem
 test('Parallel makes every pod at once; OnDelete updates a pod only when it is deleted', async () => {
   const ns = await api.namespace('sts');
   const watch = await recordWatch(env.url, `/api/v1/namespaces/${ns}/pods`);
-  await api.create(`/apis/apps/v1/namespaces/${ns}/statefulsets`, sts('par', 3, { podManagementPolicy: 'Parallel', updateStrategy: { type: 'OnDelete' } }));
+  // Ready a second after start, as a real container's probe would be: the controller's creates are paced by its
+  // client's QPS (50 ms each once the burst is spent), and a test kubelet could otherwise make par-0 Ready
+  // before par-2 is even sent, which would make Parallel and OrderedReady indistinguishable in the watch.
+  const slowReady = { 'simulator.cluster.local/ready-after-seconds': '1' };
+  await api.create(`/apis/apps/v1/namespaces/${ns}/statefulsets`, sts('par', 3, { podManagementPolicy: 'Parallel', updateStrategy: { type: 'OnDelete' } }, 'nginx:1.13', slowReady));
   await eventually('3 ready', async () => (await live(ns)).filter(isReady).length === 3);
   watch.stop();
   // All three were created before any became Ready.
   const ev = watch.events;
   const lastAdded = Math.max(...['par-0', 'par-1', 'par-2'].map((n) => firstIndex(ev, (e) => e.type === 'ADDED' && e.object.metadata.name === n)));
   const firstReady = firstIndex(ev, (e) => isReady(e.object));
-  assert.ok(lastAdded < firstReady, 'Parallel waited for a pod to be ready');
+  assert.ok(lastAdded < firstReady, `Parallel waited for a pod to be ready: ${ev.map((e) => `${e.type} ${e.object.metadata.name} ready=${isReady(e.object)}`).join(', ')}`);
   await api.patch(`/apis/apps/v1/namespaces/${ns}/statefulsets/par`, { spec: { template: { spec: { containers: [{ name: 'main', image: 'nginx:1.14' }] } } } }, 'application/strategic-merge-patch+json');
   await eventually('update revision observed', async () => (await statusOf(ns, 'par')).observedGeneration === 2);
   await new Promise((r) => setTimeout(r, 500));

@@ -5,9 +5,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import { RESOURCES, type ResourceDef } from '../api/registry.ts';
 import { httpCall } from '../testing/http.ts';
+import { makePki, type Pki } from '../testing/pki.ts';
 
 let sim: RunningSimulator;
 
@@ -16,7 +18,17 @@ before(async () => {
 });
 after(async () => {
   await sim.close();
+  pki?.cleanup();
 });
+
+// A CertificateSigningRequest needs a real PKCS#10 request: made once with openssl (CI installs it).
+let pki: Pki | undefined;
+let csrRequest: string | undefined;
+function csrRequestBase64(): string {
+  pki ??= makePki('crud-csr-');
+  csrRequest ??= readFileSync(pki.csr('crud', '/CN=jane/O=devs').csr).toString('base64');
+  return csrRequest;
+}
 
 type Json = Record<string, any>;
 
@@ -107,6 +119,15 @@ function validBody(def: ResourceDef, name: string, ns: string | undefined): Json
     case 'RoleBinding':
     case 'ClusterRoleBinding':
       return { metadata, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'jane' }] };
+    case 'CertificateSigningRequest':
+      return {
+        metadata,
+        spec: {
+          request: csrRequestBase64(),
+          usages: ['digital signature', 'key encipherment', 'client auth'],
+          ...(def.version === 'v1' ? { signerName: 'kubernetes.io/kube-apiserver-client' } : {}),
+        },
+      };
     default:
       throw new Error(`no valid body for ${def.kind}: add one when a kind joins the registry`);
   }
