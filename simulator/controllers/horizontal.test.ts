@@ -39,7 +39,7 @@ test('CPU usage above target scales up at once; below target scales down only af
     const h = await api.get(`/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers/web`);
     const d = await api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`);
     // The controller scales the target, then writes its own status: wait for both (read in either order).
-    return ((d?.spec as { replicas: number }).replicas ?? 1) > 1 && (h?.status as { lastScaleTime?: string } | undefined)?.lastScaleTime && h;
+    return ((d?.spec as { replicas: number }).replicas ?? 1) > 1 && !!(h?.status as { lastScaleTime?: string } | undefined)?.lastScaleTime && h;
   }, 40_000);
   const upAt = Date.now();
   const st = up.status as { lastScaleTime?: string; desiredReplicas?: number };
