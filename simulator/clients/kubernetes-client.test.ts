@@ -11,7 +11,6 @@ import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import { eventually } from '../testing/test-simulator.ts';
 import { clientDir, kubernetesClientPackage, requireClient, skipUnlessFound, type ClientDir } from '../testing/real-clients.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the package builds its API at run time from the spec */
 type Json = Record<string, any>;
 
 const probe = kubernetesClientPackage();
