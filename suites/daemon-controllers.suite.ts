@@ -38,6 +38,10 @@ interface Env {
   controllers: readonly ControllerRow[];
   gates: readonly FeatureGateRow[];
   kubeconfig(server: string): string;
+  /** Plain HTTP to this check's simulator (no authentication). */
+  api: Http;
+  /** Nodes whose kubelet is the check; stopped when the check's environment closes. */
+  kubelets(): FakeKubelets;
 }
 
 async function withEnv(ctx: CheckContext, fn: (env: Env) => Promise<void>): Promise<void> {
@@ -46,9 +50,17 @@ async function withEnv(ctx: CheckContext, fn: (env: Env) => Promise<void>): Prom
   const sim = await startSimulator({ port: 0, host: '127.0.0.1', vendor: ctx.vendor });
   const dir = mkdtempSync(join(tmpdir(), 'daemon-controllers-'));
   let n = 0;
+  const api = http(sim.url);
+  const fakes: FakeKubelets[] = [];
   try {
     const { command, isDefault } = daemonCommand();
     await fn({
+      api,
+      kubelets() {
+        const k = new FakeKubelets(api);
+        fakes.push(k);
+        return k;
+      },
       command,
       cwd: isDefault ? REPO_ROOT : process.cwd(),
       masterUrl: sim.url,
@@ -62,6 +74,7 @@ async function withEnv(ctx: CheckContext, fn: (env: Env) => Promise<void>): Prom
       },
     });
   } finally {
+    for (const k of fakes) k.close();
     await sim.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -103,6 +116,53 @@ async function withDaemon<T>(env: Env, args: string[], what: string, fn: (config
       await p.stop();
     }
   }
+}
+
+export interface ControllersRun {
+  config: Record<string, unknown>;
+  p: DaemonProcess;
+  configz: Record<string, unknown>;
+}
+
+/** 'started "x"' (this daemon) / 'Started "x"' (1.9) / 'Starting "x"'; 'not starting "x": why' / 'Skipping "x"'. */
+export function startLogOf(output: string, name: string): { started: boolean; refused?: string } {
+  const q = `["']${escape(name)}["']`;
+  const refused = new RegExp(`(?:not starting|skipping) ${q}:?\\s*([^\\n]*)`, 'i').exec(output);
+  if (refused) return { started: false, refused: refused[1].trim() || 'no reason given' };
+  return { started: new RegExp(`\\b(started|starting) ${q}`, 'i').test(output) };
+}
+
+/**
+ * The block every loop check starts with: the daemon under test on this check's simulator (--master), without
+ * leader election, running only `controllers`, with `flags`; `fn` runs once the start log says each of those
+ * controllers started (a daemon whose log says nothing of them gets LOG_MS) and `settleMs` more for their
+ * first passes (informers listed). A controller the daemon says it did not start fails the check with its
+ * reason, charged to `rows` (all of the check's rows when absent), unless named in `mayNotStart`.
+ */
+async function withControllers<T>(
+  env: Env,
+  controllers: string | readonly string[],
+  flags: readonly string[],
+  what: string,
+  fn: (run: ControllersRun) => Promise<T>,
+  opts: { settleMs?: number; rows?: string[]; mayNotStart?: string[] } = {},
+): Promise<T> {
+  const names = typeof controllers === 'string' ? controllers.split(',') : [...controllers];
+  const args = [`--master=${env.masterUrl}`, '--leader-elect=false', `--controllers=${names.join(',')}`, ...flags];
+  return withDaemon(env, args, what, async (config, p, configz) => {
+    const output = () => `${p.stdout}\n${p.stderr}`;
+    const said = (n: string) => {
+      const s = startLogOf(output(), n);
+      return s.started || s.refused !== undefined;
+    };
+    await within(LOG_MS, async () => (names.every(said) ? true : undefined), 100);
+    for (const n of names) {
+      const s = startLogOf(output(), n);
+      if (s.refused !== undefined && !opts.mayNotStart?.includes(n)) fail(`${what}: the daemon did not start "${n}": ${s.refused}\n  command: ${env.command} ${args.join(' ')}`, opts.rows);
+    }
+    await sleep(opts.settleMs ?? 1_500);
+    return fn({ config, p, configz });
+  });
 }
 
 export type Selection = Map<string, 'enabled' | 'disabled' | 'both'>;
@@ -237,7 +297,7 @@ check(
       }
       const flipped = Object.fromEntries(env.gates.map((g) => [g.name, !g.default]));
       const arg = `--feature-gates=${Object.entries(flipped).map(([k, v]) => `${k}=${v}`).join(',')}`;
-      await withDaemon(env, [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=serviceaccount', arg], 'every gate set against its default', async (config, _p, configz) => {
+      await withControllers(env, 'serviceaccount', [arg], 'every gate set against its default', async ({ config, configz }) => {
         const entry = configEntry(config, '--feature-gates');
         if (!entry.found) problems.push({ row: 'option.feature-gates', message: '/configz has no feature gates entry' });
         else {
@@ -418,50 +478,45 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
-      const kubelets = new FakeKubelets(api);
-      try {
-        for (const n of ['nl-a', 'nl-b', 'nl-c']) await kubelets.add(n);
-        const ns = await namespaceFor(api, 'nodelife');
-        await runningPod(api, ns, 'p', 'nl-a');
-        const grace = 3_000;
-        const startup = 2_000;
-        const timeout = 5_000;
-        const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--node-monitor-period=200ms', `--node-monitor-grace-period=${grace}ms`, `--node-startup-grace-period=${startup}ms`, `--pod-eviction-timeout=${timeout}ms`];
-        await withDaemon(env, args, 'node lifecycle', async () => {
-          await sleep(1_500); // the daemon's first passes see every heartbeat
-          const t0 = Date.now();
-          kubelets.stop('nl-a');
-          await kubelets.add('nl-silent', {}, false);
-          const [unknown, never, evicted] = await Promise.all([
-            seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-a'))?.status === 'Unknown'),
-            seenAt(startup + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-silent'))?.status === 'Unknown'),
-            evictedAt(api, ns, 'p', timeout + 10_000),
-          ]);
-          // Heartbeat times have whole seconds: the last one may be seen up to ~1.3 s before the stop; a loaded machine
-          // may add a few seconds (the defaults, 40 s / 1 min / 5 min, are far beyond).
-          expectTrue(unknown !== undefined && unknown - t0 >= grace - 1_500 && unknown - t0 <= grace + 5_000, `with --node-monitor-grace-period=${grace}ms a node whose heartbeats stopped went Unknown after ${unknown === undefined ? 'never' : `${unknown - t0} ms`}`, ['option.node-monitor-grace-period', 'controller.node']);
-          expectTrue(never !== undefined && never - t0 >= startup - 1_200 && never - t0 <= startup + 5_000, `with --node-startup-grace-period=${startup}ms a node that never posted status went Unknown after ${never === undefined ? 'never' : `${never - t0} ms`}`, ['option.node-startup-grace-period']);
-          const pod = await api.get(`/api/v1/namespaces/${ns}/pods/p`);
-          const podReady = ((pod?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
-          expectTrue(pod === undefined || podReady?.status === 'False', `the failed node's pod is not Ready (Ready=${podReady?.status})`, ['controller.node']);
-          expectTrue(evicted !== undefined && evicted - t0 >= timeout - 1_500 && evicted - t0 <= timeout + 6_000, `with --pod-eviction-timeout=${timeout}ms the pod of the failed node was evicted after ${evicted === undefined ? 'never' : `${evicted - t0} ms`}`, ['option.pod-eviction-timeout']);
-          expectTrue(readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'True', 'a node with heartbeats stays Ready', ['controller.node']);
-          // Two failures 2.5 s apart are marked about 2.5 s apart with a 200ms period (the default 5 s would put
-          // them on the same pass or 5 s apart).
-          const s0 = Date.now();
-          kubelets.stop('nl-b');
-          const b = seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'Unknown');
-          await sleep(2_500);
-          kubelets.stop('nl-c');
-          const c = await seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-c'))?.status === 'Unknown');
-          const bAt = await b;
-          const gap = bAt !== undefined && c !== undefined ? c - bAt : undefined;
-          expectTrue(gap !== undefined && gap > 1_200 && gap < 3_800, `with --node-monitor-period=200ms failures 2.5 s apart were marked ${gap === undefined ? `not both (after ${Date.now() - s0} ms)` : `${gap} ms apart`}`, ['option.node-monitor-period']);
-        });
-      } finally {
-        kubelets.close();
-      }
+      const { api } = env;
+      const kubelets = env.kubelets();
+      for (const n of ['nl-a', 'nl-b', 'nl-c']) await kubelets.add(n);
+      const ns = await namespaceFor(api, 'nodelife');
+      await runningPod(api, ns, 'p', 'nl-a');
+      const grace = 3_000;
+      const startup = 2_000;
+      const timeout = 5_000;
+      const flags = ['--node-monitor-period=200ms', `--node-monitor-grace-period=${grace}ms`, `--node-startup-grace-period=${startup}ms`, `--pod-eviction-timeout=${timeout}ms`];
+      await withControllers(env, 'node', flags, 'node lifecycle', async () => {
+        const t0 = Date.now();
+        kubelets.stop('nl-a');
+        await kubelets.add('nl-silent', {}, false);
+        const [unknown, never, evicted] = await Promise.all([
+          seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-a'))?.status === 'Unknown'),
+          seenAt(startup + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-silent'))?.status === 'Unknown'),
+          evictedAt(api, ns, 'p', timeout + 10_000),
+        ]);
+        // Heartbeat times have whole seconds: the last one may be seen up to ~1.3 s before the stop; a loaded machine
+        // may add a few seconds (the defaults, 40 s / 1 min / 5 min, are far beyond).
+        expectTrue(unknown !== undefined && unknown - t0 >= grace - 1_500 && unknown - t0 <= grace + 5_000, `with --node-monitor-grace-period=${grace}ms a node whose heartbeats stopped went Unknown after ${unknown === undefined ? 'never' : `${unknown - t0} ms`}`, ['option.node-monitor-grace-period', 'controller.node']);
+        expectTrue(never !== undefined && never - t0 >= startup - 1_200 && never - t0 <= startup + 5_000, `with --node-startup-grace-period=${startup}ms a node that never posted status went Unknown after ${never === undefined ? 'never' : `${never - t0} ms`}`, ['option.node-startup-grace-period']);
+        const pod = await api.get(`/api/v1/namespaces/${ns}/pods/p`);
+        const podReady = ((pod?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
+        expectTrue(pod === undefined || podReady?.status === 'False', `the failed node's pod is not Ready (Ready=${podReady?.status})`, ['controller.node']);
+        expectTrue(evicted !== undefined && evicted - t0 >= timeout - 1_500 && evicted - t0 <= timeout + 6_000, `with --pod-eviction-timeout=${timeout}ms the pod of the failed node was evicted after ${evicted === undefined ? 'never' : `${evicted - t0} ms`}`, ['option.pod-eviction-timeout']);
+        expectTrue(readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'True', 'a node with heartbeats stays Ready', ['controller.node']);
+        // Two failures 2.5 s apart are marked about 2.5 s apart with a 200ms period (the default 5 s would put
+        // them on the same pass or 5 s apart).
+        const s0 = Date.now();
+        kubelets.stop('nl-b');
+        const b = seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'Unknown');
+        await sleep(2_500);
+        kubelets.stop('nl-c');
+        const c = await seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-c'))?.status === 'Unknown');
+        const bAt = await b;
+        const gap = bAt !== undefined && c !== undefined ? c - bAt : undefined;
+        expectTrue(gap !== undefined && gap > 1_200 && gap < 3_800, `with --node-monitor-period=200ms failures 2.5 s apart were marked ${gap === undefined ? `not both (after ${Date.now() - s0} ms)` : `${gap} ms apart`}`, ['option.node-monitor-period']);
+      });
     });
   },
 );
@@ -470,9 +525,7 @@ check(
 async function evictionRun(env: Env, api: Http, kubelets: FakeKubelets, names: { all: string[]; failed: string[] }, flags: string[], waitMs: number, what: string): Promise<Array<number | undefined>> {
   const ns = await namespaceFor(api, 'evict');
   for (const n of names.all) await runningPod(api, ns, `p-${n}`, n);
-  const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--node-monitor-period=100ms', '--node-monitor-grace-period=2s', '--pod-eviction-timeout=2500ms', ...flags];
-  return withDaemon(env, args, what, async () => {
-    await sleep(1_500);
+  return withControllers(env, 'node', ['--node-monitor-period=100ms', '--node-monitor-grace-period=2s', '--pod-eviction-timeout=2500ms', ...flags], what, async () => {
     const t0 = Date.now();
     for (const n of names.failed) kubelets.stop(n);
     const times = await Promise.all(names.failed.map((n) => evictedAt(api, ns, `p-${n}`, waitMs)));
@@ -490,19 +543,15 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
-      const kubelets = new FakeKubelets(api);
-      try {
-        const all = Array.from({ length: 8 }, (_, i) => `er-${i}`);
-        for (const n of all) await kubelets.add(n);
-        const times = await evictionRun(env, api, kubelets, { all, failed: ['er-1', 'er-3', 'er-5'] }, ['--node-eviction-rate=0.5'], 25_000, '--node-eviction-rate=0.5');
-        expectTrue(times.every((t) => t !== undefined), `every failed node's pod was evicted (${times.join(', ')} ms)`, ['controller.node']);
-        const ts = times as number[];
-        const rate = 2 / ((Math.max(...ts) - Math.min(...ts)) / 1000);
-        expectTrue(rate > 0.3 && rate < 0.8, `with --node-eviction-rate=0.5, 3 nodes were evicted at ${rate.toFixed(2)} nodes/s (${ts.join(', ')} ms after the failure)`, ['option.node-eviction-rate']);
-      } finally {
-        kubelets.close();
-      }
+      const { api } = env;
+      const kubelets = env.kubelets();
+      const all = Array.from({ length: 8 }, (_, i) => `er-${i}`);
+      for (const n of all) await kubelets.add(n);
+      const times = await evictionRun(env, api, kubelets, { all, failed: ['er-1', 'er-3', 'er-5'] }, ['--node-eviction-rate=0.5'], 25_000, '--node-eviction-rate=0.5');
+      expectTrue(times.every((t) => t !== undefined), `every failed node's pod was evicted (${times.join(', ')} ms)`, ['controller.node']);
+      const ts = times as number[];
+      const rate = 2 / ((Math.max(...ts) - Math.min(...ts)) / 1000);
+      expectTrue(rate > 0.3 && rate < 0.8, `with --node-eviction-rate=0.5, 3 nodes were evicted at ${rate.toFixed(2)} nodes/s (${ts.join(', ')} ms after the failure)`, ['option.node-eviction-rate']);
     });
   },
 );
@@ -517,17 +566,17 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
+      const { api } = env;
       const zone = { 'failure-domain.beta.kubernetes.io/region': 'r', 'failure-domain.beta.kubernetes.io/zone': 'r-a' };
       // Each run gets fresh nodes (the earlier ones stay failed and are left out of the new zone by a new zone label).
       const run = async (tag: string, flags: string[], waitMs: number) => {
-        const kubelets = new FakeKubelets(api);
+        const kubelets = env.kubelets();
         try {
           const all = [0, 1, 2, 3].map((i) => `zd-${tag}-${i}`);
           for (const n of all) await kubelets.add(n, { ...zone, 'failure-domain.beta.kubernetes.io/zone': `r-${tag}` });
           return await evictionRun(env, api, kubelets, { all, failed: all.slice(0, 3) }, flags, waitMs, flags.join(' '));
         } finally {
-          kubelets.close();
+          kubelets.close(); // the next run's daemon sees no heartbeats of these
         }
       };
       const small = await run('small', ['--node-eviction-rate=100'], 7_000);
@@ -552,27 +601,23 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
+      const { api } = env;
       // 10.123.4.0/24 in /26 blocks = 4; the service range 10.123.4.0/25 takes two: 2 blocks for 3 nodes.
-      const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node,ttl', '--allocate-node-cidrs', '--cluster-cidr=10.123.4.0/24', '--node-cidr-mask-size=26', '--service-cluster-ip-range=10.123.4.0/25', '--cidr-allocator-type=RangeAllocator'];
-      await withDaemon(env, args, 'node IPAM', async () => {
-        const kubelets = new FakeKubelets(api);
-        try {
-          for (const n of ['ip-0', 'ip-1', 'ip-2']) await kubelets.add(n);
-          const cidrs = await within(15_000, async () => {
-            const got = (await api.list('/api/v1/nodes')).map((n) => (n.spec as { podCIDR?: string } | undefined)?.podCIDR).filter(Boolean) as string[];
-            return got.length >= 2 ? got.sort() : undefined;
-          });
-          expectTrue(JSON.stringify(cidrs) === JSON.stringify(['10.123.4.128/26', '10.123.4.192/26']), `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25`, ['option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type']);
-          const full = await within(15_000, async () =>
-            ((await api.list('/api/v1/namespaces/default/events')) as Array<KubeObject & { reason?: string; involvedObject?: { kind?: string } }>).some((e) => e.reason === 'CIDRNotAvailable' && e.involvedObject?.kind === 'Node') || undefined,
-          );
-          expectTrue(full === true, 'the third node got a CIDRNotAvailable event (no block left)', ['option.node-cidr-mask-size', 'controller.node']);
-          const ttl = await within(15_000, async () => ((await api.list('/api/v1/nodes')).every((n) => n.metadata.annotations?.['node.alpha.kubernetes.io/ttl'] === '0') ? true : undefined));
-          expectTrue(ttl === true, 'ttl: every node of a 3-node cluster has node.alpha.kubernetes.io/ttl "0"', ['controller.ttl']);
-        } finally {
-          kubelets.close();
-        }
+      const flags = ['--allocate-node-cidrs', '--cluster-cidr=10.123.4.0/24', '--node-cidr-mask-size=26', '--service-cluster-ip-range=10.123.4.0/25', '--cidr-allocator-type=RangeAllocator'];
+      await withControllers(env, 'node,ttl', flags, 'node IPAM', async () => {
+        const kubelets = env.kubelets();
+        for (const n of ['ip-0', 'ip-1', 'ip-2']) await kubelets.add(n);
+        const cidrs = await within(15_000, async () => {
+          const got = (await api.list('/api/v1/nodes')).map((n) => (n.spec as { podCIDR?: string } | undefined)?.podCIDR).filter(Boolean) as string[];
+          return got.length >= 2 ? got.sort() : undefined;
+        });
+        expectTrue(JSON.stringify(cidrs) === JSON.stringify(['10.123.4.128/26', '10.123.4.192/26']), `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25`, ['option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type']);
+        const full = await within(15_000, async () =>
+          ((await api.list('/api/v1/namespaces/default/events')) as Array<KubeObject & { reason?: string; involvedObject?: { kind?: string } }>).some((e) => e.reason === 'CIDRNotAvailable' && e.involvedObject?.kind === 'Node') || undefined,
+        );
+        expectTrue(full === true, 'the third node got a CIDRNotAvailable event (no block left)', ['option.node-cidr-mask-size', 'controller.node']);
+        const ttl = await within(15_000, async () => ((await api.list('/api/v1/nodes')).every((n) => n.metadata.annotations?.['node.alpha.kubernetes.io/ttl'] === '0') ? true : undefined));
+        expectTrue(ttl === true, 'ttl: every node of a 3-node cluster has node.alpha.kubernetes.io/ttl "0"', ['controller.ttl']);
       });
     });
   },
@@ -591,7 +636,7 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
+      const { api } = env;
       const json = join(env.dir, 'key.json');
       writeFileSync(json, '{"type": "service_account"}\n');
       const badJson = join(env.dir, 'bad.json');
@@ -619,47 +664,45 @@ check(
       } finally {
         await probe.stop();
       }
-      const kubelets = new FakeKubelets(api);
-      try {
-        for (const n of ['cl-0', 'cl-1']) await kubelets.add(n);
-        const args = [
-          `--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node,service,route', '--cloud-provider=simulated', `--cloud-config=${pool}`,
-          '--allocate-node-cidrs', '--cluster-cidr=10.124.0.0/16', '--route-reconciliation-period=300ms', '--service-sync-period=500ms', '--concurrent-service-syncs=3',
-          `--cloud-a-container-registry-config=${json}`, `--cloud-b-json-key=${json}`,
-        ];
-        await withDaemon(env, args, 'the simulated cloud', async () => {
-          const routed = await within(15_000, async () => ((await Promise.all(['cl-0', 'cl-1'].map(async (n) => conditionOfNode(await api.get(`/api/v1/nodes/${n}`), 'NetworkUnavailable')?.reason === 'RouteCreated'))).every(Boolean) ? true : undefined));
-          expectTrue(routed === true, 'route: both nodes got NetworkUnavailable=False (RouteCreated) once their pod ranges were routed', ['controller.route', 'option.route-reconciliation-period', 'option.configure-cloud-routes', 'option.cloud-provider', 'option.cloud-a-container-registry-config', 'option.cloud-b-json-key', 'auth.daemon.cloud-credentials']);
-          const ns = await namespaceFor(api, 'lb');
-          const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: name } } });
-          const ingress = (s: KubeObject | undefined) => (s?.status as { loadBalancer?: { ingress?: Array<{ ip?: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
-          const t0 = Date.now();
-          for (const n of ['a', 'b', 'c']) await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc(n));
-          const all = await seenAt(15_000, async () => (await api.list(`/api/v1/namespaces/${ns}/services`)).every((s) => ingress(s)));
-          const ips = (await api.list(`/api/v1/namespaces/${ns}/services`)).map(ingress).sort();
-          expectTrue(JSON.stringify(ips) === JSON.stringify(['203.0.113.50', '203.0.113.51', '203.0.113.52']), `LoadBalancer Services got the pool's addresses: ${JSON.stringify(ips)}`, ['controller.service', 'option.cloud-config']);
-          // 3 load balancers of 1 s each with 3 workers: about 1 s (one worker would need 3 s).
-          expectTrue(all !== undefined && all - t0 < 2_700, `--concurrent-service-syncs=3: 3 load balancers of 1 s each were ready after ${all === undefined ? 'never' : `${all - t0} ms`}`, ['option.concurrent-service-syncs']);
-          // The pool is empty: d waits; once a goes, d gets its address by the next sync (500 ms), not after a 5 s back-off.
-          await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc('d'));
-          await sleep(1_500);
-          const freed = ingress(await api.get(`/api/v1/namespaces/${ns}/services/a`));
-          const s0 = Date.now();
-          await api.send('DELETE', `/api/v1/namespaces/${ns}/services/a`);
-          const got = await seenAt(10_000, async () => ingress(await api.get(`/api/v1/namespaces/${ns}/services/d`)) === freed);
-          expectTrue(got !== undefined && got - s0 < 3_000, `--service-sync-period=500ms: a waiting Service got the freed address ${got === undefined ? 'never' : `after ${got - s0} ms`}`, ['option.service-sync-period']);
-        });
-        // --configure-cloud-routes=false: new nodes get ranges but no route (no NetworkUnavailable condition).
-        for (const n of ['cr-0']) await kubelets.add(n);
-        await withDaemon(env, [...[`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node,route', '--cloud-provider=simulated', `--cloud-config=${pool}`, '--allocate-node-cidrs', '--cluster-cidr=10.125.0.0/16', '--route-reconciliation-period=300ms', '--configure-cloud-routes=false']], '--configure-cloud-routes=false', async () => {
-          const ranged = await within(15_000, async () => ((await api.get('/api/v1/nodes/cr-0'))?.spec as { podCIDR?: string } | undefined)?.podCIDR);
-          await sleep(1_500);
-          const cond = conditionOfNode(await api.get('/api/v1/nodes/cr-0'), 'NetworkUnavailable');
-          expectTrue(ranged !== undefined && cond === undefined, `--configure-cloud-routes=false: the node got a range (${ranged}) and no route (NetworkUnavailable ${JSON.stringify(cond)})`, ['option.configure-cloud-routes']);
-        });
-      } finally {
-        kubelets.close();
-      }
+      const kubelets = env.kubelets();
+      for (const n of ['cl-0', 'cl-1']) await kubelets.add(n);
+      const flags = [
+        '--cloud-provider=simulated', `--cloud-config=${pool}`,
+        '--allocate-node-cidrs', '--cluster-cidr=10.124.0.0/16', '--route-reconciliation-period=300ms', '--service-sync-period=500ms', '--concurrent-service-syncs=3',
+        `--cloud-a-container-registry-config=${json}`, `--cloud-b-json-key=${json}`,
+      ];
+      await withControllers(env, 'node,service,route', flags, 'the simulated cloud', async () => {
+        const routed = await within(15_000, async () => ((await Promise.all(['cl-0', 'cl-1'].map(async (n) => conditionOfNode(await api.get(`/api/v1/nodes/${n}`), 'NetworkUnavailable')?.reason === 'RouteCreated'))).every(Boolean) ? true : undefined));
+        expectTrue(routed === true, 'route: both nodes got NetworkUnavailable=False (RouteCreated) once their pod ranges were routed', ['controller.route', 'option.route-reconciliation-period', 'option.configure-cloud-routes', 'option.cloud-provider', 'option.cloud-a-container-registry-config', 'option.cloud-b-json-key', 'auth.daemon.cloud-credentials']);
+        const ns = await namespaceFor(api, 'lb');
+        const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: name } } });
+        const ingress = (s: KubeObject | undefined) => (s?.status as { loadBalancer?: { ingress?: Array<{ ip?: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
+        const t0 = Date.now();
+        for (const n of ['a', 'b', 'c']) await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc(n));
+        const all = await seenAt(15_000, async () => (await api.list(`/api/v1/namespaces/${ns}/services`)).every((s) => ingress(s)));
+        const ips = (await api.list(`/api/v1/namespaces/${ns}/services`)).map(ingress).sort();
+        expectTrue(JSON.stringify(ips) === JSON.stringify(['203.0.113.50', '203.0.113.51', '203.0.113.52']), `LoadBalancer Services got the pool's addresses: ${JSON.stringify(ips)}`, ['controller.service', 'option.cloud-config']);
+        // 3 load balancers of 1 s each with 3 workers: about 1 s (one worker would need 3 s).
+        expectTrue(all !== undefined && all - t0 < 2_700, `--concurrent-service-syncs=3: 3 load balancers of 1 s each were ready after ${all === undefined ? 'never' : `${all - t0} ms`}`, ['option.concurrent-service-syncs']);
+        // The pool is empty: d waits; once a goes, d gets its address by the next sync (500 ms), not after a 5 s back-off.
+        await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc('d'));
+        await sleep(1_500);
+        const freed = ingress(await api.get(`/api/v1/namespaces/${ns}/services/a`));
+        const s0 = Date.now();
+        await api.send('DELETE', `/api/v1/namespaces/${ns}/services/a`);
+        const got = await seenAt(10_000, async () => ingress(await api.get(`/api/v1/namespaces/${ns}/services/d`)) === freed);
+        expectTrue(got !== undefined && got - s0 < 3_000, `--service-sync-period=500ms: a waiting Service got the freed address ${got === undefined ? 'never' : `after ${got - s0} ms`}`, ['option.service-sync-period']);
+      });
+      // --configure-cloud-routes=false: new nodes get ranges but no route (no NetworkUnavailable condition).
+      for (const n of ['cr-0']) await kubelets.add(n);
+      // (The route controller may say it does not start: the 1.9 daemon skips it then.)
+      const noRoutes = ['--cloud-provider=simulated', `--cloud-config=${pool}`, '--allocate-node-cidrs', '--cluster-cidr=10.125.0.0/16', '--route-reconciliation-period=300ms', '--configure-cloud-routes=false'];
+      await withControllers(env, 'node,route', noRoutes, '--configure-cloud-routes=false', async () => {
+        const ranged = await within(15_000, async () => ((await api.get('/api/v1/nodes/cr-0'))?.spec as { podCIDR?: string } | undefined)?.podCIDR);
+        await sleep(1_500);
+        const cond = conditionOfNode(await api.get('/api/v1/nodes/cr-0'), 'NetworkUnavailable');
+        expectTrue(ranged !== undefined && cond === undefined, `--configure-cloud-routes=false: the node got a range (${ranged}) and no route (NetworkUnavailable ${JSON.stringify(cond)})`, ['option.configure-cloud-routes']);
+      }, { mayNotStart: ['route'] });
     });
   },
 );
@@ -674,48 +717,42 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
-      const kubelets = new FakeKubelets(api);
+      const { api } = env;
+      const kubelets = env.kubelets();
       const taintsOf = async (n: string) => (((await api.get(`/api/v1/nodes/${n}`))?.spec as { taints?: Array<{ key: string; effect: string }> } | undefined)?.taints ?? []);
       const gone = async (ns: string, p: string) => {
         const pod = await api.get(`/api/v1/namespaces/${ns}/pods/${p}`);
         return pod === undefined || pod.metadata.deletionTimestamp != null;
       };
       const tolerateForever = { tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoExecute' }] };
-      try {
-        for (const n of ['tm-a', 'tm-d']) await kubelets.add(n);
-        await kubelets.add('tm-c', {}, false);
-        const ns = await namespaceFor(api, 'taints');
-        await runningPod(api, ns, 'plain', 'tm-a');
-        await runningPod(api, ns, 'tolerant', 'tm-a', tolerateForever);
-        await runningPod(api, ns, 'on-d', 'tm-d');
-        const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--enable-taint-manager=true', '--feature-gates=TaintBasedEvictions=true,TaintNodesByCondition=true', '--node-monitor-period=200ms', '--node-monitor-grace-period=3s', '--pod-eviction-timeout=1h'];
-        await withDaemon(env, args, 'taint manager on', async () => {
-          await sleep(1_500);
-          await api.send('PATCH', '/api/v1/nodes/tm-a', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
-          const evicted = await within(10_000, async () => ((await gone(ns, 'plain')) ? true : undefined));
-          expectTrue(evicted === true, '--enable-taint-manager=true: a pod not tolerating a NoExecute taint of its node was evicted', ['option.enable-taint-manager', 'controller.node']);
-          expectTrue(!(await gone(ns, 'tolerant')), 'a pod tolerating the taint (no tolerationSeconds) stays', ['option.enable-taint-manager']);
-          const ts = nowText();
-          await api.send('PATCH', '/api/v1/nodes/tm-c/status', { status: { conditions: [{ type: 'MemoryPressure', status: 'True', reason: 'Check', message: 'set by the check', lastHeartbeatTime: ts, lastTransitionTime: ts }] } }, 'application/strategic-merge-patch+json');
-          const pressure = await within(10_000, async () => ((await taintsOf('tm-c')).some((t) => t.key === 'node.kubernetes.io/memory-pressure' && t.effect === 'NoSchedule') ? true : undefined));
-          expectTrue(pressure === true, 'TaintNodesByCondition: MemoryPressure=True gave the node the node.kubernetes.io/memory-pressure:NoSchedule taint', ['gate.TaintNodesByCondition']);
-          kubelets.stop('tm-d');
-          const unreachable = await within(15_000, async () => ((await taintsOf('tm-d')).some((t) => t.key === 'node.alpha.kubernetes.io/unreachable' && t.effect === 'NoExecute') ? true : undefined));
-          const dEvicted = await within(10_000, async () => ((await gone(ns, 'on-d')) ? true : undefined));
-          expectTrue(unreachable === true && dEvicted === true, `TaintBasedEvictions: the failed node got the unreachable:NoExecute taint (${unreachable === true}) and its pod was evicted by it despite a 1 h eviction timeout (${dEvicted === true})`, ['gate.TaintBasedEvictions']);
-        });
-        await kubelets.add('tm-e');
-        await runningPod(api, ns, 'kept', 'tm-e');
-        await withDaemon(env, [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--enable-taint-manager=false', '--node-monitor-period=200ms'], 'taint manager off', async () => {
-          await sleep(1_500);
-          await api.send('PATCH', '/api/v1/nodes/tm-e', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
-          await sleep(3_000);
-          expectTrue(!(await gone(ns, 'kept')), '--enable-taint-manager=false: a pod not tolerating a NoExecute taint stays', ['option.enable-taint-manager']);
-        });
-      } finally {
-        kubelets.close();
-      }
+      for (const n of ['tm-a', 'tm-d']) await kubelets.add(n);
+      await kubelets.add('tm-c', {}, false);
+      const ns = await namespaceFor(api, 'taints');
+      await runningPod(api, ns, 'plain', 'tm-a');
+      await runningPod(api, ns, 'tolerant', 'tm-a', tolerateForever);
+      await runningPod(api, ns, 'on-d', 'tm-d');
+      const flags = ['--enable-taint-manager=true', '--feature-gates=TaintBasedEvictions=true,TaintNodesByCondition=true', '--node-monitor-period=200ms', '--node-monitor-grace-period=3s', '--pod-eviction-timeout=1h'];
+      await withControllers(env, 'node', flags, 'taint manager on', async () => {
+        await api.send('PATCH', '/api/v1/nodes/tm-a', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
+        const evicted = await within(10_000, async () => ((await gone(ns, 'plain')) ? true : undefined));
+        expectTrue(evicted === true, '--enable-taint-manager=true: a pod not tolerating a NoExecute taint of its node was evicted', ['option.enable-taint-manager', 'controller.node']);
+        expectTrue(!(await gone(ns, 'tolerant')), 'a pod tolerating the taint (no tolerationSeconds) stays', ['option.enable-taint-manager']);
+        const ts = nowText();
+        await api.send('PATCH', '/api/v1/nodes/tm-c/status', { status: { conditions: [{ type: 'MemoryPressure', status: 'True', reason: 'Check', message: 'set by the check', lastHeartbeatTime: ts, lastTransitionTime: ts }] } }, 'application/strategic-merge-patch+json');
+        const pressure = await within(10_000, async () => ((await taintsOf('tm-c')).some((t) => t.key === 'node.kubernetes.io/memory-pressure' && t.effect === 'NoSchedule') ? true : undefined));
+        expectTrue(pressure === true, 'TaintNodesByCondition: MemoryPressure=True gave the node the node.kubernetes.io/memory-pressure:NoSchedule taint', ['gate.TaintNodesByCondition']);
+        kubelets.stop('tm-d');
+        const unreachable = await within(15_000, async () => ((await taintsOf('tm-d')).some((t) => t.key === 'node.alpha.kubernetes.io/unreachable' && t.effect === 'NoExecute') ? true : undefined));
+        const dEvicted = await within(10_000, async () => ((await gone(ns, 'on-d')) ? true : undefined));
+        expectTrue(unreachable === true && dEvicted === true, `TaintBasedEvictions: the failed node got the unreachable:NoExecute taint (${unreachable === true}) and its pod was evicted by it despite a 1 h eviction timeout (${dEvicted === true})`, ['gate.TaintBasedEvictions']);
+      });
+      await kubelets.add('tm-e');
+      await runningPod(api, ns, 'kept', 'tm-e');
+      await withControllers(env, 'node', ['--enable-taint-manager=false', '--node-monitor-period=200ms'], 'taint manager off', async () => {
+        await api.send('PATCH', '/api/v1/nodes/tm-e', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
+        await sleep(3_000);
+        expectTrue(!(await gone(ns, 'kept')), '--enable-taint-manager=false: a pod not tolerating a NoExecute taint stays', ['option.enable-taint-manager']);
+      });
     });
   },
 );
