@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { SpecTableError, type RowLocation } from './errors.ts';
 
 const validatorsByDir = new Map<string, Ajv>();
@@ -14,7 +15,9 @@ function ajvFor(schemaDir: string, displayDir: string): Ajv {
   let ajv = validatorsByDir.get(schemaDir);
   if (ajv) return ajv;
   // strictRequired is off: "then: required [reason]" names a property declared by the row schema, not by common.
-  ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
+  // ajv is loaded here, not at import: tables validated before (the cache below) never need it.
+  const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  ajv = new AjvClass({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
   for (const name of readdirSync(schemaDir).filter((f) => f.endsWith('.schema.json')).sort()) {
     const text = readFileSync(join(schemaDir, name), 'utf8');
     let schema: unknown;

@@ -10,6 +10,7 @@
 //   options are accepted: seen through a controller acting on the simulator (a new namespace gets its default
 //   ServiceAccount from the serviceaccount controller).
 
+import { createHmac, randomBytes, verify, X509Certificate, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -21,6 +22,7 @@ import { expectTrue, fail } from './harness/expect.ts';
 import { daemonCommand } from './cli/daemon-command.ts';
 import { DaemonProcess, freePort, runToExit, waitForConfigz } from './daemon/daemon-process.ts';
 import { componentConfig, configEntry, sameValue } from './daemon/option-values.ts';
+import { certificateRequest, writeDaemonPki } from './daemon/pki.ts';
 import { sleep, within } from './harness/progress.ts';
 import type { KubeObject } from '../simulator/api/meta.ts';
 
@@ -38,6 +40,10 @@ interface Env {
   controllers: readonly ControllerRow[];
   gates: readonly FeatureGateRow[];
   kubeconfig(server: string): string;
+  /** Plain HTTP to this check's simulator (no authentication). */
+  api: Http;
+  /** Nodes whose kubelet is the check; stopped when the check's environment closes. */
+  kubelets(): FakeKubelets;
 }
 
 async function withEnv(ctx: CheckContext, fn: (env: Env) => Promise<void>): Promise<void> {
@@ -46,9 +52,17 @@ async function withEnv(ctx: CheckContext, fn: (env: Env) => Promise<void>): Prom
   const sim = await startSimulator({ port: 0, host: '127.0.0.1', vendor: ctx.vendor });
   const dir = mkdtempSync(join(tmpdir(), 'daemon-controllers-'));
   let n = 0;
+  const api = http(sim.url);
+  const fakes: FakeKubelets[] = [];
   try {
     const { command, isDefault } = daemonCommand();
     await fn({
+      api,
+      kubelets() {
+        const k = new FakeKubelets(api);
+        fakes.push(k);
+        return k;
+      },
       command,
       cwd: isDefault ? REPO_ROOT : process.cwd(),
       masterUrl: sim.url,
@@ -62,6 +76,7 @@ async function withEnv(ctx: CheckContext, fn: (env: Env) => Promise<void>): Prom
       },
     });
   } finally {
+    for (const k of fakes) k.close();
     await sim.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -103,6 +118,53 @@ async function withDaemon<T>(env: Env, args: string[], what: string, fn: (config
       await p.stop();
     }
   }
+}
+
+export interface ControllersRun {
+  config: Record<string, unknown>;
+  p: DaemonProcess;
+  configz: Record<string, unknown>;
+}
+
+/** 'started "x"' (this daemon) / 'Started "x"' (1.9) / 'Starting "x"'; 'not starting "x": why' / 'Skipping "x"'. */
+export function startLogOf(output: string, name: string): { started: boolean; refused?: string } {
+  const q = `["']${escape(name)}["']`;
+  const refused = new RegExp(`(?:not starting|skipping) ${q}:?\\s*([^\\n]*)`, 'i').exec(output);
+  if (refused) return { started: false, refused: refused[1].trim() || 'no reason given' };
+  return { started: new RegExp(`\\b(started|starting) ${q}`, 'i').test(output) };
+}
+
+/**
+ * The block every loop check starts with: the daemon under test on this check's simulator (--master), without
+ * leader election, running only `controllers`, with `flags`; `fn` runs once the start log says each of those
+ * controllers started (a daemon whose log says nothing of them gets LOG_MS) and `settleMs` more for their
+ * first passes (informers listed). A controller the daemon says it did not start fails the check with its
+ * reason, charged to `rows` (all of the check's rows when absent), unless named in `mayNotStart`.
+ */
+async function withControllers<T>(
+  env: Env,
+  controllers: string | readonly string[],
+  flags: readonly string[],
+  what: string,
+  fn: (run: ControllersRun) => Promise<T>,
+  opts: { settleMs?: number; rows?: string[]; mayNotStart?: string[] } = {},
+): Promise<T> {
+  const names = typeof controllers === 'string' ? controllers.split(',') : [...controllers];
+  const args = [`--master=${env.masterUrl}`, '--leader-elect=false', `--controllers=${names.join(',')}`, ...flags];
+  return withDaemon(env, args, what, async (config, p, configz) => {
+    const output = () => `${p.stdout}\n${p.stderr}`;
+    const said = (n: string) => {
+      const s = startLogOf(output(), n);
+      return s.started || s.refused !== undefined;
+    };
+    await within(LOG_MS, async () => (names.every(said) ? true : undefined), 100);
+    for (const n of names) {
+      const s = startLogOf(output(), n);
+      if (s.refused !== undefined && !opts.mayNotStart?.includes(n)) fail(`${what}: the daemon did not start "${n}": ${s.refused}\n  command: ${env.command} ${args.join(' ')}`, opts.rows);
+    }
+    await sleep(opts.settleMs ?? 1_500);
+    return fn({ config, p, configz });
+  });
 }
 
 export type Selection = Map<string, 'enabled' | 'disabled' | 'both'>;
@@ -237,7 +299,7 @@ check(
       }
       const flipped = Object.fromEntries(env.gates.map((g) => [g.name, !g.default]));
       const arg = `--feature-gates=${Object.entries(flipped).map(([k, v]) => `${k}=${v}`).join(',')}`;
-      await withDaemon(env, [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=serviceaccount', arg], 'every gate set against its default', async (config, _p, configz) => {
+      await withControllers(env, 'serviceaccount', [arg], 'every gate set against its default', async ({ config, configz }) => {
         const entry = configEntry(config, '--feature-gates');
         if (!entry.found) problems.push({ row: 'option.feature-gates', message: '/configz has no feature gates entry' });
         else {
@@ -418,50 +480,45 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
-      const kubelets = new FakeKubelets(api);
-      try {
-        for (const n of ['nl-a', 'nl-b', 'nl-c']) await kubelets.add(n);
-        const ns = await namespaceFor(api, 'nodelife');
-        await runningPod(api, ns, 'p', 'nl-a');
-        const grace = 3_000;
-        const startup = 2_000;
-        const timeout = 5_000;
-        const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--node-monitor-period=200ms', `--node-monitor-grace-period=${grace}ms`, `--node-startup-grace-period=${startup}ms`, `--pod-eviction-timeout=${timeout}ms`];
-        await withDaemon(env, args, 'node lifecycle', async () => {
-          await sleep(1_500); // the daemon's first passes see every heartbeat
-          const t0 = Date.now();
-          kubelets.stop('nl-a');
-          await kubelets.add('nl-silent', {}, false);
-          const [unknown, never, evicted] = await Promise.all([
-            seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-a'))?.status === 'Unknown'),
-            seenAt(startup + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-silent'))?.status === 'Unknown'),
-            evictedAt(api, ns, 'p', timeout + 10_000),
-          ]);
-          // Heartbeat times have whole seconds: the last one may be seen up to ~1.3 s before the stop; a loaded machine
-          // may add a few seconds (the defaults, 40 s / 1 min / 5 min, are far beyond).
-          expectTrue(unknown !== undefined && unknown - t0 >= grace - 1_500 && unknown - t0 <= grace + 5_000, `with --node-monitor-grace-period=${grace}ms a node whose heartbeats stopped went Unknown after ${unknown === undefined ? 'never' : `${unknown - t0} ms`}`, ['option.node-monitor-grace-period', 'controller.node']);
-          expectTrue(never !== undefined && never - t0 >= startup - 1_200 && never - t0 <= startup + 5_000, `with --node-startup-grace-period=${startup}ms a node that never posted status went Unknown after ${never === undefined ? 'never' : `${never - t0} ms`}`, ['option.node-startup-grace-period']);
-          const pod = await api.get(`/api/v1/namespaces/${ns}/pods/p`);
-          const podReady = ((pod?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
-          expectTrue(pod === undefined || podReady?.status === 'False', `the failed node's pod is not Ready (Ready=${podReady?.status})`, ['controller.node']);
-          expectTrue(evicted !== undefined && evicted - t0 >= timeout - 1_500 && evicted - t0 <= timeout + 6_000, `with --pod-eviction-timeout=${timeout}ms the pod of the failed node was evicted after ${evicted === undefined ? 'never' : `${evicted - t0} ms`}`, ['option.pod-eviction-timeout']);
-          expectTrue(readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'True', 'a node with heartbeats stays Ready', ['controller.node']);
-          // Two failures 2.5 s apart are marked about 2.5 s apart with a 200ms period (the default 5 s would put
-          // them on the same pass or 5 s apart).
-          const s0 = Date.now();
-          kubelets.stop('nl-b');
-          const b = seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'Unknown');
-          await sleep(2_500);
-          kubelets.stop('nl-c');
-          const c = await seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-c'))?.status === 'Unknown');
-          const bAt = await b;
-          const gap = bAt !== undefined && c !== undefined ? c - bAt : undefined;
-          expectTrue(gap !== undefined && gap > 1_200 && gap < 3_800, `with --node-monitor-period=200ms failures 2.5 s apart were marked ${gap === undefined ? `not both (after ${Date.now() - s0} ms)` : `${gap} ms apart`}`, ['option.node-monitor-period']);
-        });
-      } finally {
-        kubelets.close();
-      }
+      const { api } = env;
+      const kubelets = env.kubelets();
+      for (const n of ['nl-a', 'nl-b', 'nl-c']) await kubelets.add(n);
+      const ns = await namespaceFor(api, 'nodelife');
+      await runningPod(api, ns, 'p', 'nl-a');
+      const grace = 3_000;
+      const startup = 2_000;
+      const timeout = 5_000;
+      const flags = ['--node-monitor-period=200ms', `--node-monitor-grace-period=${grace}ms`, `--node-startup-grace-period=${startup}ms`, `--pod-eviction-timeout=${timeout}ms`];
+      await withControllers(env, 'node', flags, 'node lifecycle', async () => {
+        const t0 = Date.now();
+        kubelets.stop('nl-a');
+        await kubelets.add('nl-silent', {}, false);
+        const [unknown, never, evicted] = await Promise.all([
+          seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-a'))?.status === 'Unknown'),
+          seenAt(startup + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-silent'))?.status === 'Unknown'),
+          evictedAt(api, ns, 'p', timeout + 10_000),
+        ]);
+        // Heartbeat times have whole seconds: the last one may be seen up to ~1.3 s before the stop; a loaded machine
+        // may add a few seconds (the defaults, 40 s / 1 min / 5 min, are far beyond).
+        expectTrue(unknown !== undefined && unknown - t0 >= grace - 1_500 && unknown - t0 <= grace + 5_000, `with --node-monitor-grace-period=${grace}ms a node whose heartbeats stopped went Unknown after ${unknown === undefined ? 'never' : `${unknown - t0} ms`}`, ['option.node-monitor-grace-period', 'controller.node']);
+        expectTrue(never !== undefined && never - t0 >= startup - 1_200 && never - t0 <= startup + 5_000, `with --node-startup-grace-period=${startup}ms a node that never posted status went Unknown after ${never === undefined ? 'never' : `${never - t0} ms`}`, ['option.node-startup-grace-period']);
+        const pod = await api.get(`/api/v1/namespaces/${ns}/pods/p`);
+        const podReady = ((pod?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
+        expectTrue(pod === undefined || podReady?.status === 'False', `the failed node's pod is not Ready (Ready=${podReady?.status})`, ['controller.node']);
+        expectTrue(evicted !== undefined && evicted - t0 >= timeout - 1_500 && evicted - t0 <= timeout + 6_000, `with --pod-eviction-timeout=${timeout}ms the pod of the failed node was evicted after ${evicted === undefined ? 'never' : `${evicted - t0} ms`}`, ['option.pod-eviction-timeout']);
+        expectTrue(readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'True', 'a node with heartbeats stays Ready', ['controller.node']);
+        // Two failures 2.5 s apart are marked about 2.5 s apart with a 200ms period (the default 5 s would put
+        // them on the same pass or 5 s apart).
+        const s0 = Date.now();
+        kubelets.stop('nl-b');
+        const b = seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'Unknown');
+        await sleep(2_500);
+        kubelets.stop('nl-c');
+        const c = await seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-c'))?.status === 'Unknown');
+        const bAt = await b;
+        const gap = bAt !== undefined && c !== undefined ? c - bAt : undefined;
+        expectTrue(gap !== undefined && gap > 1_200 && gap < 3_800, `with --node-monitor-period=200ms failures 2.5 s apart were marked ${gap === undefined ? `not both (after ${Date.now() - s0} ms)` : `${gap} ms apart`}`, ['option.node-monitor-period']);
+      });
     });
   },
 );
@@ -470,9 +527,7 @@ check(
 async function evictionRun(env: Env, api: Http, kubelets: FakeKubelets, names: { all: string[]; failed: string[] }, flags: string[], waitMs: number, what: string): Promise<Array<number | undefined>> {
   const ns = await namespaceFor(api, 'evict');
   for (const n of names.all) await runningPod(api, ns, `p-${n}`, n);
-  const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--node-monitor-period=100ms', '--node-monitor-grace-period=2s', '--pod-eviction-timeout=2500ms', ...flags];
-  return withDaemon(env, args, what, async () => {
-    await sleep(1_500);
+  return withControllers(env, 'node', ['--node-monitor-period=100ms', '--node-monitor-grace-period=2s', '--pod-eviction-timeout=2500ms', ...flags], what, async () => {
     const t0 = Date.now();
     for (const n of names.failed) kubelets.stop(n);
     const times = await Promise.all(names.failed.map((n) => evictedAt(api, ns, `p-${n}`, waitMs)));
@@ -490,19 +545,15 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
-      const kubelets = new FakeKubelets(api);
-      try {
-        const all = Array.from({ length: 8 }, (_, i) => `er-${i}`);
-        for (const n of all) await kubelets.add(n);
-        const times = await evictionRun(env, api, kubelets, { all, failed: ['er-1', 'er-3', 'er-5'] }, ['--node-eviction-rate=0.5'], 25_000, '--node-eviction-rate=0.5');
-        expectTrue(times.every((t) => t !== undefined), `every failed node's pod was evicted (${times.join(', ')} ms)`, ['controller.node']);
-        const ts = times as number[];
-        const rate = 2 / ((Math.max(...ts) - Math.min(...ts)) / 1000);
-        expectTrue(rate > 0.3 && rate < 0.8, `with --node-eviction-rate=0.5, 3 nodes were evicted at ${rate.toFixed(2)} nodes/s (${ts.join(', ')} ms after the failure)`, ['option.node-eviction-rate']);
-      } finally {
-        kubelets.close();
-      }
+      const { api } = env;
+      const kubelets = env.kubelets();
+      const all = Array.from({ length: 8 }, (_, i) => `er-${i}`);
+      for (const n of all) await kubelets.add(n);
+      const times = await evictionRun(env, api, kubelets, { all, failed: ['er-1', 'er-3', 'er-5'] }, ['--node-eviction-rate=0.5'], 25_000, '--node-eviction-rate=0.5');
+      expectTrue(times.every((t) => t !== undefined), `every failed node's pod was evicted (${times.join(', ')} ms)`, ['controller.node']);
+      const ts = times as number[];
+      const rate = 2 / ((Math.max(...ts) - Math.min(...ts)) / 1000);
+      expectTrue(rate > 0.3 && rate < 0.8, `with --node-eviction-rate=0.5, 3 nodes were evicted at ${rate.toFixed(2)} nodes/s (${ts.join(', ')} ms after the failure)`, ['option.node-eviction-rate']);
     });
   },
 );
@@ -517,17 +568,17 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
+      const { api } = env;
       const zone = { 'failure-domain.beta.kubernetes.io/region': 'r', 'failure-domain.beta.kubernetes.io/zone': 'r-a' };
       // Each run gets fresh nodes (the earlier ones stay failed and are left out of the new zone by a new zone label).
       const run = async (tag: string, flags: string[], waitMs: number) => {
-        const kubelets = new FakeKubelets(api);
+        const kubelets = env.kubelets();
         try {
           const all = [0, 1, 2, 3].map((i) => `zd-${tag}-${i}`);
           for (const n of all) await kubelets.add(n, { ...zone, 'failure-domain.beta.kubernetes.io/zone': `r-${tag}` });
           return await evictionRun(env, api, kubelets, { all, failed: all.slice(0, 3) }, flags, waitMs, flags.join(' '));
         } finally {
-          kubelets.close();
+          kubelets.close(); // the next run's daemon sees no heartbeats of these
         }
       };
       const small = await run('small', ['--node-eviction-rate=100'], 7_000);
@@ -552,27 +603,23 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
+      const { api } = env;
       // 10.123.4.0/24 in /26 blocks = 4; the service range 10.123.4.0/25 takes two: 2 blocks for 3 nodes.
-      const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node,ttl', '--allocate-node-cidrs', '--cluster-cidr=10.123.4.0/24', '--node-cidr-mask-size=26', '--service-cluster-ip-range=10.123.4.0/25', '--cidr-allocator-type=RangeAllocator'];
-      await withDaemon(env, args, 'node IPAM', async () => {
-        const kubelets = new FakeKubelets(api);
-        try {
-          for (const n of ['ip-0', 'ip-1', 'ip-2']) await kubelets.add(n);
-          const cidrs = await within(15_000, async () => {
-            const got = (await api.list('/api/v1/nodes')).map((n) => (n.spec as { podCIDR?: string } | undefined)?.podCIDR).filter(Boolean) as string[];
-            return got.length >= 2 ? got.sort() : undefined;
-          });
-          expectTrue(JSON.stringify(cidrs) === JSON.stringify(['10.123.4.128/26', '10.123.4.192/26']), `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25`, ['option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type']);
-          const full = await within(15_000, async () =>
-            ((await api.list('/api/v1/namespaces/default/events')) as Array<KubeObject & { reason?: string; involvedObject?: { kind?: string } }>).some((e) => e.reason === 'CIDRNotAvailable' && e.involvedObject?.kind === 'Node') || undefined,
-          );
-          expectTrue(full === true, 'the third node got a CIDRNotAvailable event (no block left)', ['option.node-cidr-mask-size', 'controller.node']);
-          const ttl = await within(15_000, async () => ((await api.list('/api/v1/nodes')).every((n) => n.metadata.annotations?.['node.alpha.kubernetes.io/ttl'] === '0') ? true : undefined));
-          expectTrue(ttl === true, 'ttl: every node of a 3-node cluster has node.alpha.kubernetes.io/ttl "0"', ['controller.ttl']);
-        } finally {
-          kubelets.close();
-        }
+      const flags = ['--allocate-node-cidrs', '--cluster-cidr=10.123.4.0/24', '--node-cidr-mask-size=26', '--service-cluster-ip-range=10.123.4.0/25', '--cidr-allocator-type=RangeAllocator'];
+      await withControllers(env, 'node,ttl', flags, 'node IPAM', async () => {
+        const kubelets = env.kubelets();
+        for (const n of ['ip-0', 'ip-1', 'ip-2']) await kubelets.add(n);
+        const cidrs = await within(15_000, async () => {
+          const got = (await api.list('/api/v1/nodes')).map((n) => (n.spec as { podCIDR?: string } | undefined)?.podCIDR).filter(Boolean) as string[];
+          return got.length >= 2 ? got.sort() : undefined;
+        });
+        expectTrue(JSON.stringify(cidrs) === JSON.stringify(['10.123.4.128/26', '10.123.4.192/26']), `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25`, ['option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type']);
+        const full = await within(15_000, async () =>
+          ((await api.list('/api/v1/namespaces/default/events')) as Array<KubeObject & { reason?: string; involvedObject?: { kind?: string } }>).some((e) => e.reason === 'CIDRNotAvailable' && e.involvedObject?.kind === 'Node') || undefined,
+        );
+        expectTrue(full === true, 'the third node got a CIDRNotAvailable event (no block left)', ['option.node-cidr-mask-size', 'controller.node']);
+        const ttl = await within(15_000, async () => ((await api.list('/api/v1/nodes')).every((n) => n.metadata.annotations?.['node.alpha.kubernetes.io/ttl'] === '0') ? true : undefined));
+        expectTrue(ttl === true, 'ttl: every node of a 3-node cluster has node.alpha.kubernetes.io/ttl "0"', ['controller.ttl']);
       });
     });
   },
@@ -591,7 +638,7 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
+      const { api } = env;
       const json = join(env.dir, 'key.json');
       writeFileSync(json, '{"type": "service_account"}\n');
       const badJson = join(env.dir, 'bad.json');
@@ -619,47 +666,45 @@ check(
       } finally {
         await probe.stop();
       }
-      const kubelets = new FakeKubelets(api);
-      try {
-        for (const n of ['cl-0', 'cl-1']) await kubelets.add(n);
-        const args = [
-          `--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node,service,route', '--cloud-provider=simulated', `--cloud-config=${pool}`,
-          '--allocate-node-cidrs', '--cluster-cidr=10.124.0.0/16', '--route-reconciliation-period=300ms', '--service-sync-period=500ms', '--concurrent-service-syncs=3',
-          `--cloud-a-container-registry-config=${json}`, `--cloud-b-json-key=${json}`,
-        ];
-        await withDaemon(env, args, 'the simulated cloud', async () => {
-          const routed = await within(15_000, async () => ((await Promise.all(['cl-0', 'cl-1'].map(async (n) => conditionOfNode(await api.get(`/api/v1/nodes/${n}`), 'NetworkUnavailable')?.reason === 'RouteCreated'))).every(Boolean) ? true : undefined));
-          expectTrue(routed === true, 'route: both nodes got NetworkUnavailable=False (RouteCreated) once their pod ranges were routed', ['controller.route', 'option.route-reconciliation-period', 'option.configure-cloud-routes', 'option.cloud-provider', 'option.cloud-a-container-registry-config', 'option.cloud-b-json-key', 'auth.daemon.cloud-credentials']);
-          const ns = await namespaceFor(api, 'lb');
-          const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: name } } });
-          const ingress = (s: KubeObject | undefined) => (s?.status as { loadBalancer?: { ingress?: Array<{ ip?: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
-          const t0 = Date.now();
-          for (const n of ['a', 'b', 'c']) await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc(n));
-          const all = await seenAt(15_000, async () => (await api.list(`/api/v1/namespaces/${ns}/services`)).every((s) => ingress(s)));
-          const ips = (await api.list(`/api/v1/namespaces/${ns}/services`)).map(ingress).sort();
-          expectTrue(JSON.stringify(ips) === JSON.stringify(['203.0.113.50', '203.0.113.51', '203.0.113.52']), `LoadBalancer Services got the pool's addresses: ${JSON.stringify(ips)}`, ['controller.service', 'option.cloud-config']);
-          // 3 load balancers of 1 s each with 3 workers: about 1 s (one worker would need 3 s).
-          expectTrue(all !== undefined && all - t0 < 2_700, `--concurrent-service-syncs=3: 3 load balancers of 1 s each were ready after ${all === undefined ? 'never' : `${all - t0} ms`}`, ['option.concurrent-service-syncs']);
-          // The pool is empty: d waits; once a goes, d gets its address by the next sync (500 ms), not after a 5 s back-off.
-          await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc('d'));
-          await sleep(1_500);
-          const freed = ingress(await api.get(`/api/v1/namespaces/${ns}/services/a`));
-          const s0 = Date.now();
-          await api.send('DELETE', `/api/v1/namespaces/${ns}/services/a`);
-          const got = await seenAt(10_000, async () => ingress(await api.get(`/api/v1/namespaces/${ns}/services/d`)) === freed);
-          expectTrue(got !== undefined && got - s0 < 3_000, `--service-sync-period=500ms: a waiting Service got the freed address ${got === undefined ? 'never' : `after ${got - s0} ms`}`, ['option.service-sync-period']);
-        });
-        // --configure-cloud-routes=false: new nodes get ranges but no route (no NetworkUnavailable condition).
-        for (const n of ['cr-0']) await kubelets.add(n);
-        await withDaemon(env, [...[`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node,route', '--cloud-provider=simulated', `--cloud-config=${pool}`, '--allocate-node-cidrs', '--cluster-cidr=10.125.0.0/16', '--route-reconciliation-period=300ms', '--configure-cloud-routes=false']], '--configure-cloud-routes=false', async () => {
-          const ranged = await within(15_000, async () => ((await api.get('/api/v1/nodes/cr-0'))?.spec as { podCIDR?: string } | undefined)?.podCIDR);
-          await sleep(1_500);
-          const cond = conditionOfNode(await api.get('/api/v1/nodes/cr-0'), 'NetworkUnavailable');
-          expectTrue(ranged !== undefined && cond === undefined, `--configure-cloud-routes=false: the node got a range (${ranged}) and no route (NetworkUnavailable ${JSON.stringify(cond)})`, ['option.configure-cloud-routes']);
-        });
-      } finally {
-        kubelets.close();
-      }
+      const kubelets = env.kubelets();
+      for (const n of ['cl-0', 'cl-1']) await kubelets.add(n);
+      const flags = [
+        '--cloud-provider=simulated', `--cloud-config=${pool}`,
+        '--allocate-node-cidrs', '--cluster-cidr=10.124.0.0/16', '--route-reconciliation-period=300ms', '--service-sync-period=500ms', '--concurrent-service-syncs=3',
+        `--cloud-a-container-registry-config=${json}`, `--cloud-b-json-key=${json}`,
+      ];
+      await withControllers(env, 'node,service,route', flags, 'the simulated cloud', async () => {
+        const routed = await within(15_000, async () => ((await Promise.all(['cl-0', 'cl-1'].map(async (n) => conditionOfNode(await api.get(`/api/v1/nodes/${n}`), 'NetworkUnavailable')?.reason === 'RouteCreated'))).every(Boolean) ? true : undefined));
+        expectTrue(routed === true, 'route: both nodes got NetworkUnavailable=False (RouteCreated) once their pod ranges were routed', ['controller.route', 'option.route-reconciliation-period', 'option.configure-cloud-routes', 'option.cloud-provider', 'option.cloud-a-container-registry-config', 'option.cloud-b-json-key', 'auth.daemon.cloud-credentials']);
+        const ns = await namespaceFor(api, 'lb');
+        const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: name } } });
+        const ingress = (s: KubeObject | undefined) => (s?.status as { loadBalancer?: { ingress?: Array<{ ip?: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
+        const t0 = Date.now();
+        for (const n of ['a', 'b', 'c']) await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc(n));
+        const all = await seenAt(15_000, async () => (await api.list(`/api/v1/namespaces/${ns}/services`)).every((s) => ingress(s)));
+        const ips = (await api.list(`/api/v1/namespaces/${ns}/services`)).map(ingress).sort();
+        expectTrue(JSON.stringify(ips) === JSON.stringify(['203.0.113.50', '203.0.113.51', '203.0.113.52']), `LoadBalancer Services got the pool's addresses: ${JSON.stringify(ips)}`, ['controller.service', 'option.cloud-config']);
+        // 3 load balancers of 1 s each with 3 workers: about 1 s (one worker would need 3 s).
+        expectTrue(all !== undefined && all - t0 < 2_700, `--concurrent-service-syncs=3: 3 load balancers of 1 s each were ready after ${all === undefined ? 'never' : `${all - t0} ms`}`, ['option.concurrent-service-syncs']);
+        // The pool is empty: d waits; once a goes, d gets its address by the next sync (500 ms), not after a 5 s back-off.
+        await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc('d'));
+        await sleep(1_500);
+        const freed = ingress(await api.get(`/api/v1/namespaces/${ns}/services/a`));
+        const s0 = Date.now();
+        await api.send('DELETE', `/api/v1/namespaces/${ns}/services/a`);
+        const got = await seenAt(10_000, async () => ingress(await api.get(`/api/v1/namespaces/${ns}/services/d`)) === freed);
+        expectTrue(got !== undefined && got - s0 < 3_000, `--service-sync-period=500ms: a waiting Service got the freed address ${got === undefined ? 'never' : `after ${got - s0} ms`}`, ['option.service-sync-period']);
+      });
+      // --configure-cloud-routes=false: new nodes get ranges but no route (no NetworkUnavailable condition).
+      for (const n of ['cr-0']) await kubelets.add(n);
+      // (The route controller may say it does not start: the 1.9 daemon skips it then.)
+      const noRoutes = ['--cloud-provider=simulated', `--cloud-config=${pool}`, '--allocate-node-cidrs', '--cluster-cidr=10.125.0.0/16', '--route-reconciliation-period=300ms', '--configure-cloud-routes=false'];
+      await withControllers(env, 'node,route', noRoutes, '--configure-cloud-routes=false', async () => {
+        const ranged = await within(15_000, async () => ((await api.get('/api/v1/nodes/cr-0'))?.spec as { podCIDR?: string } | undefined)?.podCIDR);
+        await sleep(1_500);
+        const cond = conditionOfNode(await api.get('/api/v1/nodes/cr-0'), 'NetworkUnavailable');
+        expectTrue(ranged !== undefined && cond === undefined, `--configure-cloud-routes=false: the node got a range (${ranged}) and no route (NetworkUnavailable ${JSON.stringify(cond)})`, ['option.configure-cloud-routes']);
+      }, { mayNotStart: ['route'] });
     });
   },
 );
@@ -674,48 +719,435 @@ check(
   },
   async (ctx) => {
     await withEnv(ctx, async (env) => {
-      const api = http(env.masterUrl);
-      const kubelets = new FakeKubelets(api);
+      const { api } = env;
+      const kubelets = env.kubelets();
       const taintsOf = async (n: string) => (((await api.get(`/api/v1/nodes/${n}`))?.spec as { taints?: Array<{ key: string; effect: string }> } | undefined)?.taints ?? []);
       const gone = async (ns: string, p: string) => {
         const pod = await api.get(`/api/v1/namespaces/${ns}/pods/${p}`);
         return pod === undefined || pod.metadata.deletionTimestamp != null;
       };
       const tolerateForever = { tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoExecute' }] };
-      try {
-        for (const n of ['tm-a', 'tm-d']) await kubelets.add(n);
-        await kubelets.add('tm-c', {}, false);
-        const ns = await namespaceFor(api, 'taints');
-        await runningPod(api, ns, 'plain', 'tm-a');
-        await runningPod(api, ns, 'tolerant', 'tm-a', tolerateForever);
-        await runningPod(api, ns, 'on-d', 'tm-d');
-        const args = [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--enable-taint-manager=true', '--feature-gates=TaintBasedEvictions=true,TaintNodesByCondition=true', '--node-monitor-period=200ms', '--node-monitor-grace-period=3s', '--pod-eviction-timeout=1h'];
-        await withDaemon(env, args, 'taint manager on', async () => {
-          await sleep(1_500);
-          await api.send('PATCH', '/api/v1/nodes/tm-a', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
-          const evicted = await within(10_000, async () => ((await gone(ns, 'plain')) ? true : undefined));
-          expectTrue(evicted === true, '--enable-taint-manager=true: a pod not tolerating a NoExecute taint of its node was evicted', ['option.enable-taint-manager', 'controller.node']);
-          expectTrue(!(await gone(ns, 'tolerant')), 'a pod tolerating the taint (no tolerationSeconds) stays', ['option.enable-taint-manager']);
-          const ts = nowText();
-          await api.send('PATCH', '/api/v1/nodes/tm-c/status', { status: { conditions: [{ type: 'MemoryPressure', status: 'True', reason: 'Check', message: 'set by the check', lastHeartbeatTime: ts, lastTransitionTime: ts }] } }, 'application/strategic-merge-patch+json');
-          const pressure = await within(10_000, async () => ((await taintsOf('tm-c')).some((t) => t.key === 'node.kubernetes.io/memory-pressure' && t.effect === 'NoSchedule') ? true : undefined));
-          expectTrue(pressure === true, 'TaintNodesByCondition: MemoryPressure=True gave the node the node.kubernetes.io/memory-pressure:NoSchedule taint', ['gate.TaintNodesByCondition']);
-          kubelets.stop('tm-d');
-          const unreachable = await within(15_000, async () => ((await taintsOf('tm-d')).some((t) => t.key === 'node.alpha.kubernetes.io/unreachable' && t.effect === 'NoExecute') ? true : undefined));
-          const dEvicted = await within(10_000, async () => ((await gone(ns, 'on-d')) ? true : undefined));
-          expectTrue(unreachable === true && dEvicted === true, `TaintBasedEvictions: the failed node got the unreachable:NoExecute taint (${unreachable === true}) and its pod was evicted by it despite a 1 h eviction timeout (${dEvicted === true})`, ['gate.TaintBasedEvictions']);
+      for (const n of ['tm-a', 'tm-d']) await kubelets.add(n);
+      await kubelets.add('tm-c', {}, false);
+      const ns = await namespaceFor(api, 'taints');
+      await runningPod(api, ns, 'plain', 'tm-a');
+      await runningPod(api, ns, 'tolerant', 'tm-a', tolerateForever);
+      await runningPod(api, ns, 'on-d', 'tm-d');
+      const flags = ['--enable-taint-manager=true', '--feature-gates=TaintBasedEvictions=true,TaintNodesByCondition=true', '--node-monitor-period=200ms', '--node-monitor-grace-period=3s', '--pod-eviction-timeout=1h'];
+      await withControllers(env, 'node', flags, 'taint manager on', async () => {
+        await api.send('PATCH', '/api/v1/nodes/tm-a', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
+        const evicted = await within(10_000, async () => ((await gone(ns, 'plain')) ? true : undefined));
+        expectTrue(evicted === true, '--enable-taint-manager=true: a pod not tolerating a NoExecute taint of its node was evicted', ['option.enable-taint-manager', 'controller.node']);
+        expectTrue(!(await gone(ns, 'tolerant')), 'a pod tolerating the taint (no tolerationSeconds) stays', ['option.enable-taint-manager']);
+        const ts = nowText();
+        await api.send('PATCH', '/api/v1/nodes/tm-c/status', { status: { conditions: [{ type: 'MemoryPressure', status: 'True', reason: 'Check', message: 'set by the check', lastHeartbeatTime: ts, lastTransitionTime: ts }] } }, 'application/strategic-merge-patch+json');
+        const pressure = await within(10_000, async () => ((await taintsOf('tm-c')).some((t) => t.key === 'node.kubernetes.io/memory-pressure' && t.effect === 'NoSchedule') ? true : undefined));
+        expectTrue(pressure === true, 'TaintNodesByCondition: MemoryPressure=True gave the node the node.kubernetes.io/memory-pressure:NoSchedule taint', ['gate.TaintNodesByCondition']);
+        kubelets.stop('tm-d');
+        const unreachable = await within(15_000, async () => ((await taintsOf('tm-d')).some((t) => t.key === 'node.alpha.kubernetes.io/unreachable' && t.effect === 'NoExecute') ? true : undefined));
+        const dEvicted = await within(10_000, async () => ((await gone(ns, 'on-d')) ? true : undefined));
+        expectTrue(unreachable === true && dEvicted === true, `TaintBasedEvictions: the failed node got the unreachable:NoExecute taint (${unreachable === true}) and its pod was evicted by it despite a 1 h eviction timeout (${dEvicted === true})`, ['gate.TaintBasedEvictions']);
+      });
+      await kubelets.add('tm-e');
+      await runningPod(api, ns, 'kept', 'tm-e');
+      await withControllers(env, 'node', ['--enable-taint-manager=false', '--node-monitor-period=200ms'], 'taint manager off', async () => {
+        await api.send('PATCH', '/api/v1/nodes/tm-e', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
+        await sleep(3_000);
+        expectTrue(!(await gone(ns, 'kept')), '--enable-taint-manager=false: a pod not tolerating a NoExecute taint stays', ['option.enable-taint-manager']);
+      });
+    });
+  },
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Identities and certificates (spec 5, 8.2): service-account tokens, bootstrap tokens, certificate requests and
+// role aggregation, observed through the API of the check's simulator. Keys and CAs are made by the check
+// (daemon/pki.ts) and handed to the daemon as files, so that what the daemon issues can be verified with
+// material only the check and the files know.
+
+const b64url = (s: string) => Buffer.from(s, 'base64url');
+const dataOf = (o: KubeObject | undefined, key: string) => {
+  const v = (o as { data?: Record<string, string> } | undefined)?.data?.[key];
+  return typeof v === 'string' ? v : undefined;
+};
+
+/** The problems of a service-account JWT against the key, account and Secret it should carry (1.9 legacy claims). */
+export function serviceAccountTokenProblems(jwt: string, publicKey: KeyObject, account: { namespace: string; name: string; uid: string }, secretName: string): string[] {
+  const parts = jwt.split('.');
+  if (parts.length !== 3) return [`the token is not a compact JWS (${parts.length} parts)`];
+  let header: { alg?: string };
+  let claims: Record<string, unknown>;
+  try {
+    header = JSON.parse(b64url(parts[0]).toString('utf8')) as { alg?: string };
+    claims = JSON.parse(b64url(parts[1]).toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return ['the token header or claims are not base64url JSON'];
+  }
+  const problems: string[] = [];
+  const algs: Record<string, string> = { RS256: 'sha256', ES256: 'sha256', ES384: 'sha384', ES512: 'sha512' };
+  const digest = algs[header.alg ?? ''];
+  if (!digest) problems.push(`header alg ${JSON.stringify(header.alg)} is not one of ${Object.keys(algs).join(', ')}`);
+  else {
+    const ok = verify(digest, Buffer.from(`${parts[0]}.${parts[1]}`), header.alg!.startsWith('ES') ? { key: publicKey, dsaEncoding: 'ieee-p1363' } : publicKey, b64url(parts[2]));
+    if (!ok) problems.push(`the ${header.alg} signature does not verify with the public key of --service-account-private-key-file`);
+  }
+  const want: Record<string, string> = {
+    iss: 'kubernetes/serviceaccount',
+    sub: `system:serviceaccount:${account.namespace}:${account.name}`,
+    'kubernetes.io/serviceaccount/namespace': account.namespace,
+    'kubernetes.io/serviceaccount/secret.name': secretName,
+    'kubernetes.io/serviceaccount/service-account.name': account.name,
+    'kubernetes.io/serviceaccount/service-account.uid': account.uid,
+  };
+  for (const [k, v] of Object.entries(want)) if (claims[k] !== v) problems.push(`claim ${k} is ${JSON.stringify(claims[k])}, expected ${JSON.stringify(v)}`);
+  return problems;
+}
+
+check(
+  'daemon-controllers.serviceaccount-token',
+  {
+    rows: ['controller.serviceaccount-token', 'option.service-account-private-key-file', 'option.root-ca-file', 'option.concurrent-serviceaccount-token-syncs'],
+    title: 'serviceaccount-token: every ServiceAccount gets a token Secret whose JWT verifies with the key file\'s public key and carries the 1.9 claims, ca.crt from --root-ca-file, listed in the account; gone with the account',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const { api } = env;
+      const pki = await writeDaemonPki(env.dir);
+      const ns = await namespaceFor(api, 'sat');
+      const flags = [`--service-account-private-key-file=${pki.serviceAccountKeyFile}`, `--root-ca-file=${pki.caCertFile}`, '--concurrent-serviceaccount-token-syncs=2'];
+      await withControllers(env, 'serviceaccount-token', flags, 'serviceaccount-token', async () => {
+        const names = ['robot-a', 'robot-b'];
+        for (const n of names) {
+          const r = await api.send('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: n } });
+          if (r.status !== 201) fail(`setup: creating ServiceAccount ${n} answered ${r.status}`);
+        }
+        for (const n of names) {
+          const found = await within(20_000, async () => {
+            const sa = await api.get(`/api/v1/namespaces/${ns}/serviceaccounts/${n}`);
+            const listed = ((sa as { secrets?: Array<{ name?: string }> } | undefined)?.secrets ?? []).map((s) => s.name);
+            for (const s of await api.list(`/api/v1/namespaces/${ns}/secrets`)) {
+              const type = (s as { type?: string }).type;
+              if (type === 'kubernetes.io/service-account-token' && s.metadata.annotations?.['kubernetes.io/service-account.name'] === n && dataOf(s, 'token') && listed.includes(s.metadata.name)) return { sa: sa!, secret: s };
+            }
+            return undefined;
+          });
+          expectTrue(found, `ServiceAccount ${ns}/${n} got a kubernetes.io/service-account-token Secret with a token, listed in its secrets, within 20 s`, ['controller.serviceaccount-token']);
+          const { sa, secret } = found;
+          expectTrue(secret.metadata.annotations?.['kubernetes.io/service-account.uid'] === sa.metadata.uid, `the token Secret names the account's uid (${secret.metadata.annotations?.['kubernetes.io/service-account.uid']} vs ${sa.metadata.uid})`, ['controller.serviceaccount-token']);
+          const jwt = Buffer.from(dataOf(secret, 'token')!, 'base64').toString('utf8');
+          const problems = serviceAccountTokenProblems(jwt, pki.serviceAccountPublicKey, { namespace: ns, name: n, uid: sa.metadata.uid ?? '' }, secret.metadata.name ?? '');
+          expectTrue(problems.length === 0, `the token of ${ns}/${n}: ${problems.join('; ')}`, ['option.service-account-private-key-file', 'controller.serviceaccount-token']);
+          const ca = Buffer.from(dataOf(secret, 'ca.crt') ?? '', 'base64').toString('utf8');
+          expectTrue(ca.trim() === pki.caCertPem.trim(), `ca.crt of the token Secret is the --root-ca-file bundle (got ${ca.length} bytes${ca ? `: ${ca.slice(0, 40)}...` : ''})`, ['option.root-ca-file']);
+          expectTrue(Buffer.from(dataOf(secret, 'namespace') ?? '', 'base64').toString('utf8') === ns, `the token Secret's namespace entry is ${ns}`, ['controller.serviceaccount-token']);
+        }
+        // The account goes: its token Secret goes with it.
+        await api.send('DELETE', `/api/v1/namespaces/${ns}/serviceaccounts/robot-a`);
+        const gone = await within(20_000, async () => ((await api.list(`/api/v1/namespaces/${ns}/secrets`)).some((s) => s.metadata.annotations?.['kubernetes.io/service-account.name'] === 'robot-a') ? undefined : true));
+        expectTrue(gone, 'the token Secret of a deleted ServiceAccount was deleted within 20 s', ['controller.serviceaccount-token']);
+      });
+    });
+  },
+);
+
+const bootstrapToken = (id: string, secret: string, extra: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: `bootstrap-token-${id}`, namespace: 'kube-system' },
+  type: 'bootstrap.kubernetes.io/token',
+  data: Object.fromEntries(Object.entries({ 'token-id': id, 'token-secret': secret, ...extra }).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+});
+
+/** A random bootstrap token id and secret ([a-z0-9]{6} and {16}). */
+const tokenPair = () => {
+  const pick = (n: number) => Array.from(randomBytes(n), (b) => 'abcdefghijklmnopqrstuvwxyz0123456789'[b % 36]).join('');
+  return { id: pick(6), secret: pick(16) };
+};
+
+/** Whether a detached-payload JWS ("<header>..<signature>") is HS256 by token id over content with the token secret. */
+export function detachedJwsProblem(jws: string, content: string, token: { id: string; secret: string }): string | undefined {
+  const parts = jws.split('.');
+  if (parts.length !== 3 || parts[1] !== '') return `not a compact JWS with a detached payload: ${JSON.stringify(jws.slice(0, 60))}`;
+  let header: { alg?: string; kid?: string };
+  try {
+    header = JSON.parse(b64url(parts[0]).toString('utf8')) as { alg?: string; kid?: string };
+  } catch {
+    return 'the JWS header is not base64url JSON';
+  }
+  if (header.alg !== 'HS256') return `JWS alg ${JSON.stringify(header.alg)}, expected HS256`;
+  if (header.kid !== token.id) return `JWS kid ${JSON.stringify(header.kid)}, expected the token id ${token.id}`;
+  const mac = createHmac('sha256', token.secret).update(`${parts[0]}.${Buffer.from(content).toString('base64url')}`).digest('base64url');
+  return mac === parts[2] ? undefined : 'the signature does not verify with the token secret over the kubeconfig';
+}
+
+check(
+  'daemon-controllers.bootstrap-tokens',
+  {
+    rows: ['controller.bootstrapsigner', 'controller.tokencleaner'],
+    title: 'bootstrapsigner: cluster-info in kube-public carries a verifying detached JWS per signing token (removed when the token goes); tokencleaner: an expired bootstrap token Secret is deleted, a current one stays',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const { api } = env;
+      const kubeconfig = `apiVersion: v1\nkind: Config\nclusters:\n- name: ""\n  cluster:\n    server: ${env.masterUrl}\n`;
+      const cm = await api.send('POST', '/api/v1/namespaces/kube-public/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-info' }, data: { kubeconfig } });
+      if (cm.status !== 201) fail(`setup: creating kube-public/cluster-info answered ${cm.status}`);
+      const signing = tokenPair();
+      const expired = tokenPair();
+      const current = tokenPair();
+      const future = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+      const past = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+      await withControllers(env, 'bootstrapsigner,tokencleaner', [], 'bootstrapsigner and tokencleaner', async () => {
+        for (const [t, extra] of [[signing, { 'usage-bootstrap-signing': 'true', expiration: future }], [expired, { expiration: past }], [current, { expiration: future }]] as const) {
+          const r = await api.send('POST', '/api/v1/namespaces/kube-system/secrets', bootstrapToken(t.id, t.secret, extra));
+          if (r.status !== 201) fail(`setup: creating bootstrap-token-${t.id} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+        }
+        const key = `jws-kubeconfig-${signing.id}`;
+        const jws = await within(20_000, async () => dataOf(await api.get('/api/v1/namespaces/kube-public/configmaps/cluster-info'), key));
+        expectTrue(jws !== undefined, `cluster-info got ${key} within 20 s`, ['controller.bootstrapsigner']);
+        const problem = detachedJwsProblem(jws, kubeconfig, signing);
+        expectTrue(problem === undefined, `${key}: ${problem}`, ['controller.bootstrapsigner']);
+        const data = (await api.get('/api/v1/namespaces/kube-public/configmaps/cluster-info')) as { data?: Record<string, string> } | undefined;
+        const others = Object.keys(data?.data ?? {}).filter((k) => k.startsWith('jws-kubeconfig-') && k !== key);
+        expectTrue(others.length === 0, `only signing tokens sign cluster-info (also found ${others.join(', ')})`, ['controller.bootstrapsigner']);
+        const cleaned = await within(20_000, async () => ((await api.get(`/api/v1/namespaces/kube-system/secrets/bootstrap-token-${expired.id}`)) ? undefined : true));
+        expectTrue(cleaned, `the expired bootstrap token Secret bootstrap-token-${expired.id} was deleted within 20 s`, ['controller.tokencleaner']);
+        expectTrue((await api.get(`/api/v1/namespaces/kube-system/secrets/bootstrap-token-${current.id}`)) !== undefined, 'a bootstrap token Secret that has not expired stays', ['controller.tokencleaner']);
+        // The signing token goes: its signature goes.
+        await api.send('DELETE', `/api/v1/namespaces/kube-system/secrets/bootstrap-token-${signing.id}`);
+        const unsigned = await within(20_000, async () => (dataOf(await api.get('/api/v1/namespaces/kube-public/configmaps/cluster-info'), key) === undefined ? true : undefined));
+        expectTrue(unsigned, `${key} was removed within 20 s of its token's deletion`, ['controller.bootstrapsigner']);
+      });
+    });
+  },
+);
+
+check(
+  'daemon-controllers.certificates',
+  {
+    rows: ['controller.csrapproving', 'controller.csrsigning', 'option.cluster-signing-cert-file', 'option.cluster-signing-key-file', 'option.experimental-cluster-signing-duration'],
+    title: 'csrapproving approves a node client CSR (and not a server one); csrsigning issues a certificate that verifies against the --cluster-signing-cert-file CA, for the request\'s key and subject, within --experimental-cluster-signing-duration',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const { api } = env;
+      const pki = await writeDaemonPki(env.dir, 'daemon-suite-signer');
+      const node = `csr-node-${ctx.fc.seed % 100_000}`;
+      const client = await certificateRequest(`CN=system:node:${node}, O=system:nodes`);
+      const other = await certificateRequest('CN=web.example.test, O=example', { dnsNames: ['web.example.test'] });
+      const csr = (name: string, request: string, usages: string[]) => ({ apiVersion: 'certificates.k8s.io/v1beta1', kind: 'CertificateSigningRequest', metadata: { name }, spec: { request: Buffer.from(request).toString('base64'), usages } });
+      const clientName = `${node}-client`;
+      const otherName = `${node}-other`;
+      const duration = 2 * 3_600_000;
+      const flags = [`--cluster-signing-cert-file=${pki.caCertFile}`, `--cluster-signing-key-file=${pki.caKeyFile}`, '--experimental-cluster-signing-duration=2h'];
+      await withControllers(env, 'csrapproving,csrsigning', flags, 'csrapproving and csrsigning', async () => {
+        for (const [name, body] of [[clientName, csr(clientName, client.pem, ['digital signature', 'key encipherment', 'client auth'])], [otherName, csr(otherName, other.pem, ['digital signature', 'key encipherment', 'server auth'])]] as const) {
+          const r = await api.send('POST', '/apis/certificates.k8s.io/v1beta1/certificatesigningrequests', body);
+          if (r.status !== 201) fail(`setup: creating CSR ${name} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+        }
+        const path = (n: string) => `/apis/certificates.k8s.io/v1beta1/certificatesigningrequests/${n}`;
+        const conditions = (o: KubeObject | undefined) => ((o?.status as { conditions?: Array<{ type?: string; reason?: string }> } | undefined)?.conditions ?? []);
+        const approved = await within(20_000, async () => (conditions(await api.get(path(clientName))).some((c) => c.type === 'Approved') ? true : undefined));
+        expectTrue(approved, `the node client CSR (CN=system:node:${node}, O=system:nodes, client auth) was approved within 20 s`, ['controller.csrapproving']);
+        const certText = await within(20_000, async () => ((await api.get(path(clientName)))?.status as { certificate?: string } | undefined)?.certificate);
+        expectTrue(certText !== undefined, 'the approved CSR got status.certificate within 20 s', ['controller.csrsigning']);
+        let cert: X509Certificate;
+        try {
+          cert = new X509Certificate(Buffer.from(certText, 'base64'));
+        } catch (e) {
+          fail(`status.certificate is not a PEM certificate: ${(e as Error).message}`, ['controller.csrsigning']);
+        }
+        const ca = new X509Certificate(pki.caCertPem);
+        expectTrue(cert.verify(ca.publicKey) && cert.checkIssued(ca), `the issued certificate (issuer ${cert.issuer.replace(/\n/g, ', ')}) verifies against the CA of --cluster-signing-cert-file (${ca.subject})`, ['option.cluster-signing-cert-file', 'option.cluster-signing-key-file', 'controller.csrsigning']);
+        expectTrue(/CN=system:node:/.test(cert.subject) && cert.subject.includes(node) && /O=system:nodes/.test(cert.subject), `the certificate's subject is the request's (${cert.subject.replace(/\n/g, ', ')})`, ['controller.csrsigning']);
+        expectTrue(cert.publicKey.export({ type: 'spki', format: 'der' }).equals(client.publicKeySpki), 'the certificate carries the request\'s public key', ['controller.csrsigning']);
+        const lifetime = Date.parse(cert.validTo) - Date.now();
+        expectTrue(lifetime > 0 && lifetime <= duration + 120_000, `--experimental-cluster-signing-duration=2h: the certificate is valid until ${cert.validTo} (${Math.round(lifetime / 60_000)} min from now)`, ['option.experimental-cluster-signing-duration']);
+        expectTrue(!conditions(await api.get(path(otherName))).some((c) => c.type === 'Approved'), 'a CSR that is not a node client request (server auth, another subject) is not approved by csrapproving', ['controller.csrapproving']);
+      });
+    });
+  },
+);
+
+check(
+  'daemon-controllers.clusterrole-aggregation',
+  {
+    rows: ['controller.clusterrole-aggregation'],
+    title: 'clusterrole-aggregation: a ClusterRole with an aggregationRule gets the rules of the ClusterRoles its selectors match, and keeps them in step (a rule added, a label removed)',
+    timeoutSeconds: 60,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const { api } = env;
+      const tag = `agg${ctx.fc.seed % 100_000}`;
+      const label = `suite.example.com/aggregate-to-${tag}`;
+      const base = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+      const role = (name: string, labels: Record<string, string>, rules: unknown[], aggregationRule?: unknown) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels }, rules, ...(aggregationRule ? { aggregationRule } : {}) });
+      const r1 = { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] };
+      const r2 = { apiGroups: ['apps'], resources: ['deployments'], verbs: ['watch'] };
+      const r3 = { apiGroups: [''], resources: ['secrets'], verbs: ['delete'] };
+      const rulesOf = async (name: string) => (((await api.get(`${base}/${name}`)) as { rules?: Array<{ resources?: string[]; verbs?: string[] }> } | undefined)?.rules ?? []);
+      const has = (rules: Array<{ resources?: string[]; verbs?: string[] }>, r: { resources: string[]; verbs: string[] }) => rules.some((x) => JSON.stringify(x.resources) === JSON.stringify(r.resources) && JSON.stringify(x.verbs) === JSON.stringify(r.verbs));
+      await withControllers(env, 'clusterrole-aggregation', [], 'clusterrole-aggregation', async () => {
+        for (const body of [role(`${tag}-a`, { [label]: 'true' }, [r1]), role(`${tag}-b`, { [label]: 'true' }, [r2]), role(`${tag}-c`, {}, [r3]), role(`${tag}-all`, {}, [], { clusterRoleSelectors: [{ matchLabels: { [label]: 'true' } }] })]) {
+          const r = await api.send('POST', base, body);
+          if (r.status !== 201) fail(`setup: creating ClusterRole ${body.metadata.name} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+        }
+        const filled = await within(20_000, async () => {
+          const rules = await rulesOf(`${tag}-all`);
+          return has(rules, r1) && has(rules, r2) ? rules : undefined;
         });
-        await kubelets.add('tm-e');
-        await runningPod(api, ns, 'kept', 'tm-e');
-        await withDaemon(env, [`--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=node', '--enable-taint-manager=false', '--node-monitor-period=200ms'], 'taint manager off', async () => {
-          await sleep(1_500);
-          await api.send('PATCH', '/api/v1/nodes/tm-e', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
-          await sleep(3_000);
-          expectTrue(!(await gone(ns, 'kept')), '--enable-taint-manager=false: a pod not tolerating a NoExecute taint stays', ['option.enable-taint-manager']);
+        expectTrue(filled, `the aggregating ClusterRole got the rules of both matching roles within 20 s (has ${JSON.stringify(await rulesOf(`${tag}-all`))})`, ['controller.clusterrole-aggregation']);
+        expectTrue(!has(filled, r3), 'the rules of a ClusterRole its selector does not match are not aggregated', ['controller.clusterrole-aggregation']);
+        // In step: a rule added to a source, a source losing its label.
+        await api.send('PATCH', `${base}/${tag}-a`, { rules: [r1, r3] }, 'application/merge-patch+json');
+        await api.send('PATCH', `${base}/${tag}-b`, { metadata: { labels: { [label]: null } } }, 'application/merge-patch+json');
+        const followed = await within(20_000, async () => {
+          const rules = await rulesOf(`${tag}-all`);
+          return has(rules, r1) && has(rules, r3) && !has(rules, r2) ? true : undefined;
         });
-      } finally {
-        kubelets.close();
-      }
+        expectTrue(followed, `after a rule was added to one source and the other lost its label, the aggregate follows within 20 s (has ${JSON.stringify(await rulesOf(`${tag}-all`))})`, ['controller.clusterrole-aggregation']);
+      });
+    });
+  },
+);
+
+/** Marks a pod Running and Ready (or not) as its kubelet would. */
+async function setPodReady(api: Http, ns: string, name: string, ready: boolean): Promise<void> {
+  const ts = nowText();
+  await api.send('PATCH', `/api/v1/namespaces/${ns}/pods/${name}/status`, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: ts }] } }, 'application/merge-patch+json');
+}
+
+const livePodNames = async (api: Http, ns: string, selector: string) =>
+  (await api.list(`/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(selector)}`)).filter((p) => p.metadata.deletionTimestamp == null).map((p) => p.metadata.name ?? '').sort();
+
+check(
+  'daemon-controllers.statefulset',
+  {
+    rows: ['controller.statefulset'],
+    title: 'statefulset: an OrderedReady set of 3 creates <set>-0, -1, -2 one at a time, each only once the one before is Running and Ready; scaling down removes the highest ordinal first',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const { api } = env;
+      const ns = await namespaceFor(api, 'sts');
+      await withControllers(env, 'statefulset', [], 'statefulset', async () => {
+        const labels = { app: 'web' };
+        const r = await api.send('POST', `/apis/apps/v1/namespaces/${ns}/statefulsets`, {
+          apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web' },
+          spec: { replicas: 3, serviceName: 'web', selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.13' }] } } },
+        });
+        if (r.status !== 201) fail(`setup: creating StatefulSet web answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+        // The check is the kubelet: it makes each pod Ready in turn, after looking that the next one waits.
+        for (let i = 0; i < 3; i++) {
+          const seen = await within(20_000, async () => {
+            const names = await livePodNames(api, ns, 'app=web');
+            return names.includes(`web-${i}`) ? names : undefined;
+          });
+          expectTrue(seen, `web-${i} was created within 20 s (pods: ${JSON.stringify(await livePodNames(api, ns, 'app=web'))})`, ['controller.statefulset']);
+          const want = Array.from({ length: i + 1 }, (_, k) => `web-${k}`);
+          expectTrue(JSON.stringify(seen) === JSON.stringify(want), `while web-${i - 1} was not Ready, only ${JSON.stringify(want)} may exist; found ${JSON.stringify(seen)}`, ['controller.statefulset']);
+          if (i < 2) {
+            // Held unready for a while: the next ordinal must not appear.
+            await sleep(1_500);
+            const still = await livePodNames(api, ns, 'app=web');
+            expectTrue(JSON.stringify(still) === JSON.stringify(want), `web-${i + 1} must wait for web-${i} to be Running and Ready; found ${JSON.stringify(still)}`, ['controller.statefulset']);
+          }
+          await setPodReady(api, ns, `web-${i}`, true);
+        }
+        await api.send('PATCH', `/apis/apps/v1/namespaces/${ns}/statefulsets/web/scale`, { spec: { replicas: 1 } }, 'application/merge-patch+json');
+        const down = await within(20_000, async () => {
+          const names = await livePodNames(api, ns, 'app=web');
+          return names.includes('web-2') ? undefined : names;
+        });
+        expectTrue(down && down.includes('web-0'), `scaled to 1: web-2 went first and web-0 stays (pods: ${JSON.stringify(down)})`, ['controller.statefulset']);
+      });
+    });
+  },
+);
+
+check(
+  'daemon-controllers.disruption',
+  {
+    rows: ['controller.disruption'],
+    title: 'disruption: a PodDisruptionBudget gets currentHealthy, desiredHealthy, disruptionsAllowed, expectedPods and observedGeneration from its pods; an eviction beyond the budget is refused with 429',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const { api } = env;
+      const ns = await namespaceFor(api, 'pdb');
+      await withControllers(env, 'disruption', [], 'disruption', async () => {
+        for (const n of ['p-0', 'p-1', 'p-2']) {
+          const r = await api.send('POST', `/api/v1/namespaces/${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: n, labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.13' }] } });
+          if (r.status !== 201) fail(`setup: creating pod ${n} answered ${r.status}`);
+          await setPodReady(api, ns, n, true);
+        }
+        const r = await api.send('POST', `/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets`, { apiVersion: 'policy/v1beta1', kind: 'PodDisruptionBudget', metadata: { name: 'db' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'db' } } } });
+        if (r.status !== 201) fail(`setup: creating the PodDisruptionBudget answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+        type PdbStatus = { currentHealthy?: number; desiredHealthy?: number; disruptionsAllowed?: number; expectedPods?: number; observedGeneration?: number };
+        const pdb = async () => (await api.get(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets/db`)) as (KubeObject & { status?: PdbStatus }) | undefined;
+        const want = (s: PdbStatus | undefined, healthy: number, allowed: number) => s?.currentHealthy === healthy && s.desiredHealthy === 2 && s.disruptionsAllowed === allowed && s.expectedPods === 3;
+        const first = await within(20_000, async () => {
+          const p = await pdb();
+          return want(p?.status, 3, 1) && p!.status!.observedGeneration === p!.metadata.generation ? p : undefined;
+        });
+        expectTrue(first, `minAvailable 2 over 3 ready pods: status currentHealthy 3, desiredHealthy 2, disruptionsAllowed 1, expectedPods 3, observedGeneration = generation within 20 s (got ${JSON.stringify((await pdb())?.status)})`, ['controller.disruption']);
+        const evict = (pod: string) => api.send('POST', `/api/v1/namespaces/${ns}/pods/${pod}/eviction`, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: pod, namespace: ns } });
+        const e1 = await evict('p-0');
+        expectTrue(e1.status === 201 || e1.status === 200, `the first eviction within the budget was allowed (got ${e1.status}: ${JSON.stringify(e1.body).slice(0, 200)})`, ['controller.disruption']);
+        const second = await within(20_000, async () => ((await pdb())?.status?.disruptionsAllowed === 0 ? true : undefined));
+        expectTrue(second, `after one eviction the budget shows disruptionsAllowed 0 within 20 s (got ${JSON.stringify((await pdb())?.status)})`, ['controller.disruption']);
+        const e2 = await evict('p-1');
+        expectTrue(e2.status === 429, `an eviction beyond the budget was refused with 429 (got ${e2.status}: ${JSON.stringify(e2.body).slice(0, 200)})`, ['controller.disruption']);
+      });
+    });
+  },
+);
+
+check(
+  'daemon-controllers.horizontalpodautoscaling',
+  {
+    rows: ['controller.horizontalpodautoscaling', 'option.horizontal-pod-autoscaler-sync-period'],
+    title: 'horizontalpodautoscaling: an HPA gets its status written (currentReplicas of its target, read through /scale) and follows the target every --horizontal-pod-autoscaler-sync-period',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const { api } = env;
+      const ns = await namespaceFor(api, 'hpa');
+      // The replicaset loop keeps the target's status.replicas (what the 1.9 autoscaler reads as current) true.
+      await withControllers(env, 'horizontalpodautoscaling,replicaset', ['--horizontal-pod-autoscaler-sync-period=1s'], 'horizontalpodautoscaling', async () => {
+        const labels = { app: 'front' };
+        const rs = await api.send('POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, {
+          apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'front' },
+          spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.13', resources: { requests: { cpu: '100m' } } }] } } },
+        });
+        if (rs.status !== 201) fail(`setup: creating ReplicaSet front answered ${rs.status}`);
+        const hpa = await api.send('POST', `/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers`, {
+          apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'front' },
+          spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'front' }, minReplicas: 1, maxReplicas: 10, targetCPUUtilizationPercentage: 50 },
+        });
+        if (hpa.status !== 201) fail(`setup: creating the HorizontalPodAutoscaler answered ${hpa.status}: ${JSON.stringify(hpa.body).slice(0, 200)}`);
+        const statusOf = async () => ((await api.get(`/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers/front`))?.status as { currentReplicas?: number; desiredReplicas?: number } | undefined);
+        const written = await within(20_000, async () => ((await statusOf())?.desiredReplicas !== undefined ? true : undefined));
+        expectTrue(written, `the HPA's status was written within 20 s (got ${JSON.stringify(await statusOf())})`, ['controller.horizontalpodautoscaling']);
+        // The target changes behind the HPA's back: the next sync (1 s) sees it.
+        await api.send('PATCH', `/apis/apps/v1/namespaces/${ns}/replicasets/front/scale`, { spec: { replicas: 3 } }, 'application/merge-patch+json');
+        const followed = await within(10_000, async () => ((await statusOf())?.currentReplicas === 3 ? true : undefined));
+        expectTrue(followed, `--horizontal-pod-autoscaler-sync-period=1s: the HPA's currentReplicas followed its target to 3 within 10 s (got ${JSON.stringify(await statusOf())})`, ['option.horizontal-pod-autoscaler-sync-period', 'controller.horizontalpodautoscaling']);
+      });
     });
   },
 );

@@ -3,7 +3,8 @@
 // with one cause per field path); defaults, conversions and printing are the generic ones (1.9 had none for
 // custom resources). What is served comes and goes with the CRD (server/custom-resources.ts).
 
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { KubeObject } from './meta.ts';
 import type { ResourceDef } from './registry.ts';
 import { registerStrategy, type KindStrategy } from './strategy.ts';
@@ -11,10 +12,17 @@ import { invalidValue, required, type FieldError } from './field-errors.ts';
 import { effectiveVersions, type Crd, type EffectiveVersion } from './kinds/custom-resource-definition.ts';
 
 // OpenAPI v3 schemas are JSON Schema with a few keywords of their own (nullable, x-kubernetes-*, example...):
-// known to ajv as annotations, so a schema written for the real server compiles here.
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-for (const k of ['example', 'externalDocs', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-embedded-resource', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type']) {
-  if (!ajv.getKeyword(k)) ajv.addKeyword({ keyword: k });
+// known to ajv as annotations, so a schema written for the real server compiles here. ajv (some 70 modules) is
+// loaded by the first CRD schema, not at start-up.
+let ajvInstance: Ajv | undefined;
+function ajv(): Ajv {
+  if (ajvInstance) return ajvInstance;
+  const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  const a = new AjvClass({ strict: false, allErrors: true, validateFormats: false });
+  for (const k of ['example', 'externalDocs', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-embedded-resource', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type']) {
+    if (!a.getKeyword(k)) a.addKeyword({ keyword: k });
+  }
+  return (ajvInstance = a);
 }
 
 /** JSON pointer of ajv (/spec/ports/0/name) as the real server's field path (spec.ports[0].name). */
@@ -43,7 +51,7 @@ function toFieldErrors(obj: KubeObject, errors: ErrorObject[]): FieldError[] {
 function compile(schema: Record<string, unknown> | undefined): ValidateFunction | undefined {
   if (!schema) return undefined;
   try {
-    return ajv.compile(schema);
+    return ajv().compile(schema);
   } catch {
     // A schema ajv cannot compile was refused when the CRD was written (see validateCrdSchemas); never here.
     return undefined;
@@ -56,7 +64,7 @@ export function validateCrdSchemas(crd: Crd): FieldError[] {
   effectiveVersions(crd.spec).forEach((v, i) => {
     if (!v.schema) return;
     try {
-      ajv.compile(v.schema);
+      ajv().compile(v.schema);
     } catch (e) {
       errs.push(invalidValue(`spec.versions[${i}].schema.openAPIV3Schema`, '...', (e as Error).message));
     }

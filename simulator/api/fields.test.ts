@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { bindFieldSelector, matchesFields, parseFieldSelector } from './fields.ts';
+import { bindFieldSelector, matchesFields, META_FIELDS, parseFieldSelector } from './fields.ts';
 import { SelectorParseError } from './labels.ts';
 import type { KubeObject } from './meta.ts';
 
@@ -41,7 +41,7 @@ test('malformed selectors', () => {
 
 test('binding: metadata.name and metadata.namespace always; others only when the kind declares them', () => {
   const obj = { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p', namespace: 'ns' }, status: { phase: 'Running' } } as KubeObject;
-  const extra = { 'status.phase': (o: KubeObject) => (o.status as { phase?: string }).phase };
+  const extra = { fields: { ...META_FIELDS, 'status.phase': (o: KubeObject) => (o.status as { phase?: string }).phase } };
   assert.ok(matchesFields(bindFieldSelector(parseFieldSelector('metadata.name=p,metadata.namespace=ns'), undefined), obj));
   assert.ok(matchesFields(bindFieldSelector(parseFieldSelector('status.phase=Running'), extra), obj));
   assert.ok(!matchesFields(bindFieldSelector(parseFieldSelector('status.phase!=Running'), extra), obj));

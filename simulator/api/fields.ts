@@ -45,13 +45,25 @@ export function parseFieldSelector(selector: string | undefined): FieldRequireme
 
 export type FieldGetter = (obj: KubeObject) => string | undefined;
 
-/** Checks every requirement names a supported field; returns getters in requirement order. */
-export function bindFieldSelector(reqs: FieldRequirement[], extra: Record<string, FieldGetter> | undefined): Array<{ req: FieldRequirement; get: FieldGetter }> {
+/** What one kind can be selected by (api/kinds/field-selectors.ts declares them per kind). */
+export interface SelectableFields {
+  /** Every selectable field and its value as a string. */
+  fields: Readonly<Record<string, FieldGetter>>;
+  /** Other spellings the server reads as one of the fields (a pod's spec.host is spec.nodeName). */
+  aliases?: Readonly<Record<string, string>>;
+}
+
+/** metadata.name and metadata.namespace: what every namespaced kind can be selected by. */
+export const META_FIELDS: Readonly<Record<string, FieldGetter>> = {
+  'metadata.name': (o) => o.metadata.name ?? '',
+  'metadata.namespace': (o) => o.metadata.namespace ?? '',
+};
+
+/** Checks every requirement names a supported field (400 naming it otherwise); returns getters in requirement order. */
+export function bindFieldSelector(reqs: FieldRequirement[], selectable: SelectableFields = { fields: META_FIELDS }): Array<{ req: FieldRequirement; get: FieldGetter }> {
   return reqs.map((req) => {
-    let get: FieldGetter | undefined;
-    if (req.field === 'metadata.name') get = (o) => o.metadata.name ?? '';
-    else if (req.field === 'metadata.namespace') get = (o) => o.metadata.namespace ?? '';
-    else get = extra?.[req.field];
+    const field = selectable.aliases?.[req.field] ?? req.field;
+    const get = Object.hasOwn(selectable.fields, field) ? selectable.fields[field] : undefined;
     if (!get) throw new SelectorParseError(`field label not supported: ${req.field}`);
     return { req, get };
   });

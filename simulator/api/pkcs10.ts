@@ -2,18 +2,34 @@
 // way the real server's certificates.ParseCSR + CheckSignature read them. Parsing is @peculiar/x509's (loaded
 // after the Reflect shim it needs); the signature is checked with node:crypto over the request's to-be-signed
 // bytes. The API's validation, the approver and the signer all read requests through here.
+//
+// @peculiar/x509 and its stack (tsyringe, asn1js, a dozen @peculiar/asn1-* packages: some 200 modules) is loaded
+// on first use, not at import: a server that never sees a CSR never pays for it, and start-up (process start to
+// the first answer) does not wait for it. The load is a synchronous require of the package's CommonJS build, so
+// the sync paths that parse requests (validation, conversion) keep their signatures.
 
-import { createPublicKey, verify, constants } from 'node:crypto';
-import { webcrypto } from 'node:crypto';
+import { createPublicKey, verify, constants, webcrypto } from 'node:crypto';
+import { createRequire } from 'node:module';
 import './reflect-shim.ts';
 
-export const x509 = await import('@peculiar/x509');
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+export type X509 = typeof import('@peculiar/x509');
+
+let loaded: X509 | undefined;
+
+/** @peculiar/x509, loaded (and given node's WebCrypto) on the first call. */
+export function x509(): X509 {
+  if (!loaded) {
+    const lib = createRequire(import.meta.url)('@peculiar/x509') as X509;
+    lib.cryptoProvider.set(webcrypto as unknown as Parameters<X509['cryptoProvider']['set']>[0]);
+    loaded = lib;
+  }
+  return loaded;
+}
 
 export class CsrError extends Error {}
 
 export interface ParsedCsr {
-  csr: InstanceType<typeof x509.Pkcs10CertificateRequest>;
+  csr: InstanceType<X509['Pkcs10CertificateRequest']>;
   commonName: string;
   organizations: string[];
   dnsNames: string[];
@@ -29,9 +45,10 @@ export function parseCsrPem(pem: Buffer | string): ParsedCsr {
   const text = typeof pem === 'string' ? pem : pem.toString('latin1');
   const m = PEM_BLOCK.exec(text);
   if (!m || m[1] !== 'CERTIFICATE REQUEST') throw new CsrError('PEM block type must be CERTIFICATE REQUEST');
-  let csr: InstanceType<typeof x509.Pkcs10CertificateRequest>;
+  const lib = x509();
+  let csr: InstanceType<X509['Pkcs10CertificateRequest']>;
   try {
-    csr = new x509.Pkcs10CertificateRequest(Buffer.from(m[2].replace(/\s+/g, ''), 'base64'));
+    csr = new lib.Pkcs10CertificateRequest(Buffer.from(m[2].replace(/\s+/g, ''), 'base64'));
   } catch (e) {
     throw new CsrError(`asn1: structure error: ${(e as Error).message}`);
   }
@@ -46,7 +63,7 @@ export function parseCsrPem(pem: Buffer | string): ParsedCsr {
     uris: [],
   };
   for (const ext of csr.extensions) {
-    if (!(ext instanceof x509.SubjectAlternativeNameExtension)) continue;
+    if (!(ext instanceof lib.SubjectAlternativeNameExtension)) continue;
     for (const n of ext.names.items) {
       if (n.type === 'dns') out.dnsNames.push(n.value);
       else if (n.type === 'email') out.emailAddresses.push(n.value);

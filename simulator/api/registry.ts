@@ -1,7 +1,7 @@
 // The resource registry: every kind the simulator serves, declared once. Routes, discovery, storage keys and
 // per-kind behaviour are derived from these declarations.
 
-import type { GroupVersion, KubeObject } from './meta.ts';
+import type { GroupVersion } from './meta.ts';
 import type { KindStrategy } from './strategy.ts';
 import { apiVersionOf } from './meta.ts';
 
@@ -49,8 +49,6 @@ export interface ResourceDef extends GroupVersion {
   virtual?: boolean;
   /** Computed from live state on every read, nothing stored: get and list only (metrics.k8s.io). */
   computed?: boolean;
-  /** Field selector paths supported beyond metadata.name and metadata.namespace. */
-  fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
   /** Other apiVersions of this group accepted in request bodies and converted (spec 9). */
   acceptedBodyVersions?: string[];
   /**
@@ -60,22 +58,6 @@ export interface ResourceDef extends GroupVersion {
   customResourceDefinition?: string;
   /** A strategy of this definition alone (custom resources), used instead of the kind's registered ones. */
   strategy?: KindStrategy;
-}
-
-const get = (obj: KubeObject, path: string): string | undefined => {
-  let cur: unknown = obj;
-  for (const part of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[part];
-  }
-  if (cur === undefined || cur === null) return undefined;
-  return String(cur);
-};
-
-function selectors(...paths: string[]): Record<string, (obj: KubeObject) => string | undefined> {
-  const out: Record<string, (obj: KubeObject) => string | undefined> = {};
-  for (const p of paths) out[p] = (o) => get(o, p) ?? '';
-  return out;
 }
 
 const CORE: GroupVersion = { group: '', version: 'v1' };
@@ -117,26 +99,24 @@ const scaleExtensions: ScaleDef = { apiVersion: 'extensions/v1beta1' };
 export const RESOURCES: ResourceDef[] = [
   // core/v1
   // Namespaces have no deletecollection (the real registry's namespace REST does not implement it): 405, not in discovery.
-  declare(CORE, { kind: 'Namespace', resource: 'namespaces', singular: 'namespace', namespaced: false, shortNames: ['ns'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: { status: true, finalize: true }, nameRule: 'dns1123-label', fieldSelectors: selectors('status.phase') }),
+  declare(CORE, { kind: 'Namespace', resource: 'namespaces', singular: 'namespace', namespaced: false, shortNames: ['ns'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: { status: true, finalize: true }, nameRule: 'dns1123-label' }),
   declare(CORE, { kind: 'ConfigMap', resource: 'configmaps', singular: 'configmap', namespaced: true, shortNames: ['cm'], subresources: {} }),
-  declare(CORE, { kind: 'Secret', resource: 'secrets', singular: 'secret', namespaced: true, subresources: {}, fieldSelectors: selectors('type') }),
+  declare(CORE, { kind: 'Secret', resource: 'secrets', singular: 'secret', namespaced: true, subresources: {} }),
   declare(CORE, { kind: 'Service', resource: 'services', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: { status: true }, nameRule: 'dns1035-label', allowCreateOnUpdate: true }),
   declare(CORE, {
     kind: 'Event', resource: 'events', singular: 'event', namespaced: true, shortNames: ['ev'], subresources: {}, allowCreateOnUpdate: true,
-    fieldSelectors: selectors('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'source', 'type'),
   }),
   declare(CORE, {
     kind: 'Pod', resource: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, binding: true, eviction: true, log: true, exec: true, attach: true, portforward: true },
-    fieldSelectors: selectors('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'),
   }),
   // POST a Binding to bind the pod of the same name to a node (the scheduler's write); nothing is stored.
   declare(CORE, { kind: 'Binding', resource: 'bindings', singular: 'binding', namespaced: true, subresources: {}, verbs: ['create'], virtual: true }),
-  declare(CORE, { kind: 'Node', resource: 'nodes', singular: 'node', namespaced: false, shortNames: ['no'], subresources: { status: true }, fieldSelectors: selectors('spec.unschedulable') }),
+  declare(CORE, { kind: 'Node', resource: 'nodes', singular: 'node', namespaced: false, shortNames: ['no'], subresources: { status: true } }),
   declare(CORE, { kind: 'Endpoints', resource: 'endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'], subresources: {}, allowCreateOnUpdate: true }),
   declare(CORE, { kind: 'ServiceAccount', resource: 'serviceaccounts', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], subresources: {} }),
   declare(CORE, {
     kind: 'ReplicationController', resource: 'replicationcontrollers', singular: 'replicationcontroller', namespaced: true, shortNames: ['rc'], categories: ['all'],
-    subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, fieldSelectors: selectors('status.replicas'),
+    subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true,
   }),
   declare(CORE, { kind: 'ResourceQuota', resource: 'resourcequotas', singular: 'resourcequota', namespaced: true, shortNames: ['quota'], subresources: { status: true } }),
   // Volumes: persistent volumes are cluster-wide, claims live in namespaces; both have /status (controllers' writes).
@@ -145,7 +125,7 @@ export const RESOURCES: ResourceDef[] = [
   // apps/v1
   declare(APPS, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta1', 'apps/v1beta2'] }),
   declare(APPS, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'] }),
-  declare(APPS, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'], fieldSelectors: selectors('status.replicas') }),
+  declare(APPS, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'] }),
   declare(APPS, { kind: 'StatefulSet', resource: 'statefulsets', singular: 'statefulset', namespaced: true, shortNames: ['sts'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta1', 'apps/v1beta2'] }),
   declare(APPS, { kind: 'ControllerRevision', resource: 'controllerrevisions', singular: 'controllerrevision', namespaced: true, subresources: {} }),
   // apps/v1beta2 and apps/v1beta1 as 1.9 served them for StatefulSets and ControllerRevisions: the same storage
@@ -161,10 +141,10 @@ export const RESOURCES: ResourceDef[] = [
   // deployments/rollback (DeploymentRollback) exists only in extensions/v1beta1 and apps/v1beta1 (not served here).
   declare(EXT, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { rollback: true, status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
   declare(EXT, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
-  declare(EXT, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true, fieldSelectors: selectors('status.replicas') }),
+  declare(EXT, { kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: { status: true, scale: scaleExtensions }, tracksGeneration: true, storageApiVersion: 'apps/v1', defaultOrphan: true }),
   declare(EXT, { kind: 'Ingress', resource: 'ingresses', singular: 'ingress', namespaced: true, shortNames: ['ing'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
   // batch
-  declare(BATCH, { kind: 'Job', resource: 'jobs', singular: 'job', namespaced: true, categories: ['all'], subresources: { status: true }, tracksGeneration: true, fieldSelectors: selectors('status.successful') }),
+  declare(BATCH, { kind: 'Job', resource: 'jobs', singular: 'job', namespaced: true, categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
   declare(BATCHB, { kind: 'CronJob', resource: 'cronjobs', singular: 'cronjob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: { status: true }, tracksGeneration: true }),
   // policy, autoscaling
   declare(POLICY, { kind: 'PodDisruptionBudget', resource: 'poddisruptionbudgets', singular: 'poddisruptionbudget', namespaced: true, shortNames: ['pdb'], subresources: { status: true }, tracksGeneration: true }),
@@ -182,7 +162,7 @@ export const RESOURCES: ResourceDef[] = [
   declare(CERTB, { kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', singular: 'certificatesigningrequest', namespaced: false, shortNames: ['csr'], subresources: { approval: true, status: true }, nameRule: 'path-segment' }),
   declare(CERT, {
     kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', singular: 'certificatesigningrequest', namespaced: false, shortNames: ['csr'], subresources: { approval: true, status: true },
-    nameRule: 'path-segment', storageApiVersion: 'certificates.k8s.io/v1beta1', fieldSelectors: selectors('spec.signerName'),
+    nameRule: 'path-segment', storageApiVersion: 'certificates.k8s.io/v1beta1',
   }),
   // storage.k8s.io: StorageClass in v1 and v1beta1 over one storage; VolumeAttachment in v1beta1 (the attach/detach
   // controller's records of which volume is attached to which node).

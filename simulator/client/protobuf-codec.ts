@@ -4,7 +4,9 @@
 // length and a bare metav1.WatchEvent { type = 1 (string), object = 2 (RawExtension { raw = 1 }) } whose raw
 // bytes are a full enveloped object.
 
-import protobuf from 'protobufjs';
+// The minimal build (reader, writer: a few modules); the .proto parser of the full library is loaded only by
+// codec/protobuf-schema.ts when a type's schema is first needed.
+import protobuf from 'protobufjs/minimal.js';
 import type { KubeObject, WatchEvent, WatchEventType } from '../api/meta.ts';
 
 export interface ProtobufObjectCodec {

@@ -21,6 +21,7 @@ const CHECKS = [
   'replace_deployment',
   'patch_strategic_and_json',
   'delete_with_orphan_dependents_false',
+  'field_selectors',
   'every_response_deserialises_into_models',
 ];
 

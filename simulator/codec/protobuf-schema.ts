@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
 import type { FieldSchema, PatchStrategy, TypeSchema, ValueFormat } from '../api/schema.ts';
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
@@ -97,9 +97,13 @@ export interface ProtoMessage {
 
 // ---- loading ----
 
+// The full protobufjs (the .proto parser and reflection: some 40 modules) is loaded with the first schema asked for.
+let lib: typeof protobuf | undefined;
+const protobufLib = () => (lib ??= createRequire(import.meta.url)('protobufjs') as typeof protobuf);
+
 function loadRoot(): protobuf.Root {
   const require = createRequire(import.meta.url);
-  const root = new protobuf.Root();
+  const root = new (protobufLib().Root)();
   root.resolvePath = (_origin: string, target: string): string =>
     target.startsWith('google/protobuf/') ? require.resolve(`protobufjs/${target}`) : path.join(PROTO_DIR, path.basename(target));
   root.loadSync(PROTO_FILES, { keepCase: true });
@@ -123,7 +127,7 @@ function toProtoField(owner: string, field: protobuf.Field): ProtoField {
   let kind: ValueKind;
   let messageName: string | undefined;
   const resolved = field.resolvedType;
-  if (resolved instanceof protobuf.Type) {
+  if (resolved instanceof protobufLib().Type) {
     const full = stripDot(resolved.fullName);
     const special = SPECIAL_MESSAGES[full];
     kind = special ?? 'message';
@@ -134,7 +138,7 @@ function toProtoField(owner: string, field: protobuf.Field): ProtoField {
     throw new Error(`protobuf schema: ${where} has unsupported type ${field.type}`);
   }
   let mapKey: ScalarKind | undefined;
-  if (field instanceof protobuf.MapField) {
+  if (field instanceof protobufLib().MapField) {
     if (field.keyType !== 'string') throw new Error(`protobuf schema: ${where} has a non-string map key`);
     mapKey = 'string';
   }
@@ -171,7 +175,7 @@ export function protoMessage(fullName: string): ProtoMessage | undefined {
   } catch {
     return undefined;
   }
-  if (!(type instanceof protobuf.Type)) return undefined;
+  if (!(type instanceof protobufLib().Type)) return undefined;
   // fieldsArray keeps declaration order; protobufjs orders nothing by id here.
   const msg: ProtoMessage = { fullName: name, fields: type.fieldsArray.map((f) => toProtoField(name, f)) };
   messages.set(name, msg);

@@ -11,7 +11,9 @@
 // call. protobufjs still provides the wire primitives (Writer, Reader). One compiled converter is
 // cached per message type, so no reflection lookups happen per call.
 
-import protobuf from 'protobufjs';
+// The minimal build (reader, writer: a few modules); the .proto parser of the full library is loaded only by
+// codec/protobuf-schema.ts when a type's schema is first needed.
+import protobuf from 'protobufjs/minimal.js';
 import {
   hasProtobuf,
   messageNameForKind,

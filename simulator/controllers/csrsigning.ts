@@ -6,11 +6,11 @@
 // (or the request's spec.expirationSeconds when shorter). A request that cannot be signed (unknown usage, a
 // request that no longer parses) gets a Failed condition with the reason, and is not retried; nothing crashes.
 // Requests for a signer other than the kubernetes.io ones (v1 signerName) are left to that signer.
-// X.509 building is @peculiar/x509's (simulator/api/pkcs10.ts loads it); keys are node:crypto's WebCrypto.
+// X.509 building is @peculiar/x509's (simulator/api/pkcs10.ts loads it on first use); keys are node:crypto's WebCrypto.
 
 import { randomBytes, webcrypto, type KeyObject } from 'node:crypto';
 import type { KubeObject } from '../api/meta.ts';
-import { x509 } from '../api/pkcs10.ts';
+import { x509 as loadX509, type X509 } from '../api/pkcs10.ts';
 import { FAILED, conditionsOf, isApproved, isDenied, isFailed, parseRequest } from '../api/kinds/certificates.ts';
 import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
@@ -24,18 +24,23 @@ const BACKDATE_MS = 5 * 60 * 1000;
 /** Signers this controller serves (a request without a signerName is a 1.9 request: this signer's). */
 const KUBERNETES_SIGNERS = new Set(['kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving', 'kubernetes.io/legacy-unknown']);
 
-const KEY_USAGE_BITS: Record<string, number> = {
-  signing: x509.KeyUsageFlags.digitalSignature,
-  'digital signature': x509.KeyUsageFlags.digitalSignature,
-  'content commitment': x509.KeyUsageFlags.nonRepudiation,
-  'key encipherment': x509.KeyUsageFlags.keyEncipherment,
-  'key agreement': x509.KeyUsageFlags.keyAgreement,
-  'data encipherment': x509.KeyUsageFlags.dataEncipherment,
-  'cert sign': x509.KeyUsageFlags.keyCertSign,
-  'crl sign': x509.KeyUsageFlags.cRLSign,
-  'encipher only': x509.KeyUsageFlags.encipherOnly,
-  'decipher only': x509.KeyUsageFlags.decipherOnly,
-};
+let keyUsageBits: Record<string, number> | undefined;
+/** The key usage bits by usage name (x509 is loaded on first use, so this table is too). */
+function keyUsageBitsOf(): Record<string, number> {
+  const f = loadX509().KeyUsageFlags;
+  return (keyUsageBits ??= {
+    signing: f.digitalSignature,
+    'digital signature': f.digitalSignature,
+    'content commitment': f.nonRepudiation,
+    'key encipherment': f.keyEncipherment,
+    'key agreement': f.keyAgreement,
+    'data encipherment': f.dataEncipherment,
+    'cert sign': f.keyCertSign,
+    'crl sign': f.cRLSign,
+    'encipher only': f.encipherOnly,
+    'decipher only': f.decipherOnly,
+  });
+}
 const EXT_KEY_USAGES: Record<string, string> = {
   any: '2.5.29.37.0',
   'server auth': '1.3.6.1.5.5.7.3.1',
@@ -57,6 +62,7 @@ export class SigningRefused extends Error {}
 
 /** Key usage bits and extended key usage OIDs of the requested usages (the real keyUsagesFromStrings). */
 export function usagesFor(usages: string[]): { bits: number; ext: string[] } {
+  const KEY_USAGE_BITS = keyUsageBitsOf();
   let bits = 0;
   const ext: string[] = [];
   for (const u of usages) {
@@ -83,14 +89,14 @@ async function webSigningKey(key: KeyObject): Promise<{ key: webcrypto.CryptoKey
 
 export interface Issuer {
   ca: SigningCA;
-  caCert: InstanceType<typeof x509.X509Certificate>;
+  caCert: InstanceType<X509['X509Certificate']>;
   signingKey: webcrypto.CryptoKey;
   alg: { name: string; hash: string };
 }
 
 export async function makeIssuer(ca: SigningCA): Promise<Issuer> {
   const { key, alg } = await webSigningKey(ca.key);
-  return { ca, caCert: new x509.X509Certificate(ca.certPem), signingKey: key, alg };
+  return { ca, caCert: new (loadX509().X509Certificate)(ca.certPem), signingKey: key, alg };
 }
 
 /** Issues the certificate for an approved request (PEM). Throws SigningRefused for requests that cannot be signed. */
@@ -103,6 +109,7 @@ export async function issueCertificate(issuer: Issuer, csr: KubeObject, duration
   }
   const spec = (csr.spec ?? {}) as { usages?: string[]; expirationSeconds?: number };
   const { bits, ext } = usagesFor(spec.usages ?? []);
+  const x509 = loadX509();
   let ttl = durationMs;
   if (typeof spec.expirationSeconds === 'number' && spec.expirationSeconds > 0) ttl = Math.min(ttl, spec.expirationSeconds * 1000);
   const extensions: InstanceType<typeof x509.Extension>[] = [new x509.BasicConstraintsExtension(false, undefined, true)];

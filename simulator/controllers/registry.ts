@@ -27,6 +27,7 @@ import { podGCController } from './podgc.ts';
 import { replicaSetController } from './replicaset.ts';
 import { replicationControllerController } from './replicationcontroller.ts';
 import { statefulSetController } from './statefulset.ts';
+import { resourceQuotaController } from './resourcequota.ts';
 import { disruptionController } from './disruption.ts';
 import { horizontalPodAutoscalerController } from './horizontal.ts';
 import { nodeLifecycleController } from './node-lifecycle.ts';
@@ -102,7 +103,7 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   'pvc-protection': { requires: [gvr('', 'v1', 'persistentvolumeclaims')], skip: needsGate('PVCProtection'), create: pvcProtectionController },
   replicaset: { requires: [gvr('extensions', 'v1beta1', 'replicasets'), gvr('apps', 'v1', 'replicasets')], create: replicaSetController },
   replicationcontroller: { create: replicationControllerController },
-  resourcequota: {},
+  resourcequota: { requires: [gvr('', 'v1', 'resourcequotas')], create: resourceQuotaController },
   route: {
     skip: (c) => {
       if (!c.options.bool('--allocate-node-cidrs') || !c.options.bool('--configure-cloud-routes')) {

@@ -4,7 +4,9 @@
 // openapi.v2 proto package. Vendor extensions are NamedAny values whose `yaml` holds the value as YAML text (JSON,
 // which YAML parsers read).
 
-import protobuf from 'protobufjs';
+// The minimal build (reader, writer: a few modules); the .proto parser of the full library is loaded only by
+// codec/protobuf-schema.ts when a type's schema is first needed.
+import protobuf from 'protobufjs/minimal.js';
 
 type Json = { [key: string]: unknown };
 type Writer = protobuf.Writer;

@@ -9,10 +9,15 @@
 //    caller's patch.
 // Malformed operations are 400 (checked for the whole patch before anything is applied); an operation
 // that does not apply to this document, including a failed "test", is 422 (never 500: project rule).
-import jsonpatch from 'fast-json-patch';
+import { createRequire } from 'node:module';
+import type jsonpatch from 'fast-json-patch';
 import { badRequest, unprocessable } from './errors.ts';
 import { childOf, formatPointer, isProperPrefix, parseArrayIndex, parsePointer, valueAt } from './json-pointer.ts';
 import { deepClone, deepEqual, hasOwn, isJsonObject, jsonKind, type JsonValue } from './json-value.ts';
+
+// Loaded by the first JSON patch, not at start-up.
+let fastJsonPatch: typeof jsonpatch | undefined;
+const lib = () => (fastJsonPatch ??= createRequire(import.meta.url)('fast-json-patch') as typeof jsonpatch);
 
 export type JsonPatchOpName = 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
 
@@ -151,7 +156,7 @@ function requireExisting(doc: JsonValue, path: string, tokens: string[], opName:
 
 function mutate(doc: JsonValue, operation: jsonpatch.Operation): JsonValue {
   try {
-    return jsonpatch.applyOperation(doc, operation, false, true, true).newDocument as JsonValue;
+    return lib().applyOperation(doc, operation, false, true, true).newDocument as JsonValue;
   } catch (err) {
     // The library refuses "__proto__" and "constructor/prototype" segments to rule out prototype pollution;
     // that guard is kept, and reported as a patch that cannot be applied rather than a server fault.

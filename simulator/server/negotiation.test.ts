@@ -149,6 +149,34 @@ describe('request bodies', () => {
     assert.deepEqual(JSON.parse(r.text).data, { a: '1' });
   });
 
+  // Files written for `kubectl apply -f` often start or end with `---`; one object with empty documents around it
+  // is still one object.
+  for (const [name, text] of [
+    ['a trailing ---', 'metadata:\n  name: yaml-trailing\ndata:\n  a: "1"\n---\n'],
+    ['a leading --- and a trailing one', '---\nmetadata:\n  name: yaml-leading\ndata:\n  a: "1"\n---\n'],
+    ['empty documents and a comment-only one', '---\n---\n# nothing here\n---\nmetadata:\n  name: yaml-empties\ndata:\n  a: "1"\n---\n---\n'],
+  ] as const) {
+    test(`a YAML body of one object with ${name} is accepted`, async () => {
+      const r = await post(CM, text, 'application/yaml');
+      assert.equal(r.status, 201, r.text);
+      const obj = JSON.parse(r.text);
+      assert.deepEqual(obj.data, { a: '1' });
+      assert.equal((await get(`${CM}/${obj.metadata.name}`)).status, 200);
+    });
+  }
+
+  test('a YAML body of several non-empty documents is 400 saying so, and creates nothing', async () => {
+    const r = await post(CM, 'metadata:\n  name: yaml-one\n---\nmetadata:\n  name: yaml-two\n---\n', 'application/yaml');
+    assert.equal(r.status, 400, r.text);
+    const s = JSON.parse(r.text);
+    assert.equal(s.kind, 'Status');
+    assert.equal(s.reason, 'BadRequest');
+    assert.match(s.message, /holds 2 documents; send one object per request/);
+    for (const name of ['yaml-one', 'yaml-two']) assert.equal((await get(`${CM}/${name}`)).status, 404);
+    const onlyEmpty = await post(CM, '---\n---\n', 'application/yaml');
+    assert.equal(onlyEmpty.status, 400, onlyEmpty.text);
+  });
+
   test('Content-Type parameters are ignored (application/json; charset=utf-8)', async () => {
     const r = await post(CM, '{"metadata":{"name":"with-charset"}}', 'application/json; charset=utf-8');
     assert.equal(r.status, 201, r.text);

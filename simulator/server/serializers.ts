@@ -113,6 +113,19 @@ function limitError(e: DocumentLimitError, bodyLimit: number): ApiError {
   return badRequest(`the object provided is unrecognized: ${e.message}`);
 }
 
+/**
+ * The one object of a YAML body. A stream of documents is read whole: empty documents (a trailing `---`, a
+ * leading one, `---` twice in a row, a document of comments only) are dropped, as files written for `kubectl
+ * apply -f` often carry them; more than one non-empty document is refused, since a request creates one object.
+ */
+function singleYamlDocument(text: string): unknown {
+  const docs = yaml.loadAll(text).filter((d) => d !== null && d !== undefined);
+  if (docs.length > 1) {
+    throw badRequest(`the object provided is unrecognized: the YAML body holds ${docs.length} documents; send one object per request`);
+  }
+  return docs[0];
+}
+
 /** Reads a request body by its Content-Type into a plain object. */
 export function decodeBody(body: Buffer | undefined, contentType: string | undefined, opts: DecodeOptions): Record<string, unknown> {
   const type = essence(contentType) || JSON_TYPE;
@@ -133,11 +146,12 @@ export function decodeBody(body: Buffer | undefined, contentType: string | undef
   } else if (type === YAML_TYPE || type === 'application/x-yaml' || type === 'text/yaml') {
     const text = body.toString('utf8');
     try {
-      value = yaml.load(text);
+      value = singleYamlDocument(text);
       // Aliases share nodes: nothing is expanded yet, so the expanded size and depth are measured before any
       // copy would multiply them.
       checkExpandedValue(value, { maxBytes: bodyLimit, maxRatio: YAML_EXPANSION_RATIO, sourceLength: text.length });
     } catch (e) {
+      if (e instanceof ApiError) throw e;
       if (e instanceof DocumentLimitError) throw limitError(e, bodyLimit);
       // js-yaml recurses over flow collections: a deep enough one exhausts the stack inside the parser.
       if (e instanceof RangeError) throw badRequest('the object provided is unrecognized: the document is nested too deeply');

@@ -215,6 +215,31 @@ export function kubectlMatrix(label: string, probe: ClientProbe): void {
       assert.match(tail, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z /);
     });
 
+    test('get --field-selector with the fields of the real 1.9 server; an unsupported field is a 400 naming it', async () => {
+      const pods = (await live(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dweb`)).items as Json[];
+      const running = pods.filter((p) => p.status?.phase === 'Running');
+      assert.ok(running.length > 0, 'the deployment runs pods by now');
+      const node = running[0].spec.nodeName as string;
+      const names = (out: string) => out.split('\n').filter(Boolean).sort();
+      assert.deepEqual(names(await ok('get', 'pods', '-l', 'app=web', '--field-selector', `status.phase=Running,spec.nodeName=${node}`, '-o', 'name')),
+        running.filter((p) => p.spec.nodeName === node).map((p) => `pod/${p.metadata.name}`).sort());
+      assert.equal((await ok('get', 'pods', '-l', 'app=web', '--field-selector', 'status.phase=Failed', '-o', 'name')).trim(), '');
+      assert.match(await ok('get', 'nodes', '--field-selector', 'spec.unschedulable=false', '-o', 'name'), new RegExp(`^node/${node}$`, 'm'));
+      assert.equal((await ok('get', 'nodes', '--field-selector', 'spec.unschedulable=true', '-o', 'name')).trim(), '');
+      const events = names(await ok('get', 'events', '--field-selector', `involvedObject.kind=Deployment,involvedObject.name=web,reason=ScalingReplicaSet,type=Normal`, '-o', 'name'));
+      assert.ok(events.length > 0, 'the deployment controller reported scaling events');
+      await ok('create', 'secret', 'generic', 'fs-opaque', '--from-literal=a=b');
+      await ok('create', 'secret', 'generic', 'fs-basic', '--type=kubernetes.io/basic-auth', '--from-literal=username=u');
+      assert.deepEqual(names(await ok('get', 'secrets', '--field-selector', 'type=kubernetes.io/basic-auth', '-o', 'name')), ['secret/fs-basic']);
+      const opaque = names(await ok('get', 'secrets', '--field-selector', 'type=Opaque', '-o', 'name'));
+      assert.ok(opaque.includes('secret/fs-opaque') && !opaque.includes('secret/fs-basic'), opaque.join(' '));
+      assert.match(await ok('get', 'namespaces', '--field-selector', 'status.phase=Active', '-o', 'name'), new RegExp(`^namespace/${NS}$`, 'm'));
+      const bad = await k('get', 'configmaps', '--field-selector', 'data.a=two');
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /BadRequest|Bad Request/);
+      assert.match(bad.stderr, /field label not supported: data\.a/);
+    });
+
     test('delete --cascade=orphan|background|foreground', async () => {
       for (const name of ['orphan', 'background', 'foreground']) await ok('create', '-f', file(`${name}.yaml`, deploymentYaml(name, 'nginx:1.13', 0)));
       const rsOf = async (name: string) => ((await live(`/apis/apps/v1/namespaces/${NS}/replicasets?labelSelector=app%3D${name}`)).items as Json[]);

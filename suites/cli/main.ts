@@ -16,6 +16,7 @@ import { buildResults } from '../report/results.ts';
 import { writeReports } from '../report/write.ts';
 import { renderSummary } from '../report/console.ts';
 import { reportCommand } from './report.ts';
+import type { RunningSimulator } from '../../simulator/cluster.ts';
 
 export interface CliIo {
   stdout: ProgressStream;
@@ -119,6 +120,15 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
 
   let stopSimulator: (() => Promise<void>) | undefined;
   try {
+    // Without a target the embedded simulator starts now, while the spec tables and the suite files load, not
+    // after them: its modules and the suites' are read and transpiled on tsx's loader thread side by side, and
+    // the first check comes that much sooner. (Stopped in `finally` whatever happens next.)
+    let starting: Promise<RunningSimulator> | undefined;
+    if (!options.kubeconfig && !options.target && !options.list) {
+      starting = import('../../simulator/cluster.ts').then(({ startSimulator }) => startSimulator(EMBEDDED_SIMULATOR(options.vendor)));
+      const started = starting.catch(() => undefined);
+      stopSimulator = async () => (await started)?.close();
+    }
     const tables = loadSpecTables({ vendor: options.vendor });
     const catalog = await loadCatalog();
     const selected = selectChecks(catalog, { suites: options.suites, grep: options.grep, skip: options.skip, replay: options.replay });
@@ -134,11 +144,9 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     let connection = resolveConnection(options);
     const embedded = connection === undefined;
     if (!connection) {
-      const { startSimulator } = await import('../../simulator/cluster.ts');
       // Like a real cluster: the controller daemon in-process (namespace deletion, garbage collection, workload
       // controllers) and simulated nodes that run the pods (as `npx tsx simulator` starts them).
-      const simulator = await startSimulator(EMBEDDED_SIMULATOR(options.vendor));
-      stopSimulator = () => simulator.close();
+      const simulator = await starting!;
       connection = { url: simulator.url.replace(/\/+$/, ''), embedded: true };
       say(`embedded simulator at ${connection.url}`);
     }

@@ -4,8 +4,13 @@
 // here narrow it to what ParseStandard accepts (cron-parser also takes seconds fields, fewer fields,
 // and the L/W/# extensions, which the real server rejects).
 
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
 import { parseDurationMs } from '../../../spec-tables/go-duration.ts';
+
+type CronParser = typeof import('cron-parser');
+let cronParser: CronParser | undefined;
+/** cron-parser (and luxon under it), loaded by the first schedule that gets this far, not at start-up. */
+const parser = () => (cronParser ??= createRequire(import.meta.url)('cron-parser') as CronParser).CronExpressionParser;
 
 const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
 const FIELD_CHARS = /^[0-9A-Za-z*?,/-]+$/;
@@ -34,7 +39,7 @@ export function scheduleError(schedule: string): string | undefined {
     if (!FIELD_CHARS.test(f) || EXTENSIONS.test(f)) return `Failed to parse int from ${f}`;
   }
   try {
-    CronExpressionParser.parse(s);
+    parser().parse(s);
     return undefined;
   } catch (e) {
     const msg = (e as Error).message;

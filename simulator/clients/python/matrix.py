@@ -8,6 +8,7 @@ with its exception (ApiException bodies included), so the TypeScript test names 
 
 import json
 import sys
+import time
 import traceback
 
 from kubernetes import client, config, watch
@@ -152,6 +153,44 @@ def delete_with_orphan_dependents_false():
         assert e.status == 404, e.status
     d = apps.delete_namespaced_deployment("web", NS, body=client.V1DeleteOptions(propagation_policy="Foreground"))
     return "%s / %s" % (getattr(st, "status", None), type(d).__name__)
+
+
+def poll(what, fn, seconds=60):
+    """fn() until it returns something true, with a deadline (the machine may be loaded)."""
+    deadline = time.time() + seconds
+    while True:
+        out = fn()
+        if out:
+            return out
+        if time.time() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.2)
+
+
+@check
+def field_selectors():
+    """The 1.9 server's per-kind fields through field_selector=, and a 400 naming an unsupported one."""
+    core.create_namespaced_pod(NS, client.V1Pod(
+        metadata=client.V1ObjectMeta(name="fs-pod"),
+        spec=client.V1PodSpec(restart_policy="Never", containers=[client.V1Container(name="c", image="busybox")])))
+    pod = poll("fs-pod running", lambda: (lambda p: p if p.status.phase == "Running" else None)(core.read_namespaced_pod("fs-pod", NS)))
+    node = pod.spec.node_name
+    sel = "status.phase=Running,spec.nodeName=%s,spec.restartPolicy=Never,metadata.name=fs-pod" % node
+    assert [p.metadata.name for p in core.list_namespaced_pod(NS, field_selector=sel).items] == ["fs-pod"], sel
+    assert core.list_namespaced_pod(NS, field_selector="metadata.name=fs-pod,status.phase!=Running").items == []
+    assert node in [n.metadata.name for n in core.list_node(field_selector="spec.unschedulable=false").items]
+    assert core.list_node(field_selector="spec.unschedulable=true").items == []
+    events = poll("the Scheduled event of fs-pod", lambda: core.list_namespaced_event(
+        NS, field_selector="involvedObject.kind=Pod,involvedObject.name=fs-pod,reason=Scheduled").items)
+    assert all(e.involved_object.name == "fs-pod" and e.reason == "Scheduled" for e in events)
+    try:
+        core.list_namespaced_config_map(NS, field_selector="data.a=1")
+        raise AssertionError("an unsupported field was accepted")
+    except ApiException as e:
+        assert e.status == 400, e.status
+        assert "field label not supported: data.a" in e.body, e.body
+    core.delete_namespaced_pod("fs-pod", NS, grace_period_seconds=0)
+    return "pod on %s, %d Scheduled event(s)" % (node, len(events))
 
 
 @check

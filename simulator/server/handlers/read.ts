@@ -6,6 +6,7 @@ import type { ResourceDef } from '../../api/registry.ts';
 import { collectionPrefix } from '../../api/registry.ts';
 import { parseLabelSelector, matchesRequirements, SelectorParseError } from '../../api/labels.ts';
 import { parseFieldSelector, bindFieldSelector, matchesFields } from '../../api/fields.ts';
+import { selectableFieldsOf } from '../../api/kinds/field-selectors.ts';
 import { StoreError } from '../../storage/store.ts';
 import { ContinueTokenError, decodeContinueToken, encodeContinueToken, queryHashOf } from '../../storage/continue-token.ts';
 import { ApiError, badRequest, expired, notFound, timeout } from '../errors.ts';
@@ -42,7 +43,7 @@ function exported(def: ResourceDef, obj: KubeObject, exact: boolean): KubeObject
 export function compileSelectors(req: ResourceRequest): (obj: KubeObject) => boolean {
   try {
     const labels = parseLabelSelector(req.query.labelSelector);
-    const fields = bindFieldSelector(parseFieldSelector(req.query.fieldSelector), req.def.fieldSelectors);
+    const fields = bindFieldSelector(parseFieldSelector(req.query.fieldSelector), selectableFieldsOf(req.def));
     if (labels.length === 0 && fields.length === 0) return () => true;
     return (obj) => matchesRequirements(labels, obj.metadata.labels) && matchesFields(fields, obj);
   } catch (e) {

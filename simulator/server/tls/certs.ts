@@ -5,10 +5,10 @@
 
 import { webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
 import { isIP } from 'node:net';
-import '../../api/reflect-shim.ts';
+import { x509 as loadX509 } from '../../api/pkcs10.ts';
 
-const x509 = await import('@peculiar/x509');
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+// Loaded on first use (api/pkcs10.ts); this module itself is imported only when --secure asks for certificates.
+const x509 = loadX509();
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 type CryptoKey = webcrypto.CryptoKey;
 
