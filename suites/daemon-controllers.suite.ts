@@ -1151,3 +1151,47 @@ check(
     });
   },
 );
+
+check(
+  'daemon-controllers.resourcequota',
+  {
+    rows: ['controller.resourcequota', 'option.resource-quota-sync-period', 'option.concurrent-resource-quota-syncs'],
+    title: 'resourcequota: status.hard and status.used follow the quota and the objects of its namespace (created, deleted), and a wrong status.used is recomputed by the next --resource-quota-sync-period',
+    timeoutSeconds: 90,
+    concurrent: true,
+  },
+  async (ctx) => {
+    await withEnv(ctx, async (env) => {
+      const { api } = env;
+      const ns = await namespaceFor(api, 'quota');
+      await withControllers(env, 'resourcequota', ['--resource-quota-sync-period=1s', '--concurrent-resource-quota-syncs=2'], 'resourcequota', async () => {
+        const r = await api.send('POST', `/api/v1/namespaces/${ns}/resourcequotas`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { configmaps: '5', pods: '4', 'requests.cpu': '2' } } });
+        if (r.status !== 201) fail(`setup: creating the ResourceQuota answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+        type QuotaStatus = { hard?: Record<string, string>; used?: Record<string, string> };
+        const status = async () => ((await api.get(`/api/v1/namespaces/${ns}/resourcequotas/q`))?.status as QuotaStatus | undefined);
+        const cpuMilli = (q: string | undefined) => (q === undefined ? NaN : q.endsWith('m') ? Number(q.slice(0, -1)) : Number(q) * 1000);
+        const usedIs = (s: QuotaStatus | undefined, cms: number, pods: number, cpu: number) =>
+          s?.used !== undefined && Number(s.used.configmaps) === cms && Number(s.used.pods) === pods && cpuMilli(s.used['requests.cpu']) === cpu;
+        const first = await within(20_000, async () => {
+          const s = await status();
+          return s?.hard?.configmaps === '5' && usedIs(s, 0, 0, 0) ? true : undefined;
+        });
+        expectTrue(first, `a new quota got status.hard = spec.hard and status.used zero within 20 s (got ${JSON.stringify(await status())})`, ['controller.resourcequota']);
+        for (const n of ['a', 'b']) await api.send('POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n }, data: {} });
+        const pod = await api.send('POST', `/api/v1/namespaces/${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx:1.13', resources: { requests: { cpu: '250m' }, limits: { cpu: '250m' } } }] } });
+        expectTrue(pod.status === 201, `a pod within the quota was admitted (got ${pod.status}: ${JSON.stringify(pod.body).slice(0, 200)})`, ['controller.resourcequota']);
+        const counted = await within(20_000, async () => (usedIs(await status(), 2, 1, 250) ? true : undefined));
+        expectTrue(counted, `after 2 ConfigMaps and a pod requesting 250m, status.used shows configmaps 2, pods 1, requests.cpu 250m within 20 s (got ${JSON.stringify((await status())?.used)})`, ['controller.resourcequota']);
+        await api.send('DELETE', `/api/v1/namespaces/${ns}/configmaps/a`);
+        const released = await within(20_000, async () => (usedIs(await status(), 1, 1, 250) ? true : undefined));
+        expectTrue(released, `a deleted ConfigMap is released from status.used within 20 s (got ${JSON.stringify((await status())?.used)})`, ['controller.resourcequota']);
+        // A wrong status.used (written by the check) is put right by the next full sync.
+        const q = (await api.get(`/api/v1/namespaces/${ns}/resourcequotas/q`)) as KubeObject & { status?: QuotaStatus };
+        const w = await api.send('PUT', `/api/v1/namespaces/${ns}/resourcequotas/q/status`, { ...q, status: { hard: q.status?.hard, used: { ...q.status?.used, configmaps: '4' } } });
+        expectTrue(w.status === 200, `setup: writing status.used answered ${w.status}`);
+        const fixed = await within(10_000, async () => (Number((await status())?.used?.configmaps) === 1 ? true : undefined));
+        expectTrue(fixed, `--resource-quota-sync-period=1s: a wrong status.used.configmaps was recomputed within 10 s (got ${JSON.stringify((await status())?.used)})`, ['option.resource-quota-sync-period']);
+      });
+    });
+  },
+);

@@ -50,13 +50,15 @@ test('a daemon with its own token key, signing CA and JWS secret, and one that n
   assertFailed(r, 'daemon-controllers.clusterrole-aggregation', ['controller.clusterrole-aggregation'], /got the rules of both matching roles/);
 });
 
-test('a daemon that keeps expired tokens, never approves, sees pods Ready too early, or misreports budgets and autoscalers fails the matching checks', async () => {
-  const r = await runWithBrokenDaemon(['tokencleaner', 'csr-approve', 'sts-order', 'pdb-status', 'hpa-status'], [
+test('a daemon that keeps expired tokens, never approves, sees pods Ready too early, or misreports budgets, autoscalers and quotas fails the matching checks', async () => {
+  const r = await runWithBrokenDaemon(['tokencleaner', 'csr-approve', 'sts-order', 'pdb-status', 'hpa-status', 'quota-status'], [
     'daemon-controllers.bootstrap-tokens', 'daemon-controllers.certificates', 'daemon-controllers.statefulset', 'daemon-controllers.disruption', 'daemon-controllers.horizontalpodautoscaling',
+    'daemon-controllers.resourcequota',
   ]);
   assertFailed(r, 'daemon-controllers.bootstrap-tokens', ['controller.tokencleaner'], /expired bootstrap token Secret/);
   assertFailed(r, 'daemon-controllers.certificates', ['controller.csrapproving'], /was approved/);
   assertFailed(r, 'daemon-controllers.statefulset', ['controller.statefulset'], /must wait for web-0|may exist/);
   assertFailed(r, 'daemon-controllers.disruption', ['controller.disruption'], /disruptionsAllowed 1/);
   assertFailed(r, 'daemon-controllers.horizontalpodautoscaling', ['controller.horizontalpodautoscaling'], /status was written/);
+  assertFailed(r, 'daemon-controllers.resourcequota', ['controller.resourcequota'], /status\.hard = spec\.hard/);
 });

@@ -11,6 +11,7 @@
 //   sts-order       sees every pod as Running and Ready (so an OrderedReady set no longer waits)
 //   pdb-status      writes PodDisruptionBudget status with 5 disruptions allowed
 //   hpa-status      never writes HorizontalPodAutoscaler status
+//   quota-status    never writes ResourceQuota status
 // Run as: BROKEN_DAEMON=jws,tokencleaner node --import tsx suites/harness/testdata/broken-daemon.ts [daemon options]
 
 import { createHmac } from 'node:crypto';
@@ -30,6 +31,7 @@ function distortWrite(method: string, path: string, body: unknown): { body?: unk
   if (breaks.has('tokencleaner') && method === 'DELETE' && /\/namespaces\/kube-system\/secrets\/bootstrap-token-/.test(path)) return { drop: true };
   if (breaks.has('csr-approve') && /\/certificatesigningrequests\/[^/]+\/approval$/.test(path)) return { drop: true };
   if (breaks.has('aggregation') && /\/clusterroles\/[^/]+$/.test(path) && method !== 'DELETE') return { drop: true };
+  if (breaks.has('quota-status') && /\/resourcequotas\/[^/]+\/status$/.test(path)) return { drop: true };
   if (breaks.has('hpa-status') && /\/horizontalpodautoscalers\/[^/]+\/status$/.test(path)) return { drop: true };
   if (breaks.has('pdb-status') && /\/poddisruptionbudgets\/[^/]+\/status$/.test(path) && body && typeof body === 'object') {
     const b = structuredClone(body) as Obj & { status?: Obj };
