@@ -17,11 +17,12 @@ import { RBAC_V1 } from './rbac-v1.ts';
 import { AUTHORIZATION_V1 } from './authorization-v1.ts';
 import { CERTIFICATES } from './certificates.ts';
 import { METRICS_V1BETA1 } from './metrics-v1beta1.ts';
+import { STORAGE } from './storage.ts';
 
 export type { PackageDescriptions, TypeDescription } from './common.ts';
 
 export const TABLES: readonly PackageDescriptions[] = [
-  META_V1, CORE_V1, APPS_V1, EXTENSIONS_V1BETA1, BATCH, AUTOSCALING_V1, POLICY_V1BETA1, RBAC_V1, AUTHORIZATION_V1, CERTIFICATES, METRICS_V1BETA1,
+  META_V1, CORE_V1, APPS_V1, EXTENSIONS_V1BETA1, BATCH, AUTOSCALING_V1, POLICY_V1BETA1, RBAC_V1, AUTHORIZATION_V1, CERTIFICATES, METRICS_V1BETA1, STORAGE,
 ];
 
 /** "io.k8s.api.apps.v1.Deployment" -> ["io.k8s.api.apps.v1", "Deployment"]. */
