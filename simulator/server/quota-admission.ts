@@ -40,7 +40,8 @@ export function quotaAdmission(ctx: ServerContext): AdmissionHook {
   return async (attrs) => {
     const { def, namespace, object } = attrs;
     if (attrs.operation !== 'CREATE' || !namespace || !object || def.virtual || def.computed) return;
-    const { items } = await ctx.store.list(`/registry/resourcequotas/${namespace}/`);
+    // The real admission reads quotas from its informer cache; a serializable read is the store's nearest equivalent.
+    const { items } = await ctx.store.list(`/registry/resourcequotas/${namespace}/`, { serializable: true });
     if (items.length === 0) return;
     const usage = usageOf(object, def.resource, def.group);
     const isPod = def.resource === 'pods' && def.group === '';
