@@ -1,10 +1,14 @@
-// What one object counts against a ResourceQuota (the real quota evaluators of 1.9): every object counts 1
-// against `count/<resource>[.<group>]`; pods, services, replicationcontrollers, resourcequotas, secrets,
-// configmaps and persistentvolumeclaims also against their bare name; a pod's compute resources against
-// requests.cpu (= cpu), requests.memory (= memory), limits.cpu, limits.memory, summed over its containers (an
-// init container counts when it asks for more than the sum); a Service of type NodePort/LoadBalancer against
-// services.nodeports / services.loadbalancers. Terminal pods (Succeeded, Failed) count nothing. Scopes select
-// which pods a quota counts. Used by quota admission (server) and the resourcequota controller alike.
+// What one object counts against a ResourceQuota (the quota evaluators of 1.9): every object counts 1 against
+// `count/<resource>[.<group>]` (object count quota, new in 1.9); pods, services, replicationcontrollers,
+// resourcequotas, secrets, configmaps and persistentvolumeclaims also against their bare name. A pod's compute
+// resources count against requests.cpu (= cpu), requests.memory (= memory), limits.cpu, limits.memory and the
+// ephemeral-storage three, summed over its containers (an init container counts when it asks for more than the
+// sum); a pod that is terminal (Succeeded, Failed) or whose deletion grace period has run out counts only under
+// count/pods. A Service counts its ports against services.nodeports when of type NodePort or LoadBalancer, and 1
+// against services.loadbalancers when LoadBalancer (both 0 otherwise). A claim counts requests.storage and, per
+// storage class, `<class>.storageclass.storage.k8s.io/requests.storage` and `/persistentvolumeclaims`. Scopes
+// (Terminating, NotTerminating, BestEffort, NotBestEffort) select pods only. Used by quota admission (server)
+// and the resourcequota controller alike, so both count the same way.
 
 import type { KubeObject } from './meta.ts';
 import { formatQuantity, milliOf, parseQuantity, type ParsedQuantity } from './quantity-sum.ts';
@@ -12,12 +16,42 @@ import { formatQuantity, milliOf, parseQuantity, type ParsedQuantity } from './q
 export type Usage = Record<string, number>;
 
 const LEGACY_COUNTS = new Set(['pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets', 'configmaps', 'persistentvolumeclaims']);
+const STORAGE_CLASS_SUFFIX = '.storageclass.storage.k8s.io/';
+
+/** The object count quota name of a resource: count/<resource> for core, count/<resource>.<group> otherwise. */
+export const objectCountName = (resource: string, group: string) => (group ? `count/${resource}.${group}` : `count/${resource}`);
 
 /** The quota names an object counts under, by resource and group. */
 export function countNames(resource: string, group: string): string[] {
-  const names = [group ? `count/${resource}.${group}` : `count/${resource}`];
+  const names = [objectCountName(resource, group)];
   if (!group && LEGACY_COUNTS.has(resource)) names.push(resource);
   return names;
+}
+
+const POD_NAMES = ['pods', 'count/pods', 'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu', 'limits.memory', 'limits.ephemeral-storage'];
+const SERVICE_NAMES = ['services', 'count/services', 'services.loadbalancers', 'services.nodeports'];
+
+/** Whether a quota resource name is one the evaluator of this resource tracks (the evaluator's MatchingResources). */
+export function tracks(name: string, resource: string, group: string): boolean {
+  if (group === '' && resource === 'pods') return POD_NAMES.includes(name);
+  if (group === '' && resource === 'services') return SERVICE_NAMES.includes(name);
+  if (group === '' && resource === 'persistentvolumeclaims') {
+    if (name === 'requests.storage') return true;
+    const i = name.indexOf(STORAGE_CLASS_SUFFIX);
+    if (i > 0 && ['requests.storage', 'persistentvolumeclaims'].includes(name.slice(i + STORAGE_CLASS_SUFFIX.length))) return true;
+  }
+  return countNames(resource, group).includes(name);
+}
+
+/** The resource (and group) a quota name counts, for names that count objects of one resource; undefined otherwise. */
+export function resourceOfName(name: string): { resource: string; group: string } | undefined {
+  if (LEGACY_COUNTS.has(name)) return { resource: name, group: '' };
+  if (POD_NAMES.includes(name)) return { resource: 'pods', group: '' };
+  if (SERVICE_NAMES.includes(name)) return { resource: 'services', group: '' };
+  if (name === 'requests.storage' || name.includes(STORAGE_CLASS_SUFFIX)) return { resource: 'persistentvolumeclaims', group: '' };
+  const m = /^count\/([a-z0-9-]+)(?:\.(.+))?$/.exec(name);
+  if (m) return { resource: m[1], group: m[2] ?? '' };
+  return undefined;
 }
 
 interface Container {
@@ -35,8 +69,24 @@ export function podResources(pod: KubeObject, which: 'requests' | 'limits'): Rec
 }
 
 export const isTerminalPod = (pod: KubeObject) => ['Succeeded', 'Failed'].includes((pod.status as { phase?: string } | undefined)?.phase ?? '');
-const isBestEffort = (pod: KubeObject) => [...containersOf(pod, 'containers'), ...containersOf(pod, 'initContainers')].every((c) => Object.keys(c.resources?.requests ?? {}).length === 0 && Object.keys(c.resources?.limits ?? {}).length === 0);
-const isTerminating = (pod: KubeObject) => typeof (pod.spec as { activeDeadlineSeconds?: unknown } | undefined)?.activeDeadlineSeconds === 'number';
+
+/** QuotaPod of 1.9: not terminal, and not past the end of its deletion grace period (a lost node's pods). */
+export function chargedPod(pod: KubeObject, now = Date.now()): boolean {
+  if (isTerminalPod(pod)) return false;
+  const { deletionTimestamp, deletionGracePeriodSeconds } = pod.metadata;
+  if (deletionTimestamp && typeof deletionGracePeriodSeconds === 'number' && now > Date.parse(deletionTimestamp) + deletionGracePeriodSeconds * 1000) return false;
+  return true;
+}
+
+/** QoS class BestEffort: no container (init ones included) requests or limits a non-zero cpu or memory. */
+export const isBestEffort = (pod: KubeObject) =>
+  [...containersOf(pod, 'containers'), ...containersOf(pod, 'initContainers')].every((c) =>
+    ['requests', 'limits'].every((w) => ['cpu', 'memory'].every((r) => milliOf(c.resources?.[w as 'requests' | 'limits']?.[r]) === 0)),
+  );
+const isTerminating = (pod: KubeObject) => {
+  const ads = (pod.spec as { activeDeadlineSeconds?: unknown } | undefined)?.activeDeadlineSeconds;
+  return typeof ads === 'number' && ads >= 0;
+};
 
 /** Whether a quota with these scopes counts the object (scopes only ever select pods). */
 export function matchesScopes(obj: KubeObject, resource: string, group: string, scopes: string[]): boolean {
@@ -54,29 +104,34 @@ export function matchesScopes(obj: KubeObject, resource: string, group: string, 
 }
 
 /** Usage of one object in milli-units by quota resource name (only names the object counts under). */
-export function usageOf(obj: KubeObject, resource: string, group: string): Usage {
+export function usageOf(obj: KubeObject, resource: string, group: string, now = Date.now()): Usage {
   const u: Usage = {};
-  if (resource === 'pods' && group === '' && isTerminalPod(obj)) return u;
+  const isPod = resource === 'pods' && group === '';
+  if (isPod && !chargedPod(obj, now)) return { 'count/pods': 1000 };
   for (const n of countNames(resource, group)) u[n] = 1000;
-  if (resource === 'pods' && group === '') {
+  if (isPod) {
     const req = podResources(obj, 'requests');
     const lim = podResources(obj, 'limits');
     for (const r of ['cpu', 'memory', 'ephemeral-storage']) {
-      if (req[r] !== undefined) {
-        u[`requests.${r}`] = req[r];
-        if (r !== 'ephemeral-storage') u[r] = req[r];
-      }
+      if (req[r] !== undefined) u[r] = u[`requests.${r}`] = req[r];
       if (lim[r] !== undefined) u[`limits.${r}`] = lim[r];
     }
   }
   if (resource === 'services' && group === '') {
-    const type = (obj.spec as { type?: string } | undefined)?.type;
-    if (type === 'NodePort' || type === 'LoadBalancer') u['services.nodeports'] = 1000 * Math.max(1, ((obj.spec as { ports?: unknown[] }).ports ?? []).length);
-    if (type === 'LoadBalancer') u['services.loadbalancers'] = 1000;
+    const spec = (obj.spec ?? {}) as { type?: string; ports?: unknown[] };
+    const ports = Array.isArray(spec.ports) ? spec.ports.length : 0;
+    u['services.nodeports'] = spec.type === 'NodePort' || spec.type === 'LoadBalancer' ? ports * 1000 : 0;
+    u['services.loadbalancers'] = spec.type === 'LoadBalancer' ? 1000 : 0;
   }
   if (resource === 'persistentvolumeclaims' && group === '') {
-    const storage = ((obj.spec as { resources?: { requests?: Record<string, unknown> } } | undefined)?.resources?.requests ?? {}).storage;
+    const spec = (obj.spec ?? {}) as { resources?: { requests?: Record<string, unknown> }; storageClassName?: string };
+    const storage = spec.resources?.requests?.storage;
+    const cls = obj.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? spec.storageClassName ?? '';
     if (storage !== undefined) u['requests.storage'] = milliOf(storage);
+    if (cls) {
+      u[`${cls}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`] = 1000;
+      if (storage !== undefined) u[`${cls}${STORAGE_CLASS_SUFFIX}requests.storage`] = milliOf(storage);
+    }
   }
   return u;
 }

@@ -1,19 +1,23 @@
-// ResourceQuota admission (the 1.9 ResourceQuota admission plugin, for creates): for every quota in the
-// namespace whose scopes select the new object and whose spec.hard names something the object uses, the
-// create is refused with 403 Forbidden when
+// ResourceQuota admission (the 1.9 ResourceQuota admission plugin), for creates (and updates of Services, whose
+// type decides node ports and load balancers). It judges against what the resourcequota controller wrote in
+// status, never spec: a quota counts for a request when status.hard names something the object's evaluator
+// tracks and its scopes select the object. For each such quota, in name order, the request is refused with
+// 403 Forbidden when
 //   - a pod leaves unset a compute resource the quota limits: `failed quota: <quota>: must specify limits.cpu`;
+//   - the status lacks a used value for a name of status.hard: `status unknown for quota: <quota>`;
 //   - status.used + the object's usage would pass status.hard: `exceeded quota: <quota>, requested: pods=1,
-//     used: pods=2, limited: pods=2` (only the exceeded resources, sorted, in each quota's own units).
-// Otherwise the object's usage is added to status.used of each such quota before the object is stored (one
-// compare-and-swap write per quota, checked again against the fresh status), so that concurrent creates cannot
-// both take the last unit; the resourcequota controller later recomputes used from what really exists. dryRun
-// checks without writing. Updates and deletes are not charged here (a deleted object frees its usage at the
-// controller's next recount).
+//     used: pods=2, limited: pods=2` (only the exceeded resources, sorted).
+// A quota the controller has not yet looked at (no status.hard) limits nothing, as in 1.9: admission only ever
+// reads status. Otherwise the object's usage is added to status.used of each such quota before the object is
+// stored (one compare-and-swap write per quota, judged again against the fresh quota inside the swap), so that
+// two creates racing for the last unit cannot both pass; the resourcequota controller later recomputes used
+// from what exists, which is how deletions give their usage back. dryRun judges without writing.
 
 import type { KubeObject } from '../api/meta.ts';
 import { milliOf } from '../api/quantity-sum.ts';
-import { formatUsage, matchesScopes, missingCompute, usageOf, type Usage } from '../api/quota-usage.ts';
-import type { AdmissionHook } from './generic-store.ts';
+import { formatOf, formatUsage, matchesScopes, missingCompute, tracks, usageOf, type Usage } from '../api/quota-usage.ts';
+import { formatQuantity } from '../api/quantity-sum.ts';
+import type { AdmissionAttributes, AdmissionHook } from './generic-store.ts';
 import type { ServerContext } from './context.ts';
 import { forbidden } from './errors.ts';
 import { groupResource } from './handlers/common.ts';
@@ -25,55 +29,68 @@ interface QuotaView {
 
 const pretty = (names: string[], values: (n: string) => string) => names.map((n) => `${n}=${values(n)}`).join(',');
 
-/** The reason a quota refuses `usage`, or undefined. */
-function refusal(quota: KubeObject, usage: Usage): string | undefined {
+/** Usage the request adds: the object's on create; new minus old on an update (a Service changing type). */
+function deltaOf(attrs: AdmissionAttributes): Usage {
+  const { def, object, oldObject } = attrs;
+  const usage = usageOf(object!, def.resource, def.group);
+  if (attrs.operation !== 'UPDATE' || !oldObject) return usage;
+  const old = usageOf(oldObject, def.resource, def.group);
+  return Object.fromEntries(Object.entries(usage).map(([n, v]) => [n, v - (old[n] ?? 0)]));
+}
+
+/**
+ * Judges one quota: undefined when it does not count for this request, else the usage it would hold after it
+ * (the names the request changes). Throws the 403 when it refuses.
+ */
+function judge(attrs: AdmissionAttributes, quota: KubeObject, delta: Usage): Record<string, string> | undefined {
+  const { def, object } = attrs;
   const q = quota as unknown as QuotaView;
-  const hard = q.status?.hard ?? q.spec?.hard ?? {};
+  const hard = q.status?.hard ?? {};
+  const hardNames = Object.keys(hard);
+  const refuse = (why: string) => forbidden(groupResource(def), attrs.name, why);
+  if (!hardNames.some((n) => tracks(n, def.resource, def.group))) return undefined;
+  if (!matchesScopes(object!, def.resource, def.group, q.spec?.scopes ?? [])) return undefined;
+  if (def.resource === 'pods' && def.group === '') {
+    const missing = missingCompute(object!, hardNames);
+    if (missing.length) throw refuse(`failed quota: ${quota.metadata.name}: must specify ${missing.join(',')}`);
+  }
   const used = q.status?.used ?? {};
-  const names = Object.keys(usage).filter((n) => n in hard).sort();
-  const exceeded = names.filter((n) => milliOf(used[n] ?? '0') + usage[n] > milliOf(hard[n]));
-  if (!exceeded.length) return undefined;
-  return `exceeded quota: ${quota.metadata.name}, requested: ${pretty(exceeded, (n) => formatUsage(usage[n], hard[n]))}, used: ${pretty(exceeded, (n) => formatUsage(milliOf(used[n] ?? '0'), hard[n]))}, limited: ${pretty(exceeded, (n) => hard[n])}`;
+  if (!hardNames.every((n) => n in used)) throw refuse(`status unknown for quota: ${quota.metadata.name}`);
+  const requested = Object.keys(delta).filter((n) => n in hard && delta[n] !== 0).sort();
+  const next: Record<string, number> = Object.fromEntries(requested.map((n) => [n, milliOf(used[n]) + delta[n]]));
+  const exceeded = requested.filter((n) => next[n] > milliOf(hard[n]));
+  if (exceeded.length) {
+    throw refuse(
+      `exceeded quota: ${quota.metadata.name}, requested: ${pretty(exceeded, (n) => formatUsage(delta[n], hard[n]))}, used: ${pretty(exceeded, (n) => formatQuantity(milliOf(used[n]), formatOf(used[n])))}, limited: ${pretty(exceeded, (n) => formatQuantity(milliOf(hard[n]), formatOf(hard[n])))}`,
+    );
+  }
+  return Object.fromEntries(requested.map((n) => [n, formatUsage(Math.max(0, next[n]), hard[n])]));
 }
 
 export function quotaAdmission(ctx: ServerContext): AdmissionHook {
   return async (attrs) => {
     const { def, namespace, object } = attrs;
-    if (attrs.operation !== 'CREATE' || !namespace || !object || def.virtual || def.computed) return;
+    if (!namespace || !object || def.virtual || def.computed || attrs.subresource) return;
+    const isService = def.resource === 'services' && def.group === '';
+    if (!(attrs.operation === 'CREATE' || (attrs.operation === 'UPDATE' && isService))) return;
     // The real admission reads quotas from its informer cache; a serializable read is the store's nearest equivalent.
     const { items } = await ctx.store.list(`/registry/resourcequotas/${namespace}/`, { serializable: true });
     if (items.length === 0) return;
-    const usage = usageOf(object, def.resource, def.group);
-    const isPod = def.resource === 'pods' && def.group === '';
+    const delta = deltaOf(attrs);
     const charged: string[] = [];
     for (const item of [...items].sort((a, b) => (a.value.metadata.name ?? '').localeCompare(b.value.metadata.name ?? ''))) {
-      const quota = item.value;
-      const q = quota as unknown as QuotaView;
-      const hardNames = Object.keys(q.spec?.hard ?? {});
-      if (!matchesScopes(object, def.resource, def.group, q.spec?.scopes ?? [])) continue;
-      if (isPod) {
-        const missing = missingCompute(object, hardNames);
-        if (missing.length) throw forbidden(groupResource(def), attrs.name, `failed quota: ${quota.metadata.name}: must specify ${missing.join(',')}`);
-      }
-      if (!Object.keys(usage).some((n) => hardNames.includes(n))) continue;
-      // The real plugin refuses until the resourcequota controller has written status.hard ("status unknown for
-      // quota"). That loop is not running here yet (issue #22), so spec.hard stands in for it rather than refusing
-      // every create in the namespace for ever.
-      const why = refusal(quota, usage);
-      if (why) throw forbidden(groupResource(def), attrs.name, why);
-      charged.push(quota.metadata.name!);
+      const after = judge(attrs, item.value, delta);
+      if (after && Object.keys(after).length) charged.push(item.value.metadata.name!);
     }
     if (attrs.dryRun) return;
     for (const name of charged) {
       await ctx.store.guaranteedUpdate(`/registry/resourcequotas/${namespace}/${name}`, (cur) => {
         if (!cur) return undefined;
-        const why = refusal(cur.value, usage);
-        if (why) throw forbidden(groupResource(def), attrs.name, why);
+        const after = judge(attrs, cur.value, delta);
+        if (!after || !Object.keys(after).length) return undefined;
         const next = structuredClone(cur.value) as KubeObject;
-        const status = (next.status ??= {}) as { hard?: Record<string, string>; used?: Record<string, string> };
-        const used = { ...(status.used ?? {}) };
-        for (const [n, v] of Object.entries(usage)) if (status.hard && n in status.hard) used[n] = formatUsage(milliOf(used[n] ?? '0') + v, status.hard[n]);
-        status.used = used;
+        const status = next.status as { used: Record<string, string> };
+        status.used = { ...status.used, ...after };
         next.metadata.resourceVersion = '0';
         return next;
       });

@@ -4,6 +4,7 @@
 // A missing client skips its tests with the reason — except under CI, where it is a failure (CI installs them).
 
 import { execFile, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -53,6 +54,20 @@ export function kubectl120(): ClientProbe {
 export function pythonClient(): ClientProbe {
   const path = process.env.PYTHON ?? '/usr/bin/python3';
   return probe(path, ['-c', 'import kubernetes; print("kubernetes", kubernetes.__version__)'], (out) => /^kubernetes (\S+)/m.exec(out)?.[1]);
+}
+
+/**
+ * The OpenAPI-driven `kubernetes-client` npm package (a devDependency, CommonJS). Found through require, which
+ * also honours NODE_PATH (a copy installed elsewhere); `load` requires its modules for the test.
+ */
+export function kubernetesClientPackage(): ClientProbe & { load?: (id: string) => unknown } {
+  const req = createRequire(join(REPO, 'package.json'));
+  try {
+    const version = (req('kubernetes-client/package.json') as { version: string }).version;
+    return { found: { path: req.resolve('kubernetes-client'), version }, load: (id: string) => req(id) };
+  } catch (e) {
+    return { missing: `the kubernetes-client package is not installed (npm ci installs it): ${(e as Error).message.split('\n')[0]}` };
+  }
 }
 
 /**

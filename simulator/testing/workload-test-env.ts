@@ -19,6 +19,7 @@ import { podGCController } from '../controllers/podgc.ts';
 import { statefulSetController } from '../controllers/statefulset.ts';
 import { disruptionController } from '../controllers/disruption.ts';
 import { horizontalPodAutoscalerController } from '../controllers/horizontal.ts';
+import { resourceQuotaController } from '../controllers/resourcequota.ts';
 
 /** The workload control loops, by --controllers name (the registry's entries point at the same factories). */
 export const WORKLOAD_CONTROLLERS: Partial<Record<string, () => Controller>> = {
@@ -33,6 +34,7 @@ export const WORKLOAD_CONTROLLERS: Partial<Record<string, () => Controller>> = {
   statefulset: statefulSetController,
   disruption: disruptionController,
   horizontalpodautoscaling: horizontalPodAutoscalerController,
+  resourcequota: resourceQuotaController,
 };
 
 export interface WorkloadEnv {
