@@ -189,6 +189,7 @@ describe('volumes', () => {
     assert.deepEqual(PRINTERS.PersistentVolumeClaim.row(pending, NOW).cells, ['c', 'Pending', '', '', '', '', '2m']);
     const bound = { ...pending, spec: { ...pending.spec, volumeName: 'pv1', storageClassName: 'fast' }, status: { phase: 'Bound', capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'] } };
     assert.deepEqual(PRINTERS.PersistentVolumeClaim.row(bound, NOW).cells, ['c', 'Bound', 'pv1', '5Gi', 'RWO', 'fast', '2m']);
+    assert.equal(PRINTERS.PersistentVolumeClaim.row({ ...bound, metadata: { ...bound.metadata, deletionTimestamp: ago(1) } }, NOW).cells[1], 'Terminating');
     const sc = { metadata: meta('standard', { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }), provisioner: 'kubernetes.io/host-path' };
     assert.deepEqual(PRINTERS.StorageClass.row(sc, NOW).cells, ['standard (default)', 'kubernetes.io/host-path', '2m']);
     const va = { metadata: meta('csi-1'), spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv1' }, nodeName: 'n1' }, status: { attached: true } };

@@ -554,7 +554,9 @@ const persistentVolumeClaimPrinter: Printer = {
   ],
   row: (o, now) => {
     const bound = str(o?.spec?.volumeName) !== '';
-    return { cells: [str(o?.metadata?.name), str(o?.status?.phase), str(o?.spec?.volumeName), bound ? str(o?.status?.capacity?.storage) : '', bound ? accessModesText(o?.status?.accessModes) : '', storageClassOf(o), age(o, now)] };
+    // A claim held by its finalizer shows Terminating, as kubectl users know it.
+    const phase = o?.metadata?.deletionTimestamp ? 'Terminating' : str(o?.status?.phase);
+    return { cells: [str(o?.metadata?.name), phase, str(o?.spec?.volumeName), bound ? str(o?.status?.capacity?.storage) : '', bound ? accessModesText(o?.status?.accessModes) : '', storageClassOf(o), age(o, now)] };
   },
 };
 
