@@ -59,6 +59,9 @@ Security (none given: plain HTTP without authentication or authorization, like t
 
 Subcommands:
   npx tsx simulator proxy --kubeconfig FILE [--port N] [--api-prefix /]   a client-side proxy (like kubectl proxy)
+  -v, --v N                   log verbosity (glog levels, default 0); at 3 or more the API server logs every
+                              request on stderr, as the real server's httplog: method and URI, latency, status,
+                              user agent, client address and the user it was attributed to
   -h, --help                  this help
 `;
 
@@ -118,6 +121,7 @@ async function main(): Promise<void> {
         'service-account-lookup': { type: 'string' },
         'anonymous-auth': { type: 'string' },
         'authorization-mode': { type: 'string' },
+        v: { type: 'string', short: 'v', default: '0' },
         help: { type: 'boolean', short: 'h' },
       },
       args: normalizeArgv(process.argv.slice(2)),
@@ -130,6 +134,8 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
+  const verbosity = Number(values.v);
+  if (!Number.isInteger(verbosity) || verbosity < 0) fail(`invalid --v ${JSON.stringify(values.v)}: expected a level 0, 1, 2, ...`);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${JSON.stringify(values.port)}: expected 0-65535`);
   const nodeCount = Number(values.nodes);
@@ -203,6 +209,8 @@ async function main(): Promise<void> {
       controllerArgs: ['--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', ...daemonArgs],
       controllerLog: (line) => process.stderr.write(`${glogPrefix()}controller-daemon] ${line}\n`),
       serving,
+      // httplog's level in the real server.
+      requestLog: verbosity >= 3 ? (line) => process.stderr.write(`${glogPrefix()}httplog] ${line}\n`) : undefined,
     });
   } catch (e) {
     fail(`cannot start: ${(e as Error).message}`);

@@ -31,6 +31,7 @@ import {
   type OptionValue,
   type ValueEnv,
 } from './daemon/option-values.ts';
+import { writeDaemonPki } from './daemon/pki.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ALL_ROWS = loadSpecTables().options.map((o) => o.id);
@@ -75,7 +76,18 @@ async function withDaemonEnv(ctx: CheckContext, fn: (env: DaemonEnv) => Promise<
     const jsonFile = join(dir, 'credentials.json');
     writeFileSync(jsonFile, '{"note": "a JSON file for the cloud credential options"}\n');
     const { command, isDefault } = daemonCommand();
+    const pem = await writeDaemonPki(dir);
+    const podTemplateFile = join(dir, 'recycler.yaml');
+    // The 1.9 recycler pod: one volume named "vol", a busybox container scrubbing it.
+    writeFileSync(
+      podTemplateFile,
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: pv-recycler-\n  namespace: default\nspec:\n  restartPolicy: Never\n  volumes:\n  - name: vol\n    hostPath:\n      path: /tmp\n' +
+        '  containers:\n  - name: pv-recycler\n    image: busybox:1.27\n    command: ["/bin/sh", "-c", "rm -rf /scrub/*"]\n' +
+        '    volumeMounts:\n    - name: vol\n      mountPath: /scrub\n',
+    );
     await fn({
+      pem,
+      podTemplateFile,
       vendor: ctx.vendor,
       masterUrl: sim.url,
       kubeconfigPath,

@@ -76,6 +76,8 @@ const CERTB: GroupVersion = { group: 'certificates.k8s.io', version: 'v1beta1' }
 const CERT: GroupVersion = { group: 'certificates.k8s.io', version: 'v1' };
 const APIEXT: GroupVersion = { group: 'apiextensions.k8s.io', version: 'v1beta1' };
 const APIEXT_V1: GroupVersion = { group: 'apiextensions.k8s.io', version: 'v1' };
+const STORAGE: GroupVersion = { group: 'storage.k8s.io', version: 'v1' };
+const STORAGE_BETA1: GroupVersion = { group: 'storage.k8s.io', version: 'v1beta1' };
 
 type Decl = Omit<ResourceDef, 'group' | 'version' | 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'> &
   Partial<Pick<ResourceDef, 'verbs' | 'storageResource' | 'storageApiVersion' | 'nameRule'>>;
@@ -117,6 +119,9 @@ export const RESOURCES: ResourceDef[] = [
     subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true,
   }),
   declare(CORE, { kind: 'ResourceQuota', resource: 'resourcequotas', singular: 'resourcequota', namespaced: true, shortNames: ['quota'], subresources: { status: true } }),
+  // Volumes: persistent volumes are cluster-wide, claims live in namespaces; both have /status (controllers' writes).
+  declare(CORE, { kind: 'PersistentVolume', resource: 'persistentvolumes', singular: 'persistentvolume', namespaced: false, shortNames: ['pv'], subresources: { status: true } }),
+  declare(CORE, { kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', namespaced: true, shortNames: ['pvc'], subresources: { status: true } }),
   // apps/v1
   declare(APPS, { kind: 'Deployment', resource: 'deployments', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: { status: true, scale: scaleAutoscaling }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta1', 'apps/v1beta2'] }),
   declare(APPS, { kind: 'DaemonSet', resource: 'daemonsets', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: { status: true }, tracksGeneration: true, acceptedBodyVersions: ['apps/v1beta2'] }),
@@ -159,6 +164,11 @@ export const RESOURCES: ResourceDef[] = [
     kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', singular: 'certificatesigningrequest', namespaced: false, shortNames: ['csr'], subresources: { approval: true, status: true },
     nameRule: 'path-segment', storageApiVersion: 'certificates.k8s.io/v1beta1',
   }),
+  // storage.k8s.io: StorageClass in v1 and v1beta1 over one storage; VolumeAttachment in v1beta1 (the attach/detach
+  // controller's records of which volume is attached to which node).
+  declare(STORAGE, { kind: 'StorageClass', resource: 'storageclasses', singular: 'storageclass', namespaced: false, shortNames: ['sc'], subresources: {} }),
+  declare(STORAGE_BETA1, { kind: 'StorageClass', resource: 'storageclasses', singular: 'storageclass', namespaced: false, shortNames: ['sc'], subresources: {}, storageApiVersion: 'storage.k8s.io/v1' }),
+  declare(STORAGE_BETA1, { kind: 'VolumeAttachment', resource: 'volumeattachments', singular: 'volumeattachment', namespaced: false, subresources: {} }),
   // rbac.authorization.k8s.io/v1: names are path segments (ValidateRBACName); every RBAC strategy allows
   // create-on-update (PUT reconciles roles that may not exist yet). No short names in 1.9; discovery lists
   // the group's resources alphabetically, as the real server does.

@@ -1,7 +1,8 @@
-// Workloads end to end over HTTP (kwok's measures, PRIOR-ART.md): how many Deployments of 3 replicas per
-// second become available with the daemon's default client limits (--x-api-qps 20, --x-api-burst 30), and
-// how long 100 simulated nodes take to register and run 1,000 pods, with the real per-component client
-// limits (kubelet 5 qps / burst 10 each, scheduler 50 / 100) and with limits off.
+// Workloads end to end over HTTP, measured the way kwok (the Kubernetes node and pod simulator) is measured: how
+// many Deployments of 3 replicas per second become available with the daemon's default client limits
+// (--x-api-qps 20, --x-api-burst 30; kwok's users see about 5 per second with default limits), and how long 100
+// simulated nodes take to register and run 1,000 pods, with the real per-component client limits (kubelet 5 qps /
+// burst 10 each, scheduler 50 / 100) and with limits off.
 //
 //   npx tsx simulator/bench/workloads.bench.ts
 //   BENCH_DEPLOYMENTS=30 BENCH_NODES=100 BENCH_PODS=1000 npm run bench -- workloads

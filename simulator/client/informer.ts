@@ -7,6 +7,7 @@
 
 import type { KubeObject, Status, WatchEvent } from '../api/meta.ts';
 import { ApiError, type ApiClient } from './api-client.ts';
+import { sleep } from './timers.ts';
 
 export interface EventHandler {
   onAdd?(obj: KubeObject): void;
@@ -28,21 +29,6 @@ export interface InformerOptions {
 }
 
 export const keyOf = (obj: KubeObject): string => (obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : `${obj.metadata.name}`);
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    }, ms);
-    const done = () => {
-      clearTimeout(t);
-      resolve();
-    };
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 class GoneError extends Error {}
 

@@ -65,6 +65,6 @@ test('clean errors for every broken input', () => {
   assert.throws(() => parseKubeconfig('a: [', 'f', '/'), /f is not valid YAML/);
   assert.throws(() => parseKubeconfig('- 1', 'f', '/'), /does not hold a client configuration mapping/);
   assert.throws(() => parseKubeconfig(doc, 'f', '/', 'missing'), /no context named "missing"/);
-  assert.throws(() => parseKubeconfig(doc, 'f', '/nonexistent'), (e: unknown) => e instanceof ClientConfigError && /cannot read certificate authority/.test(e.message));
+  assert.throws(() => parseKubeconfig(doc, 'f', '/nonexistent'), (e: unknown) => e instanceof ClientConfigError && /cannot read certificate-authority/.test(e.message));
   assert.throws(() => loadClientConfig({ master: 'ftp://x' }), /must be http or https/);
 });

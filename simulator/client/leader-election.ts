@@ -12,6 +12,7 @@ import { randomUUID, randomBytes } from 'node:crypto';
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError, resourcePath, type ApiClient } from './api-client.ts';
 import type { DaemonMetrics } from './metrics.ts';
+import { sleep } from './timers.ts';
 
 export const LEADER_ANNOTATION = 'control-plane.alpha.kubernetes.io/leader';
 export const DEFAULT_LOCK_NAMESPACE = 'kube-system';
@@ -148,19 +149,10 @@ export interface LeaderCallbacks {
   onNewLeader?(identity: string): void;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** Sleeps; false when the signal ended the wait. */
+async function sleepUnlessStopped(ms: number, signal: AbortSignal): Promise<boolean> {
+  await sleep(ms, signal);
+  return !signal.aborted;
 }
 
 export class LeaderElector {
@@ -263,7 +255,7 @@ export class LeaderElector {
       this.reportTransition(cb);
       if (won) break;
       const wait = this.cfg.retryPeriodMs * (1 + Math.random() * JITTER_FACTOR);
-      if (!(await sleep(wait, signal))) return 'stopped';
+      if (!(await sleepUnlessStopped(wait, signal))) return 'stopped';
     }
     this.leading = true;
     this.cfg.metrics?.leaderStatus.set({ name: this.lock.name }, 1);
@@ -281,7 +273,7 @@ export class LeaderElector {
         const pollStart = performance.now();
         let renewed = false;
         while (!renewed) {
-          if (!(await sleep(this.cfg.retryPeriodMs, signal))) return 'stopped';
+          if (!(await sleepUnlessStopped(this.cfg.retryPeriodMs, signal))) return 'stopped';
           if (performance.now() - pollStart >= this.cfg.renewDeadlineMs) break;
           const attempt = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.ceil(pollStart + this.cfg.renewDeadlineMs - performance.now())))]);
           renewed = await this.tryAcquireOrRenew(attempt);

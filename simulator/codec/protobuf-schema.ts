@@ -31,6 +31,8 @@ const PROTO_FILES = [
   'api-rbac-v1.proto',
   'api-certificates-v1beta1.proto',
   'api-certificates-v1.proto',
+  'api-storage-v1.proto',
+  'api-storage-v1beta1.proto',
 ];
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -187,7 +189,7 @@ const KIND_TABLE: ReadonlyArray<{ apiVersion: string; pkg: string; kinds: readon
   {
     apiVersion: 'v1',
     pkg: CORE,
-    kinds: ['Namespace', 'ConfigMap', 'Secret', 'Service', 'Event', 'Pod', 'Node', 'Endpoints', 'ServiceAccount', 'ReplicationController', 'ResourceQuota'],
+    kinds: ['Namespace', 'ConfigMap', 'Secret', 'Service', 'Event', 'Pod', 'Node', 'Endpoints', 'ServiceAccount', 'ReplicationController', 'ResourceQuota', 'PersistentVolume', 'PersistentVolumeClaim'],
     lists: true,
   },
   { apiVersion: 'v1', pkg: CORE, kinds: ['Binding'] },
@@ -205,6 +207,10 @@ const KIND_TABLE: ReadonlyArray<{ apiVersion: string; pkg: string; kinds: readon
   { apiVersion: 'rbac.authorization.k8s.io/v1', pkg: 'k8s.io.api.rbac.v1', kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], lists: true },
   { apiVersion: 'certificates.k8s.io/v1beta1', pkg: 'k8s.io.api.certificates.v1beta1', kinds: ['CertificateSigningRequest'], lists: true },
   { apiVersion: 'certificates.k8s.io/v1', pkg: 'k8s.io.api.certificates.v1', kinds: ['CertificateSigningRequest'], lists: true },
+  { apiVersion: 'storage.k8s.io/v1', pkg: 'k8s.io.api.storage.v1', kinds: ['StorageClass'], lists: true },
+  // storage.k8s.io/v1beta1 StorageClass has the v1 shape.
+  { apiVersion: 'storage.k8s.io/v1beta1', pkg: 'k8s.io.api.storage.v1', kinds: ['StorageClass'], lists: true },
+  { apiVersion: 'storage.k8s.io/v1beta1', pkg: 'k8s.io.api.storage.v1beta1', kinds: ['VolumeAttachment'], lists: true },
   // Older names of the apps group carry the same wire shapes: apps/v1beta1 is the extensions shape
   // (rollbackTo = 8), apps/v1beta2 the apps/v1 shape; their Scale is the extensions one.
   { apiVersion: 'apps/v1beta1', pkg: EXT, kinds: ['Deployment'], lists: true },

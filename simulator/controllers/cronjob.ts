@@ -21,6 +21,7 @@ import type { Informer } from '../client/informer.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { jobFinished, jobStatus, type JobSpec } from './job.ts';
 import { controllerRefOf, createIn, deleteObject, isConflict, ownerRef, podPath, rfc3339, selectorMatches, specOf, writeStatus, type Obj } from './workload-util.ts';
+import { sleep } from '../client/timers.ts';
 
 export const MAX_MISSED_START_TIMES = 100;
 
@@ -107,10 +108,7 @@ export class CronJobController implements Controller {
           if (!ctx.signal.aborted) ctx.log(`cronjob ${cj.metadata.namespace}/${cj.metadata.name}: ${(err as Error).message}`);
         }
       }
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.max(0, interval - (Date.now() - started)));
-        ctx.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-      });
+      await sleep(Math.max(0, interval - (Date.now() - started)), ctx.signal);
     }
   }
 

@@ -8,6 +8,7 @@ import { APPROVED, DENIED, conditionsOf } from '../api/kinds/certificates.ts';
 import { ApiError } from '../client/api-client.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { CSRS } from './csrsigning.ts';
+import { sleep } from '../client/timers.ts';
 
 const HOUR = 3600_000;
 export const APPROVED_EXPIRATION_MS = HOUR;
@@ -58,10 +59,7 @@ export class CSRCleaner implements Controller {
       } catch (err) {
         if (!ctx.signal.aborted) ctx.log(`csrcleaner: ${(err as Error).message}`);
       }
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, this.intervalMs);
-        ctx.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-      });
+      await sleep(this.intervalMs, ctx.signal);
     }
   }
 }

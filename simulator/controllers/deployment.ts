@@ -33,6 +33,7 @@ import { PodIndex, claimPods } from './replicaset.ts';
 import { DEPLOYMENT_ROLLBACK_TO } from '../api/kinds/deployment.ts';
 import type { DeploymentSpec as DeploymentSpecType, DeploymentStatus, PodTemplate, ReplicaSetSpec, ReplicaSetStatus } from '../api/types/index.ts';
 import { controllerRefOf, deleteObject, omitEmpty, ownerRef, rfc3339, selectorMatches, specOf, templateHash, writeStatus, type Condition, type Obj } from './workload-util.ts';
+import { every } from '../client/timers.ts';
 
 export const REVISION = 'deployment.kubernetes.io/revision';
 export const DESIRED_REPLICAS = 'deployment.kubernetes.io/desired-replicas';
@@ -139,8 +140,7 @@ export class DeploymentController implements Controller {
       },
     });
     const period = ctx.options.durationMs('--deployment-controller-sync-period');
-    const resync = period > 0 ? setInterval(() => deployments.list().forEach((d) => queue.add(keyOf(d))), period) : undefined;
-    ctx.signal.addEventListener('abort', () => clearInterval(resync), { once: true });
+    const stopResync = every(period, ctx.signal, () => deployments.list().forEach((d) => queue.add(keyOf(d))));
     if (!(await deployments.waitForSync(ctx.signal)) || !(await replicaSets.waitForSync(ctx.signal))) return;
     await podInformer.waitForSync(ctx.signal);
     try {
@@ -150,7 +150,7 @@ export class DeploymentController implements Controller {
         log: ctx.log,
       });
     } finally {
-      clearInterval(resync);
+      stopResync();
     }
   }
 

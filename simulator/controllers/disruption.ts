@@ -20,6 +20,7 @@ import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { percentOf } from '../api/kinds/int-or-percent.ts';
 import { controllerRefOf, isNotFound, isPodReady, selectorMatches, type Obj } from './workload-util.ts';
 import { isDeepStrictEqual } from 'node:util';
+import { every } from '../client/timers.ts';
 
 const DELETION_TIMEOUT_MS = 2 * 60_000;
 const RESYNC_MS = 30_000;
@@ -52,10 +53,9 @@ export class DisruptionController implements Controller {
     pdbs.addEventHandler({ onAdd: (b) => queue.add(keyOf(b)), onUpdate: (_o, b) => queue.add(keyOf(b)), onDelete: () => {} });
     pods.addEventHandler({ onAdd: forPod, onUpdate: (o, p) => { forPod(o); forPod(p); }, onDelete: forPod });
     if (!(await pdbs.waitForSync(ctx.signal)) || !(await pods.waitForSync(ctx.signal))) return;
-    const timer = setInterval(() => pdbs.list().forEach((b) => queue.add(keyOf(b))), RESYNC_MS);
-    ctx.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+    const stopResync = every(RESYNC_MS, ctx.signal, () => pdbs.list().forEach((b) => queue.add(keyOf(b))));
     await runWorkers(queue, 1, (key) => this.sync(ctx, key, pdbs, pods, queue), ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
-    clearInterval(timer);
+    stopResync();
   }
 
   /** spec.replicas of a pod's controller, by uid; undefined when it has none the controller knows. */

@@ -23,6 +23,7 @@ import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { milliOf } from '../api/quantity-sum.ts';
 import { isNotFound, rfc3339, setCondition, type Condition, type Obj } from './workload-util.ts';
+import { every } from '../client/timers.ts';
 
 export const CONDITIONS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/conditions';
 export const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics';
@@ -72,10 +73,9 @@ export class HorizontalPodAutoscaler implements Controller {
     hpas.addEventHandler({ onAdd: (h) => queue.add(keyOf(h)), onUpdate: (o, h) => { if (JSON.stringify(o.spec) !== JSON.stringify(h.spec)) queue.add(keyOf(h)); }, onDelete: () => {} });
     if (!(await hpas.waitForSync(ctx.signal))) return;
     const periodMs = Math.max(10, ctx.options.durationMs('--horizontal-pod-autoscaler-sync-period'));
-    const timer = setInterval(() => hpas.list().forEach((h) => queue.add(keyOf(h))), periodMs);
-    ctx.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+    const stopResync = every(periodMs, ctx.signal, () => hpas.list().forEach((h) => queue.add(keyOf(h))));
     await runWorkers(queue, 1, (key) => this.sync(ctx, key, hpas), ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
-    clearInterval(timer);
+    stopResync();
   }
 
   /** Pods matching the selector with their CPU requests, and their usage by pod name (milli-CPU). */

@@ -11,6 +11,7 @@ import { ApiError } from '../client/api-client.ts';
 import { ApiResourceCache, collectionPathOf, hasVerbs, objectPathOf, type ApiResource } from '../client/api-resources.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
+import { every } from '../client/timers.ts';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
 const BACKGROUND = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };
@@ -66,8 +67,7 @@ export class NamespaceController implements Controller {
     informer.addEventHandler({ onAdd: consider, onUpdate: (_old, obj) => consider(obj), onDelete: (obj) => waits.delete(obj.metadata.name!) });
     // --namespace-sync-period: every terminating namespace is looked at again, whatever the watch said.
     const period = ctx.options.durationMs('--namespace-sync-period');
-    const resync = period > 0 ? setInterval(() => informer.list().forEach(consider), period) : undefined;
-    ctx.signal.addEventListener('abort', () => clearInterval(resync), { once: true });
+    const stopResync = every(period, ctx.signal, () => informer.list().forEach(consider));
 
     const reconcile = async (name: string) => {
       try {
@@ -83,7 +83,7 @@ export class NamespaceController implements Controller {
     try {
       await runWorkers(queue, ctx.options.int('--concurrent-namespace-syncs'), reconcile, ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
     } finally {
-      clearInterval(resync);
+      stopResync();
     }
   }
 

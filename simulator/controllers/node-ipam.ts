@@ -16,6 +16,7 @@ import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import type { Informer } from '../client/informer.ts';
 import type { ControllerContext } from './controller.ts';
 import { isNotFound, rfc3339 } from './workload-util.ts';
+import { untilAborted } from '../client/timers.ts';
 
 const podCIDROf = (node: KubeObject) => (node.spec as { podCIDR?: string } | undefined)?.podCIDR ?? '';
 
@@ -110,10 +111,7 @@ export class NodeIpam {
       onDelete: (n) => this.release(n),
     });
     for (const node of this.nodes.list()) void this.sync(node);
-    await new Promise<void>((resolve) => {
-      if (this.ctx.signal.aborted) return resolve();
-      this.ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await untilAborted(this.ctx.signal);
   }
 
   private occupyExisting(node: KubeObject): void {

@@ -36,6 +36,7 @@ import type { Controller, ControllerContext } from './controller.ts';
 import { NodeIpam } from './node-ipam.ts';
 import { TaintManager } from './taint-manager.ts';
 import { controllerRefOf, isConflict, isNotFound, podPath, rfc3339, specOf } from './workload-util.ts';
+import { sleep } from '../client/timers.ts';
 
 export const ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
 export const REGION_LABEL = 'failure-domain.beta.kubernetes.io/region';
@@ -611,18 +612,6 @@ export class NodeLifecycleController implements Controller {
       .patch(`/api/v1/nodes/${encodeURIComponent(node.metadata.name ?? '')}/status`, { status: { addresses: [...have, ...extra] } }, 'application/merge-patch+json', this.ctx.signal)
       .catch((err: unknown) => !isNotFound(err) && this.ctx.log(`addresses of node ${node.metadata.name}: ${(err as Error).message}`));
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => (clearTimeout(t), resolve());
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export const nodeLifecycleController = (): Controller => new NodeLifecycleController();

@@ -9,6 +9,7 @@ import { ApiError } from '../client/api-client.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { isTerminated, podPath, specOf } from './workload-util.ts';
+import { sleep } from '../client/timers.ts';
 
 export interface PodGCOptions {
   checkIntervalMs?: number;
@@ -30,10 +31,7 @@ export class PodGCController implements Controller {
       } catch (err) {
         if (!ctx.signal.aborted) ctx.log(`podgc: ${(err as Error).message}`);
       }
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, interval);
-        ctx.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-      });
+      await sleep(interval, ctx.signal);
     }
   }
 

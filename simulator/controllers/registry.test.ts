@@ -29,10 +29,14 @@ test('not-started reasons follow the real start conditions', () => {
   assert.match(reason('service', cond()), /no --cloud-provider is set/);
   assert.match(reason('service', cond(['--cloud-provider=external'])), /--cloud-provider external runs its cloud loops outside this daemon/);
   assert.match(reason('route', cond(['--allocate-node-cidrs', '--configure-cloud-routes=false', '--cloud-provider=simulated'])), /--allocate-node-cidrs and --configure-cloud-routes \(now true and false\)/);
-  assert.match(reason('pvc-protection', cond()), /feature gate PVCProtection is off/);
-  assert.match(reason('pvc-protection', cond([], { PVCProtection: true })), /volumes/);
-  assert.match(reason('persistentvolume-expander', cond()), /ExpandPersistentVolumes/);
-  assert.match(reason('attachdetach', cond()), /volumes/);
+  const served = ['/v1/persistentvolumes', '/v1/persistentvolumeclaims'];
+  assert.match(reason('pvc-protection', cond([], {}, served)), /feature gate PVCProtection is off/);
+  assert.equal(decideStart('pvc-protection', cond([], { PVCProtection: true }, served)).start, true);
+  assert.match(reason('persistentvolume-expander', cond([], {}, served)), /ExpandPersistentVolumes/);
+  assert.equal(decideStart('persistentvolume-expander', cond([], { ExpandPersistentVolumes: true }, served)).start, true);
+  assert.match(reason('attachdetach', cond()), /does not serve \/v1 persistentvolumes/);
+  assert.equal(decideStart('attachdetach', cond([], {}, served)).start, true);
+  assert.equal(decideStart('persistentvolume-binder', cond([], {}, served)).start, true);
   assert.match(reason('garbagecollector', cond(['--enable-garbage-collector=false'])), /--enable-garbage-collector is false/);
   assert.match(reason('serviceaccount-token', cond()), /--service-account-private-key-file/);
   assert.match(reason('csrsigning', cond([], {}, ['certificates.k8s.io/v1beta1/certificatesigningrequests'])), /--cluster-signing-cert-file \/etc\/kubernetes\/ca\/ca\.pem does not exist/);

@@ -35,6 +35,10 @@ import { ttlController } from './ttl.ts';
 import { routeController } from './route-controller.ts';
 import { serviceController } from './service-controller.ts';
 import { CLOUD_PROVIDER_NAME } from './cloud/simulated-cloud.ts';
+import { persistentVolumeBinderController } from './pv-binder.ts';
+import { persistentVolumeExpanderController } from './pv-expander.ts';
+import { pvcProtectionController } from './pvc-protection.ts';
+import { attachDetachController } from './attachdetach.ts';
 
 export interface StartConditions {
   options: DaemonOptions;
@@ -54,7 +58,6 @@ export interface ControllerPlan {
 
 const gvr = (group: string, version: string, resource: string): GroupVersionResourceRef => ({ group, version, resource });
 
-const VOLUMES = 'volumes and their attachment are not simulated';
 const needsCloud = (what: string) => (c: StartConditions) => {
   const provider = c.options.string('--cloud-provider');
   if (provider === '') return `no --cloud-provider is set, so ${what}`;
@@ -65,7 +68,7 @@ const needsGate = (gate: string) => (c: StartConditions) => (c.gates.enabled(gat
 
 /** Registered plans; names missing here are reported as unknown to this build. */
 export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
-  attachdetach: { skip: () => VOLUMES },
+  attachdetach: { requires: [gvr('', 'v1', 'persistentvolumes')], create: attachDetachController },
   bootstrapsigner: { create: bootstrapSignerController },
   'clusterrole-aggregation': { requires: [gvr('rbac.authorization.k8s.io', 'v1', 'clusterroles')], create: clusterRoleAggregationController },
   cronjob: { requires: [gvr('batch', 'v1beta1', 'cronjobs')], create: cronJobController },
@@ -94,10 +97,10 @@ export const CONTROLLER_PLANS: Record<string, ControllerPlan> = {
   job: { requires: [gvr('batch', 'v1', 'jobs')], create: jobController },
   namespace: { requires: [gvr('', 'v1', 'namespaces/finalize')], create: namespaceController },
   node: { create: nodeLifecycleController },
-  'persistentvolume-binder': { skip: () => VOLUMES },
-  'persistentvolume-expander': { skip: (c) => needsGate('ExpandPersistentVolumes')(c) ?? VOLUMES },
+  'persistentvolume-binder': { requires: [gvr('', 'v1', 'persistentvolumes')], create: persistentVolumeBinderController },
+  'persistentvolume-expander': { requires: [gvr('', 'v1', 'persistentvolumes')], skip: needsGate('ExpandPersistentVolumes'), create: persistentVolumeExpanderController },
   podgc: { create: podGCController },
-  'pvc-protection': { skip: (c) => needsGate('PVCProtection')(c) ?? VOLUMES },
+  'pvc-protection': { requires: [gvr('', 'v1', 'persistentvolumeclaims')], skip: needsGate('PVCProtection'), create: pvcProtectionController },
   replicaset: { requires: [gvr('extensions', 'v1beta1', 'replicasets'), gvr('apps', 'v1', 'replicasets')], create: replicaSetController },
   replicationcontroller: { create: replicationControllerController },
   resourcequota: { requires: [gvr('', 'v1', 'resourcequotas')], create: resourceQuotaController },

@@ -11,6 +11,7 @@ import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { setNodeCondition } from './node-ipam.ts';
 import { rfc3339 } from './workload-util.ts';
+import { sleep } from '../client/timers.ts';
 
 const podCIDROf = (node: KubeObject) => (node.spec as { podCIDR?: string } | undefined)?.podCIDR ?? '';
 
@@ -33,10 +34,7 @@ export class RouteController implements Controller {
       } catch (err) {
         if (!ctx.signal.aborted) ctx.log(`reconciling routes: ${(err as Error).message}`);
       }
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, period);
-        ctx.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-      });
+      await sleep(period, ctx.signal);
     }
   }
 

@@ -16,6 +16,7 @@ import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import { loadBalancerNameOf, type LoadBalancer } from './cloud/simulated-cloud.ts';
 import { isConflict, isNotFound, specOf } from './workload-util.ts';
+import { every } from '../client/timers.ts';
 
 const MIN_RETRY_MS = 5_000;
 const MAX_RETRY_MS = 300_000;
@@ -59,8 +60,7 @@ export class ServiceController implements Controller {
     hosts = this.hostsOf(nodes).join(',');
     // The handler's resync: every LoadBalancer Service is synced again each --service-sync-period.
     const period = Math.max(10, ctx.options.durationMs('--service-sync-period'));
-    const resync = setInterval(() => services.list().filter(isLoadBalancer).forEach((s) => queue.add(keyOf(s))), period);
-    ctx.signal.addEventListener('abort', () => clearInterval(resync), { once: true });
+    every(period, ctx.signal, () => services.list().filter(isLoadBalancer).forEach((s) => queue.add(keyOf(s))));
     const workers = Math.max(1, ctx.options.int('--concurrent-service-syncs'));
     await runWorkers(
       queue,

@@ -11,6 +11,7 @@ import { keyOf, type Informer } from '../client/informer.ts';
 import { taintsOf, tolerates, tolerationsOf, type Taint } from '../api/taints.ts';
 import type { ControllerContext } from './controller.ts';
 import { isConflict, isNotFound, podPath, specOf } from './workload-util.ts';
+import { untilAborted } from '../client/timers.ts';
 
 interface Scheduled {
   createdAt: number;
@@ -57,10 +58,7 @@ export class TaintManager {
   }
 
   async run(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      if (this.ctx.signal.aborted) return resolve();
-      this.ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await untilAborted(this.ctx.signal);
     for (const s of this.scheduled.values()) clearTimeout(s.timer);
     this.scheduled.clear();
   }

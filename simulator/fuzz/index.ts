@@ -23,6 +23,12 @@ if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || !Number.
   process.exit(2);
 }
 const sim = await startChildSimulator();
+// Stopped from outside (Ctrl-C, kill): the child simulator goes too, instead of living on without its parent.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    void sim.stop().then(() => process.exit(130));
+  });
+}
 process.stdout.write(`fuzz: simulator at ${sim.url} (pid ${sim.pid}), ${count} requests, seed ${seed}\n`);
 try {
   const report = await runFuzz(sim, { count, seed, concurrency, log: (l) => process.stdout.write(`${l}\n`) });

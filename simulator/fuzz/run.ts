@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -20,6 +21,21 @@ const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PB = 'application/vnd.kubernetes.protobuf';
 /** An answer (or a close) must come within this; a slow sender is cut after the receive timeout (1 s here). */
 const HANG_MS = 20_000;
+/**
+ * How long a request slower than HANG_MS is still waited for. Measured (seed 17, 2 cores at load average 13-22):
+ * every request that passed HANG_MS was answered, late, while the whole process was saturated (a fuzz-made Job
+ * of parallelism 1,276,401,776 keeps the in-process Job controller creating pods until the fuzz clears its
+ * workloads; /healthz itself then took 5.7-18.7 s). So an answer after HANG_MS is a hang only when the server
+ * was answering others meanwhile (`stuck`, below) or when none comes within LATE_LIMIT_MS.
+ */
+const LATE_LIMIT_MS = 120_000;
+/** A late answer is the server's fault when no /healthz during its wait took more than this. */
+const SATURATED_HEALTHZ_MS = 2_000;
+/**
+ * Valid fuzz workloads (a Job of parallelism 2^31-1 is valid) are deleted every this many requests: each keeps
+ * the controllers creating pods at full speed until then, which measures the controllers, not request handling.
+ */
+const CLEAR_EVERY = 250;
 /** A streaming answer (a watch) is read this long, then dropped. */
 const STREAM_READ_MS = 1500;
 
@@ -51,6 +67,19 @@ export interface FuzzReport {
   jobCompletedAfterMs?: number;
   jobError?: string;
   durationMs: number;
+  /** Per request class: how many, the slowest answer (or hang) in ms, how many took over 5 s. */
+  latency: Record<string, { count: number; maxMs: number; over5s: number }>;
+  /** The ten slowest requests of the run, with what they got. */
+  slowest: Array<{ ms: number; request: string; answer: string }>;
+  /** The slowest /healthz answer of the once-a-second probe during the run. */
+  healthzMaxMs: number;
+  /** Requests answered after HANG_MS while the server was saturated (its /healthz slow too): not hangs, listed. */
+  late: string[];
+  /** /healthz answers slower than 2 s: sent at (s into the run), took (ms). */
+  healthzStalls: string[];
+  /** The fuzzer's own event-loop stalls (over 1 s): while it is stalled, answers wait unread. */
+  ownLoopMaxMs: number;
+  ownLoopStalls: string[];
 }
 
 export interface ChildSimulator {
@@ -62,7 +91,12 @@ export interface ChildSimulator {
 
 /** Starts `tsx simulator` as a child process (controllers and 3 nodes, a 1 s receive timeout). */
 export async function startChildSimulator(): Promise<ChildSimulator> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'simulator', 'index.ts'), '--port', '0', '--receive-timeout', '1s', '--kubeconfig-out', join(tmpdir(), `fuzz-${process.pid}-${Date.now()}.kubeconfig`)], {
+  // FUZZ_SIM_NODE_ARGS: extra node options for the simulator only (e.g. `--cpu-prof --cpu-prof-dir=DIR` to see
+  // where its time goes during a run).
+  const nodeArgs = (process.env.FUZZ_SIM_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  // FUZZ_SIM_ARGS: extra simulator flags (e.g. `--daemon-arg=--x-api-qps=20` to see what the controllers' pace does).
+  const simArgs = (process.env.FUZZ_SIM_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(REPO, 'simulator', 'index.ts'), '--port', '0', '--receive-timeout', '1s', '--kubeconfig-out', join(tmpdir(), `fuzz-${process.pid}-${Date.now()}.kubeconfig`), ...simArgs], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -139,21 +173,34 @@ interface Answer {
   body: Buffer;
 }
 
+/** A request that got neither an answer nor a close in time, and how far it got (the evidence for its cause). */
+interface Hang {
+  hang: true;
+  /** What had happened when the time ran out: nothing back, the status line and headers only, part of the body. */
+  phase: string;
+}
+const hang = (phase: string): Hang => ({ hang: true, phase });
+const isHang = (a: unknown): a is Hang => typeof a === 'object' && a !== null && (a as Hang).hang === true;
+
 /** Sends over a raw socket (malformed HTTP, slow senders); resolves with the parsed answer, or undefined on a close without one. */
-function sendRaw(url: string, bytes: Buffer, keepOpen: boolean): Promise<Answer | undefined | 'hang'> {
+function sendRaw(url: string, bytes: Buffer, keepOpen: boolean): Promise<Answer | undefined | Hang> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const sock = net.connect(Number(port), hostname);
     const chunks: Buffer[] = [];
     let settled = false;
-    const finish = (v: Answer | undefined | 'hang') => {
+    const finish = (v: Answer | undefined | Hang) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       sock.destroy();
       resolve(v);
     };
-    const timer = setTimeout(() => finish('hang'), HANG_MS);
+    const timer = setTimeout(() => {
+      const got = Buffer.concat(chunks);
+      const unsent = sock.writableLength;
+      finish(hang(`raw socket: ${sock.bytesWritten} bytes written${unsent ? ` (${unsent} still unsent: the server stopped reading)` : ''}, ${got.length} bytes back${got.length ? `: ${JSON.stringify(got.subarray(0, 80).toString('latin1'))}` : ''}`));
+    }, LATE_LIMIT_MS);
     sock.on('data', (d) => chunks.push(d));
     sock.on('error', () => undefined);
     sock.on('close', () => {
@@ -169,11 +216,13 @@ function sendRaw(url: string, bytes: Buffer, keepOpen: boolean): Promise<Answer 
   });
 }
 
-async function sendHttp(url: string, r: FuzzRequest): Promise<Answer | 'hang' | 'client'> {
+async function sendHttp(url: string, r: FuzzRequest): Promise<Answer | Hang | 'client'> {
   const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), HANG_MS);
+  const timer = setTimeout(() => ac.abort(), LATE_LIMIT_MS);
+  let phase = 'no status line';
   try {
-    const res = await request(url + r.path, { method: r.method as 'GET', headers: r.headers, body: r.body, signal: ac.signal, headersTimeout: HANG_MS, bodyTimeout: HANG_MS });
+    const res = await request(url + r.path, { method: r.method as 'GET', headers: r.headers, body: r.body, signal: ac.signal, headersTimeout: LATE_LIMIT_MS, bodyTimeout: LATE_LIMIT_MS });
+    phase = `status ${res.statusCode} and headers, then no end of the body`;
     const ct = String(res.headers['content-type'] ?? '');
     const chunks: Buffer[] = [];
     // Any watch value but false/0/empty asks for a watch (the real query conversion of a bool).
@@ -188,7 +237,7 @@ async function sendHttp(url: string, r: FuzzRequest): Promise<Answer | 'hang' | 
     }
     return { status: res.statusCode, contentType: ct, body: Buffer.concat(chunks) };
   } catch (e) {
-    if (ac.signal.aborted) return 'hang';
+    if (ac.signal.aborted) return hang(phase);
     // undici refusing to send (a method or header it will not write) or a reset after a 4xx with close.
     void e;
     return 'client';
@@ -202,7 +251,10 @@ const OBJECT_PATH = /^(\/apis?\/(?:[^/]+\/)?v1(?:beta1)?\/namespaces\/[^/]+\/[a-
 export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<FuzzReport> {
   const started = performance.now();
   const log = opts.log ?? (() => {});
-  const report: FuzzReport = { seed: opts.seed, count: opts.count, byClass: {}, byStatus: {}, failures: [], rssBeforeMb: 0, rssAfterMb: 0, rssPeakMb: 0, aliveAfter: false, listsAsProtobuf: false, durationMs: 0 };
+  const report: FuzzReport = {
+    seed: opts.seed, count: opts.count, byClass: {}, byStatus: {}, failures: [], rssBeforeMb: 0, rssAfterMb: 0, rssPeakMb: 0, aliveAfter: false,
+    listsAsProtobuf: false, durationMs: 0, latency: {}, slowest: [], healthzMaxMs: 0, late: [], healthzStalls: [], ownLoopMaxMs: 0, ownLoopStalls: [],
+  };
   const ns = await request(`${sim.url}/api/v1/namespaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: FUZZ_NS } }) });
   await ns.body.text();
   report.rssBeforeMb = rssMb(sim.pid);
@@ -210,7 +262,7 @@ export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<F
   // requests held at once would hold its oversized bodies too.
   const CHUNK = 100;
   const chunks = new Map<number, FuzzRequest[]>();
-  const sampleAt = (i: number): FuzzRequest => {
+  const sampleAt = (i: number): FuzzRequest & { index: number } => {
     const c = Math.floor(i / CHUNK);
     let chunk = chunks.get(c);
     if (!chunk) {
@@ -218,33 +270,64 @@ export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<F
       chunks.set(c, chunk);
       chunks.delete(c - 2);
     }
-    return chunk[i % CHUNK];
+    return { ...chunk[i % CHUNK], index: i };
   };
   const count = (bucket: Record<string, number>, k: string) => (bucket[k] = (bucket[k] ?? 0) + 1);
-  const fail = (kind: Failure['kind'], r: FuzzRequest, detail: string) => {
-    if (report.failures.length < 50) report.failures.push({ kind, request: describe(r), detail: detail.slice(0, 400) });
+  const fail = (kind: Failure['kind'], r: FuzzRequest & { index?: number }, detail: string) => {
+    if (report.failures.length < 50) report.failures.push({ kind, request: `#${r.index} at ${((performance.now() - started) / 1000).toFixed(1)} s: ${describe(r)}`, detail: detail.slice(0, 400) });
     else report.failures.push({ kind, request: '', detail: '' });
   };
   let next = 0;
   let done = 0;
+  // The server's own responsiveness through the run: a /healthz every second (a stalled event loop shows here
+  // as a slow answer, whatever request caused it). Hangs are judged against it: a request that stays unanswered
+  // while /healthz answers at once is the server's fault, not load.
+  const health = startHealthMonitor(sim.url, started);
+  const slowest: Array<{ ms: number; request: string; answer: string }> = [];
+  const noteTime = (r: FuzzRequest, ms: number, answer: string) => {
+    const c = (report.latency[r.cls] ??= { count: 0, maxMs: 0, over5s: 0 });
+    c.count++;
+    c.maxMs = Math.max(c.maxMs, Math.round(ms));
+    if (ms > 5000) c.over5s++;
+    if (slowest.length < 10 || ms > slowest[slowest.length - 1].ms) {
+      slowest.push({ ms: Math.round(ms), request: describe(r).slice(0, 200), answer });
+      slowest.sort((a, b) => b.ms - a.ms);
+      slowest.length = Math.min(slowest.length, 10);
+    }
+  };
   const worker = async () => {
     for (;;) {
       const i = next++;
       if (i >= opts.count) return;
       const r = sampleAt(i);
       count(report.byClass, r.cls);
-      let answer: Answer | undefined | 'hang' | 'client';
+      let answer: Answer | undefined | Hang | 'client';
+      const t0 = performance.now();
       if (r.raw) answer = await sendRaw(sim.url, r.raw, false);
       else if (r.stallAfter !== undefined) {
         const head = `${r.method} ${r.path} HTTP/1.1\r\nHost: fuzz\r\n${Object.entries(r.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}Content-Length: ${r.body!.length}\r\n\r\n`;
         answer = await sendRaw(sim.url, Buffer.concat([Buffer.from(head), r.body!.subarray(0, r.stallAfter)]), true);
       } else answer = await sendHttp(sim.url, r);
-      if (answer === 'hang') {
-        count(report.byStatus, 'hang');
-        fail('hang', r, `no answer or close within ${HANG_MS} ms`);
-      } else if (answer === 'client') count(report.byStatus, 'client-refused');
+      const ms = performance.now() - t0;
+      noteTime(r, ms, isHang(answer) ? 'hang' : answer === undefined ? 'closed' : answer === 'client' ? 'client-refused' : String(answer.status));
+      const healthzDuring = ms > HANG_MS ? health.maxOverlapping(t0, t0 + ms) : 0;
+      let hung = false;
+      if (isHang(answer)) {
+        hung = true;
+        const probe = await healthzMs(sim.url);
+        fail('hang', r, `no answer or close within ${LATE_LIMIT_MS} ms (${answer.phase}); slowest /healthz meanwhile ${healthzDuring} ms, one right after: ${probe}`);
+      } else if (ms > HANG_MS) {
+        // Late: a hang when the server answered /healthz promptly all along (this request was stuck, not queued
+        // behind a saturated process); otherwise reported as late, with the evidence.
+        if (healthzDuring <= SATURATED_HEALTHZ_MS) {
+          hung = true;
+          fail('hang', r, `answered only after ${Math.round(ms)} ms while /healthz answered within ${healthzDuring} ms throughout: stuck, not queued`);
+        } else report.late.push(`#${r.index} ${Math.round(ms)} ms (slowest /healthz meanwhile ${healthzDuring} ms): ${describe(r).slice(0, 120)}`);
+      }
+      if (hung) count(report.byStatus, 'hang');
+      else if (answer === 'client') count(report.byStatus, 'client-refused');
       else if (answer === undefined) count(report.byStatus, 'closed');
-      else {
+      else if (!isHang(answer)) {
         count(report.byStatus, `${Math.floor(answer.status / 100)}xx`);
         if (answer.status >= 500) fail('5xx', r, `${answer.status} ${answer.body.subarray(0, 300).toString('utf8')}`);
         else if (answer.status >= 400 && r.method !== 'HEAD' && !(answer.status === 404 && answer.contentType.startsWith('text/plain')) && !isStatusBody(answer.contentType, answer.body)) {
@@ -255,15 +338,24 @@ export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<F
           await checkProtobufRead(sim.url, r, answer, fail);
         }
       }
-      done++;
+      const n = ++done;
       // Valid workloads the fuzz made (a Deployment of 2^31-1 replicas is valid) are cleared now and then, so
       // that the run measures the server, not an ever-growing set of pods; the deletes are requests too.
-      if (done % 1000 === 0) await clearFuzzWorkloads(sim.url);
-      if (opts.count >= 10 && done % Math.ceil(opts.count / 10) === 0) log(`fuzz: ${done}/${opts.count} (rss ${rssMb(sim.pid)} MB)`);
+      if (n % CLEAR_EVERY === 0) await clearFuzzWorkloads(sim.url);
+      if (opts.count >= 10 && n % Math.ceil(opts.count / 10) === 0) log(`fuzz: ${n}/${opts.count} (rss ${rssMb(sim.pid)} MB, slowest /healthz so far ${health.maxMs} ms, ${((performance.now() - started) / 1000).toFixed(0)} s)`);
       report.rssPeakMb = Math.max(report.rssPeakMb, rssMb(sim.pid));
     }
   };
-  await Promise.all(Array.from({ length: opts.concurrency ?? 8 }, worker));
+  try {
+    await Promise.all(Array.from({ length: opts.concurrency ?? 8 }, worker));
+  } finally {
+    health.stop();
+  }
+  report.healthzMaxMs = health.maxMs;
+  report.healthzStalls = health.stalls;
+  report.ownLoopMaxMs = health.ownMaxMs;
+  report.ownLoopStalls = health.ownStalls;
+  report.slowest = slowest;
   report.aliveAfter = sim.child.exitCode === null && (await healthy(sim.url));
   report.listsAsProtobuf = await everyListReadsAsProtobuf(sim.url);
   report.rssAfterMb = await settledRss(sim.pid);
@@ -295,6 +387,80 @@ async function checkProtobufRead(url: string, r: FuzzRequest, answer: Answer, fa
   if (!res) return;
   await res.body.arrayBuffer();
   if (res.statusCode >= 500) fail('protobuf-read', r, `GET ${m[1]}/${name} as protobuf: ${res.statusCode}`);
+}
+
+/** How long one /healthz takes (or that it did not answer within 10 s). */
+async function healthzMs(url: string): Promise<string> {
+  const t0 = performance.now();
+  try {
+    const res = await request(`${url}/healthz`, { headersTimeout: 10_000, bodyTimeout: 10_000 });
+    await res.body.text();
+    return `${res.statusCode} in ${Math.round(performance.now() - t0)} ms`;
+  } catch (e) {
+    return `no answer (${(e as Error).message}) after ${Math.round(performance.now() - t0)} ms`;
+  }
+}
+
+/** A /healthz a second, one at a time, on its own connection: the server's responsiveness over the run. */
+interface HealthMonitor {
+  maxMs: number;
+  stalls: string[];
+  ownMaxMs: number;
+  ownStalls: string[];
+  maxOverlapping(from: number, to: number): number;
+  stop(): void;
+}
+
+function startHealthMonitor(url: string, origin: number): HealthMonitor {
+  /** Each /healthz: when it was sent and how long it took (the one in flight counts with its time so far). */
+  const samples: Array<{ sent: number; ms: number }> = [];
+  let inFlight: number | undefined;
+  const loop = monitorEventLoopDelay({ resolution: 20 });
+  loop.enable();
+  let stopped = false;
+  const state = {
+    maxMs: 0,
+    /** /healthz answers slower than 2 s: when they were sent (s into the run) and how long they took. */
+    stalls: [] as string[],
+    ownMaxMs: 0,
+    ownStalls: [] as string[],
+    /** The slowest /healthz whose wait overlapped [from, to] (performance.now() times). */
+    maxOverlapping(from: number, to: number) {
+      let max = inFlight !== undefined && inFlight <= to ? Math.round(performance.now() - inFlight) : 0;
+      for (const s of samples) if (s.sent <= to && s.sent + s.ms >= from) max = Math.max(max, s.ms);
+      return max;
+    },
+    stop() {
+      stopped = true;
+      loop.disable();
+    },
+  };
+  void (async () => {
+    while (!stopped) {
+      const t0 = performance.now();
+      inFlight = t0;
+      try {
+        const res = await request(`${url}/healthz`, { headersTimeout: 60_000, bodyTimeout: 60_000 });
+        await res.body.text();
+      } catch {
+        // counted by its time like an answer
+      }
+      const ms = Math.round(performance.now() - t0);
+      // This process's own event loop: a stall here delays every answer it reads (and fires its hang timers
+      // first), so it is told apart from the server's.
+      const ownMs = Math.round(loop.max / 1e6);
+      loop.reset();
+      state.ownMaxMs = Math.max(state.ownMaxMs, ownMs);
+      if (ownMs > 1000 && state.ownStalls.length < 20) state.ownStalls.push(`${((t0 - origin) / 1000).toFixed(1)} s: ${ownMs} ms`);
+      state.maxMs = Math.max(state.maxMs, ms);
+      if (ms > 2000 && state.stalls.length < 20) state.stalls.push(`${((t0 - origin) / 1000).toFixed(1)} s: ${ms} ms`);
+      inFlight = undefined;
+      samples.push({ sent: t0, ms });
+      if (samples.length > 900) samples.shift();
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
+  return state;
 }
 
 async function healthy(url: string): Promise<boolean> {
@@ -368,7 +534,10 @@ export function formatReport(r: FuzzReport): string {
     `5xx: ${r.failures.filter((f) => f.kind === '5xx').length}, hangs: ${r.failures.filter((f) => f.kind === 'hang').length}, non-Status error bodies: ${r.failures.filter((f) => f.kind === 'non-Status').length}, writes not readable as protobuf: ${r.failures.filter((f) => f.kind === 'protobuf-read').length}`,
     `process alive: ${r.aliveAfter}; every list readable as protobuf: ${r.listsAsProtobuf}; RSS ${r.rssBeforeMb} MB before, ${r.rssPeakMb} MB peak, ${r.rssAfterMb} MB after`,
     r.jobCompletedAfterMs !== undefined ? `a Job created afterwards completed in ${(r.jobCompletedAfterMs / 1000).toFixed(1)} s` : `a Job created afterwards did NOT complete: ${r.jobError}`,
+    `slowest answer by class (ms; late after ${HANG_MS}, hang after ${LATE_LIMIT_MS} or when late while /healthz was prompt): ${Object.entries(r.latency).sort().map(([k, v]) => `${k} ${v.maxMs}${v.over5s ? ` (${v.over5s} over 5 s)` : ''}`).join(', ')}; slowest /healthz during the run ${r.healthzMaxMs} ms${r.healthzStalls.length ? ` (over 2 s: ${r.healthzStalls.join(', ')})` : ''}; the fuzzer's own longest event-loop stall ${r.ownLoopMaxMs} ms${r.ownLoopStalls.length ? ` (over 1 s: ${r.ownLoopStalls.join(', ')})` : ''}`,
   ];
+  if (r.late.length) lines.push(`late (answered after ${HANG_MS} ms while the server's own /healthz was slower than ${SATURATED_HEALTHZ_MS} ms, i.e. the process was saturated, not this request stuck): ${r.late.length}`, ...r.late.slice(0, 10).map((l) => `  late: ${l}`));
+  for (const s of r.slowest.slice(0, 5)) lines.push(`  slow: ${s.ms} ms -> ${s.answer}: ${s.request}`);
   for (const f of r.failures.filter((x) => x.request).slice(0, 20)) lines.push(`  ${f.kind}: ${f.request}\n    -> ${f.detail}`);
   return lines.join('\n');
 }

@@ -19,6 +19,7 @@ import { nodeConditions, nodeInternalIP, nodeObject, podIP, podIPCapacity, rfc33
 import { containersOf, newContainerID, podStatus, type ContainerState } from './pod-status.ts';
 import { newPodRun, podStages, type PodRun } from './pod-stages.ts';
 import { StageEngine } from './stages.ts';
+import { attachableOf, podVolumes } from '../api/volume-names.ts';
 
 export interface KubeletOptions extends BehaviourDefaults {
   shape: NodeShape;
@@ -52,6 +53,10 @@ export class SimKubelet {
   private state: NodeState = 'ready';
   private readyTransition = rfc3339();
   readonly hostIP: string;
+  /** Unique names of the volumes attached to this node (the Node's status.volumesAttached). */
+  private attached = new Set<string>();
+  /** What this kubelet last reported in status.volumesInUse. */
+  private reportedInUse = '';
   /** The pod stages (pod-stages.ts) with this kubelet's actions. */
   private readonly stages: StageEngine<PodRun>;
 
@@ -64,6 +69,7 @@ export class SimKubelet {
     this.hostIP = nodeInternalIP(index);
     this.stages = new StageEngine(
       podStages({
+        volumesReady: (run) => this.volumesReady(run),
         start: (run) => this.start(run),
         ready: (run) => {
           run.view = { ...run.view, ready: true };
@@ -102,6 +108,8 @@ export class SimKubelet {
   observeNode(node: KubeObject): void {
     const cidr = (node.spec as { podCIDR?: string } | undefined)?.podCIDR;
     if (cidr) this.podCIDR = cidr;
+    const attached = ((node.status as { volumesAttached?: Array<{ name?: string }> } | undefined)?.volumesAttached ?? []).map((a) => a.name ?? '');
+    this.attached = new Set(attached);
     const next = nodeStateOf(node);
     if (next === this.state) return;
     const wasDown = this.down;
@@ -168,6 +176,7 @@ export class SimKubelet {
     run.done = true;
     this.usedSlots.delete(run.ipSlot);
     this.runs.delete(run.uid);
+    this.reportVolumesInUse();
   }
 
   close(): void {
@@ -209,8 +218,64 @@ export class SimKubelet {
       return run;
     }
     if (pod.metadata.deletionTimestamp) return run; // observe() stops it
-    this.stages.enter(run, 'Pending');
+    const vols = podVolumes(pod);
+    // A pod with claims or attachable volumes starts only once they are bound and attached (stage volumes).
+    this.stages.enter(run, vols.claims.length > 0 || vols.inline.length > 0 ? 'Volumes' : 'Pending');
     return run;
+  }
+
+  /** Stage volumes: claims resolved (bound) and every attachable volume attached to this node; mounts them. */
+  private volumesReady(run: PodRun): boolean {
+    if (this.down) return false;
+    if (!run.attachable) {
+      // Claims are read again at most every second while one is not bound (the kubelet's client is rate-limited).
+      if (!run.resolvingVolumes && Date.now() >= (run.resolveAfter ?? 0)) {
+        run.resolveAfter = Date.now() + 1000;
+        run.resolvingVolumes = true;
+        void this.resolveVolumes(run).finally(() => (run.resolvingVolumes = false));
+      }
+      return false;
+    }
+    if (!run.attachable.every((name) => this.attached.has(name))) return false;
+    run.mounted = true;
+    this.reportVolumesInUse();
+    return true;
+  }
+
+  /** Reads the pod's claims and their volumes (as a kubelet does before mounting); leaves run.attachable unset while a claim is not bound. */
+  private async resolveVolumes(run: PodRun): Promise<void> {
+    const { claims, inline } = podVolumes(run.pod);
+    const names = inline.map((v) => v.uniqueName);
+    try {
+      for (const claim of claims) {
+        const c = await this.client.get(`/api/v1/namespaces/${encodeURIComponent(run.namespace)}/persistentvolumeclaims/${encodeURIComponent(claim)}`);
+        const volumeName = (c.spec as { volumeName?: string } | undefined)?.volumeName;
+        if (!volumeName || (c.status as { phase?: string } | undefined)?.phase !== 'Bound') return;
+        const pv = await this.client.get(`/api/v1/persistentvolumes/${encodeURIComponent(volumeName)}`);
+        const a = attachableOf((pv.spec ?? {}) as Record<string, unknown>, volumeName);
+        if (a) names.push(a.uniqueName);
+      }
+      run.attachable = [...new Set(names)];
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404) && !this.stopped) this.opts.log(`node ${this.nodeName}: volumes of ${run.namespace}/${run.name}: ${(err as Error).message}`);
+    }
+  }
+
+  /** status.volumesInUse: the attachable volumes of the pods whose volumes are mounted and that have not ended. */
+  private reportVolumesInUse(): void {
+    if (this.stopped || this.down) return;
+    const inUse = new Set<string>();
+    for (const r of this.runs.values()) if (r.mounted && !r.done) for (const n of r.attachable ?? []) inUse.add(n);
+    const list = [...inUse].sort();
+    const text = list.join('\n');
+    if (text === this.reportedInUse) return;
+    this.reportedInUse = text;
+    this.client
+      .patch(`/api/v1/nodes/${encodeURIComponent(this.nodeName)}/status`, { status: { volumesInUse: list.length ? list : null } }, 'application/merge-patch+json')
+      .catch((err: unknown) => {
+        this.reportedInUse = '';
+        if (!this.stopped) this.opts.log(`node ${this.nodeName}: volumesInUse: ${(err as Error).message}`);
+      });
   }
 
   private allocateSlot(): number {
@@ -294,6 +359,7 @@ export class SimKubelet {
     run.chain = run.chain.then(() => {
       run.done = true;
       this.usedSlots.delete(run.ipSlot);
+      this.reportVolumesInUse();
     });
   }
 

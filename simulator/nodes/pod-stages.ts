@@ -5,6 +5,9 @@
 // delay, run-seconds / fail-after-seconds / exit-code decide when a run ends and how.
 //
 //   step      stage              selector                                  delay                 next
+//   Volumes   volumes            -                                         100 ms (a poll)       Pending once every claim is bound and every
+//                                                                                                 attachable volume is in the Node's
+//                                                                                                 status.volumesAttached; else Volumes again
 //   Pending   start              -                                         startMs               Running (containers running)
 //   BackOff   restart            -                                         the back-off          Running (new containers)
 //   Running   ready              ready-after-seconds > 0, not adopted      readyAfterMs          Running, Ready=True
@@ -18,7 +21,10 @@ import type { PodBehaviour } from './annotations.ts';
 import type { ContainersView } from './pod-status.ts';
 import { newStageTimers, type Stage, type StageSubject } from './stages.ts';
 
-export type PodStep = 'Pending' | 'Running' | 'BackOff' | 'Finished' | 'Stopping';
+export type PodStep = 'Volumes' | 'Pending' | 'Running' | 'BackOff' | 'Finished' | 'Stopping';
+
+/** How often a pod waiting for its volumes looks again. */
+export const VOLUME_POLL_MS = 100;
 
 /** One pod on a simulated node: what the stages read and change. */
 export interface PodRun extends StageSubject {
@@ -40,6 +46,12 @@ export interface PodRun extends StageSubject {
   done: boolean;
   /** The last pod object seen (for condition transition times and the container list). */
   pod: KubeObject;
+  /** Unique names of the attachable volumes the pod uses (undefined until its claims are resolved). */
+  attachable?: string[];
+  /** Its volumes are mounted (they count in the Node's status.volumesInUse until the pod ends). */
+  mounted?: boolean;
+  resolvingVolumes?: boolean;
+  resolveAfter?: number;
 }
 
 export function newPodRun(fields: Omit<PodRun, 'step' | 'stageTimers' | 'chain' | 'adopted' | 'backoffMs' | 'stopping' | 'done'>): PodRun {
@@ -48,6 +60,8 @@ export function newPodRun(fields: Omit<PodRun, 'step' | 'stageTimers' | 'chain' 
 
 /** What the stages do through the kubelet (status writes, events, the API). */
 export interface PodActions {
+  /** Whether the pod's volumes are ready (claims bound, attachable ones attached to the node); mounts them if so. */
+  volumesReady(run: PodRun): boolean;
   /** The containers start (first time or after a back-off): Running, events, a status write. */
   start(run: PodRun): void;
   /** The containers became Ready. */
@@ -71,6 +85,7 @@ const activeDeadline = (r: PodRun) => (r.pod.spec as { activeDeadlineSeconds?: n
 
 export function podStages(a: PodActions): Stage<PodRun>[] {
   return [
+    { name: 'volumes', from: ['Volumes'], delayMs: () => VOLUME_POLL_MS, next: (r) => (a.volumesReady(r) ? 'Pending' : 'Volumes') },
     { name: 'start', from: ['Pending'], delayMs: (r) => r.behaviour.startMs, next: (r) => (a.start(r), 'Running') },
     { name: 'restart', from: ['BackOff'], delayMs: (r) => r.backoffMs, next: (r) => (a.start(r), 'Running') },
     {

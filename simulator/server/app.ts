@@ -24,6 +24,7 @@ import { apiVersionOf } from '../api/meta.ts';
 import { isOpenApiPath, serveOpenApi } from '../openapi/serve.ts';
 import { parseIncludeObject, tableSourceOf, toTable } from './table/table.ts';
 import { checkRequest, userOf } from './authorization/filter.ts';
+import { requestLogEntry, requestLogLine } from './request-log.ts';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -150,6 +151,8 @@ export function buildApp(ctx: ServerContext, tls?: TlsOptions): FastifyInstance 
   // Authentication, impersonation and authorization come before everything else (server/authorization/filter.ts);
   // their 401/403 answers go through the error handler above as Status bodies.
   app.addHook('onRequest', async (request) => checkRequest(ctx.security, ctx.store, request.raw));
+  const requestLog = ctx.settings.requestLog;
+  if (requestLog) app.addHook('onResponse', async (request, reply) => requestLog(requestLogLine(requestLogEntry(request, reply, ctx.security.authentication !== undefined))));
   const handler = async (request: FastifyRequest, reply: FastifyReply) => dispatch(ctx, request, reply);
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', ...EXTRA_METHODS], url: '/*', handler });
   app.route({ method: ['GET'], url: '/', handler: async (_req, reply) => reply.send({ paths: rootPaths(ctx) }) });

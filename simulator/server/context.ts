@@ -24,6 +24,8 @@ export interface ServerSettings {
   requestReceiveTimeoutMs?: number;
   /** How long a list with a future resourceVersion waits before 504 (the real server waits 3 s). */
   futureRevisionWaitMs: number;
+  /** Where the request log goes, one line per answered request (request-log.ts); none: no log. */
+  requestLog?: (line: string) => void;
 }
 
 export interface ServerContext {

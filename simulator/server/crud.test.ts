@@ -119,6 +119,14 @@ function validBody(def: ResourceDef, name: string, ns: string | undefined): Json
     case 'RoleBinding':
     case 'ClusterRoleBinding':
       return { metadata, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'jane' }] };
+    case 'PersistentVolume':
+      return { metadata, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/${name}` } } };
+    case 'PersistentVolumeClaim':
+      return { metadata, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+    case 'StorageClass':
+      return { metadata, provisioner: 'kubernetes.io/host-path' };
+    case 'VolumeAttachment':
+      return { metadata, spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv-1' }, nodeName: 'node-1' } };
     case 'CertificateSigningRequest':
       return {
         metadata,

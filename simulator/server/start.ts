@@ -42,6 +42,8 @@ export interface ApiServerOptions {
    * system:unsecured in system:masters; the access-review endpoints answer with AlwaysAllow).
    */
   security?: SecurityContext;
+  /** The request log (the real server's httplog at --v=3): one line per answered request; default none. */
+  requestLog?: (line: string) => void;
   /** Runs after the system namespaces exist and before the server is reported started (RBAC bootstrap policy). */
   postStart?: (ctx: ServerContext) => Promise<void>;
 }
@@ -71,6 +73,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     bodyLimit: opts.bodyLimit ?? 3 * 1024 * 1024,
     futureRevisionWaitMs: 3000,
     requestReceiveTimeoutMs: opts.requestReceiveTimeoutMs ?? 60_000,
+    requestLog: opts.requestLog,
   };
   loadKindRules();
   const ctx: ServerContext = {

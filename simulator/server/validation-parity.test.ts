@@ -50,6 +50,15 @@ describe('containers and pod specs', () => {
     ['valueFrom without a source', { env: [{ name: 'A', valueFrom: {} }] }, {}, 'spec.containers[0].env[0].valueFrom'],
     ['valueFrom with two sources', { env: [{ name: 'A', valueFrom: { fieldRef: { fieldPath: 'metadata.name' }, secretKeyRef: { name: 's', key: 'k' } } }] }, {}, 'spec.containers[0].env[0].valueFrom'],
     ['an envFrom prefix that is not a variable name', { envFrom: [{ prefix: '1-x', configMapRef: { name: 'c' } }] }, {}, 'spec.containers[0].envFrom[0].prefix'],
+    ['an env name that starts with a digit', { env: [{ name: '1ABC', value: 'x' }] }, {}, 'spec.containers[0].env[0].name', 'FieldValueInvalid'],
+    ['an env name with a character outside [-._a-zA-Z0-9]', { env: [{ name: 'A B', value: 'x' }] }, {}, 'spec.containers[0].env[0].name', 'FieldValueInvalid'],
+    ["an env name '..'", { env: [{ name: '..', value: 'x' }] }, {}, 'spec.containers[0].env[0].name', 'FieldValueInvalid'],
+    ["an env name starting with '..'", { env: [{ name: '..A', value: 'x' }] }, {}, 'spec.containers[0].env[0].name', 'FieldValueInvalid'],
+    ["an envFrom prefix '.'", { envFrom: [{ prefix: '.', configMapRef: { name: 'c' } }] }, {}, 'spec.containers[0].envFrom[0].prefix', 'FieldValueInvalid'],
+    ['a configMapKeyRef key with a slash', { env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'c', key: 'a/b' } } }] }, {}, 'spec.containers[0].env[0].valueFrom.configMapKeyRef.key', 'FieldValueInvalid'],
+    ["a secretKeyRef key '..x'", { env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: '..x' } } }] }, {}, 'spec.containers[0].env[0].valueFrom.secretKeyRef.key', 'FieldValueInvalid'],
+    ['a secretKeyRef key of 254 characters', { env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k'.repeat(254) } } }] }, {}, 'spec.containers[0].env[0].valueFrom.secretKeyRef.key', 'FieldValueInvalid'],
+    ['a configMapKeyRef name that is not a DNS subdomain', { env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'Bad_Name', key: 'k' } } }] }, {}, 'spec.containers[0].env[0].valueFrom.configMapKeyRef.name', 'FieldValueInvalid'],
     ['a bad port name', { ports: [{ containerPort: 80, name: 'Web_Port' }] }, {}, 'spec.containers[0].ports[0].name'],
     ['a mount of a volume that does not exist', { volumeMounts: [{ name: 'nope', mountPath: '/x' }] }, {}, 'spec.containers[0].volumeMounts[0].name', 'FieldValueNotFound'],
     ['a volume with two sources', {}, { volumes: [{ name: 'v', secret: { secretName: 's' }, configMap: { name: 'c' } }] }, 'spec.volumes[0].configMap', 'FieldValueForbidden'],
@@ -76,8 +85,9 @@ describe('containers and pod specs', () => {
       resources: { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '250m', memory: '64Mi' } },
       livenessProbe: { httpGet: { port: 'web', path: '/' }, periodSeconds: 0 },
       ports: [{ name: 'web', containerPort: 80, hostPort: 8080 }],
-      env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-      envFrom: [{ prefix: 'CFG_', configMapRef: { name: 'c' } }],
+      // 1.9 names are environment variable names, not C identifiers: dots and dashes pass.
+      env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'my.env-name', value: 'x' }, { name: '_X.Y', valueFrom: { configMapKeyRef: { name: 'c.d', key: '.dotfile' } } }],
+      envFrom: [{ prefix: 'CFG_', configMapRef: { name: 'c' } }, { prefix: 'my-prefix.', secretRef: { name: 's' } }],
       volumeMounts: [{ name: 'v', mountPath: '/v' }],
     }, { volumes: [{ name: 'v', configMap: { name: 'c', defaultMode: 0o644 } }] }));
     assert.equal(r.status, 201, r.text);

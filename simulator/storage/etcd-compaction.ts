@@ -1,4 +1,4 @@
-// The simulator's history window (ARCHITECTURE "Storage contract", spec 8.1) expressed as etcd compaction.
+// The simulator's history window (README.md, "History window"; spec 8.1) expressed as etcd compaction.
 //
 // The memory store retains a change while it is one of the last `historyEvents` changes OR younger than
 // `historyAgeMs`. etcd keeps everything after its compact revision, so the same promise is kept by compacting,

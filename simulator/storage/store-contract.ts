@@ -1,4 +1,4 @@
-// The behaviour every Store backend owes the server (store.ts, ARCHITECTURE "Storage contract"), as one suite
+// The behaviour every Store backend owes the server (store.ts; README.md, "The Store contract"), as one suite
 // that each backend's test file runs against its own stores: memory.test.ts and etcd.test.ts.
 //
 // Written against what all backends share: revisions are relative to the store's revision when the test starts

@@ -1,4 +1,4 @@
-// The storage contract (ARCHITECTURE.md "Storage contract"). It is shaped after etcd's key-value API so that
+// The storage contract (simulator/storage/README.md, "The Store contract"). It is shaped after etcd's key-value API so that
 // an etcd backend maps onto it one to one: one global revision, mod revisions per key, range reads at a
 // revision, watch from a revision, compaction.
 

@@ -17,6 +17,14 @@ export interface ValueEnv {
   file: string;
   /** An existing file holding a JSON object, for the cloud credential options (the daemon reads them as JSON). */
   jsonFile?: string;
+  /**
+   * PEM files for the options the daemon reads as keys and certificates (it refuses anything else, exit 2): an
+   * RSA key for --service-account-private-key-file, a CA certificate for --root-ca-file and
+   * --cluster-signing-cert-file, and that CA's key for --cluster-signing-key-file.
+   */
+  pem?: { serviceAccountKeyFile: string; caCertFile: string; caKeyFile: string };
+  /** A recycler pod manifest (YAML) for the --pv-recycler-pod-template-filepath-* options (1.9 loads it as a Pod). */
+  podTemplateFile?: string;
   dir: string;
   controllers: readonly ControllerRow[];
   gates: readonly FeatureGateRow[];
@@ -84,6 +92,16 @@ function stringValue(row: OptionRow, env: ValueEnv): fc.Arbitrary<string> {
     case 'cloud-a-container-registry-config':
     case 'cloud-b-json-key':
       return fc.constant(env.jsonFile ?? env.file);
+    case 'service-account-private-key-file':
+      return fc.constant(env.pem?.serviceAccountKeyFile ?? env.file);
+    case 'root-ca-file':
+    case 'cluster-signing-cert-file':
+      return fc.constant(env.pem?.caCertFile ?? env.file);
+    case 'cluster-signing-key-file':
+      return fc.constant(env.pem?.caKeyFile ?? env.file);
+    case 'pv-recycler-pod-template-filepath-hostpath':
+    case 'pv-recycler-pod-template-filepath-nfs':
+      return fc.constant(env.podTemplateFile ?? env.file);
     case 'flex-volume-plugin-dir':
       return fc.constant(env.dir.endsWith('/') ? env.dir : `${env.dir}/`);
   }

@@ -19,6 +19,9 @@ const CHROMIUM = '/usr/bin/chromium';
 const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 // Kept after the test (reports/ is git-ignored) so the report and its screenshots can be opened.
 const DIR = process.env.HTML_REPORT_TEST_DIR ?? join(REPO, 'reports', 'html-browser-test');
+// Screenshots are kept for people to look at, not asserted on: a busy CI machine may take longer than
+// Playwright's default 30 s to render a full page, which must not fail the test.
+const SCREENSHOT_TIMEOUT_MS = 120_000;
 
 let browser: Browser | undefined;
 let results: ConformanceResults;
@@ -95,7 +98,7 @@ test('a run writes index.html; its first screen names the failing rows and why',
   const list = await page.locator('.failures').innerText();
   for (const row of failedRows) assert.ok(list.includes(row.id), `failing row ${row.id} is not listed at the top`);
   assert.match(list, /media\.yaml[\s\S]*Content-Type: expected "application\/yaml", got "application\/json"/);
-  await page.screenshot({ path: join(DIR, 'first-screen.png') });
+  await page.screenshot({ path: join(DIR, 'first-screen.png'), timeout: SCREENSHOT_TIMEOUT_MS });
   assert.deepEqual(problems, []);
 });
 
@@ -139,8 +142,8 @@ test('filter to failures, open one with the keyboard, read and copy its curl lin
   if (clipboard !== null) assert.equal(clipboard, check.evidence.replayCommand);
 
   await details.scrollIntoViewIfNeeded();
-  await page.screenshot({ path: join(DIR, 'failure-evidence.png') });
-  await page.screenshot({ path: join(DIR, 'failures-only-full.png'), fullPage: true });
+  await page.screenshot({ path: join(DIR, 'failure-evidence.png'), timeout: SCREENSHOT_TIMEOUT_MS });
+  await page.screenshot({ path: join(DIR, 'failures-only-full.png'), fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS });
   assert.deepEqual(problems, []);
 });
 
@@ -177,7 +180,7 @@ test('fits a narrow window and prints without its controls', async () => {
   await page.locator('tr.evidence:visible details.failure > summary').first().click();
   const [scrollWidth, innerWidth] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number];
   assert.ok(scrollWidth <= innerWidth, `the page scrolls sideways at 360 px: ${scrollWidth} > ${innerWidth}`);
-  await page.screenshot({ path: join(DIR, 'narrow.png') });
+  await page.screenshot({ path: join(DIR, 'narrow.png'), timeout: SCREENSHOT_TIMEOUT_MS });
   await page.emulateMedia({ media: 'print' });
   assert.equal(await page.locator('#filters').isVisible(), false);
   assert.equal(await page.locator('button.copy').first().isVisible(), false);
@@ -214,6 +217,6 @@ test('two runs open as a matrix with one column per target', async () => {
   assert.deepEqual(headers.slice(2), [results.run.target, 'http://fine.example:2', 'Checks']);
   await page.getByRole('button', { name: 'Failures only' }).click();
   assert.ok((await visibleRows(page).count()) > 0);
-  await page.screenshot({ path: join(DIR, 'matrix.png'), fullPage: false });
+  await page.screenshot({ path: join(DIR, 'matrix.png'), fullPage: false, timeout: SCREENSHOT_TIMEOUT_MS });
   assert.deepEqual(problems, []);
 });

@@ -21,6 +21,7 @@ import './stateful-set.ts';
 import './disruption-budget.ts';
 import './resource-quota.ts';
 import './autoscaler.ts';
+import './volumes.ts';
 
 let loaded = false;
 

@@ -9,7 +9,7 @@ import { nameErrors } from '../names.ts';
 import { type FieldError, duplicate, forbiddenField, invalidValue, notSupported, required } from '../field-errors.ts';
 import { imagePullPolicyDefault, isZeroValue, tableDefault, tableEnum } from './table.ts';
 import { type Obj, atLeast, isObj, isUnset, nonNegative, setDefault } from './util.ts';
-import { validateContainerExtras, validateHostPorts, validateVolumeSources } from '../validation/pod.ts';
+import { envVarNameErrors, validateContainerExtras, validateHostPorts, validateVolumeSources } from '../validation/pod.ts';
 
 // Real server values for PodSpec fields the spec does not tabulate (wire-facts 5 "PodSpec").
 const POD_DEFAULTS = { restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: 30 } as const;
@@ -75,8 +75,6 @@ export function defaultPodResources(spec: Obj): void {
   }
 }
 
-const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
-
 function validateContainer(c: Obj, path: string, opts: { imageRequired: boolean }, errs: FieldError[]): void {
   const name = c.name;
   if (typeof name !== 'string' || name === '') errs.push(required(`${path}.name`));
@@ -109,7 +107,7 @@ function validateContainer(c: Obj, path: string, opts: { imageRequired: boolean 
     c.env.forEach((e, i) => {
       if (!isObj(e)) return;
       if (typeof e.name !== 'string' || e.name === '') errs.push(required(`${path}.env[${i}].name`));
-      else if (!ENV_NAME.test(e.name)) errs.push(invalidValue(`${path}.env[${i}].name`, e.name, "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit"));
+      else for (const m of envVarNameErrors(e.name)) errs.push(invalidValue(`${path}.env[${i}].name`, e.name, m));
     });
   }
   validateContainerExtras(c, path, errs);

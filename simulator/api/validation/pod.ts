@@ -9,10 +9,25 @@ import { type FieldError, duplicate, forbiddenField, invalidValue, notSupported,
 import { parseQuantity } from '../quantity.ts';
 import { labelKeyError } from '../labels.ts';
 import { type Obj, isObj, isUnset } from '../kinds/util.ts';
+import { configKeyErrors } from '../kinds/config-data.ts';
+import { nameErrors } from '../names.ts';
 
+// Which names 1.9 checks how (pkg/apis/core/validation, apimachinery util/validation): env[].name and the envFrom
+// prefix are "environment variable names" (IsEnvVarName, relaxed from C identifiers in 1.8 so that `my.env-name`
+// passes; '.', '..' and a '..' start refused), not C_IDENTIFIERs; the keys of configMapKeyRef and secretKeyRef are
+// config keys (IsConfigMapKey, at most 253 characters) and their names DNS-1123 subdomains. C_IDENTIFIER is left in
+// the API's doc strings only (the kubelet skips envFrom keys that are not variable names, with an event).
 const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
-const ENV_VAR_MSG = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit";
-const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const ENV_VAR_MSG = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')";
+
+/** The real IsEnvVarName: the character rule, then '.', '..' and a '..' prefix refused (they name directories). */
+export function envVarNameErrors(name: string): string[] {
+  const out: string[] = [];
+  if (!ENV_VAR_NAME.test(name)) out.push(ENV_VAR_MSG);
+  if (name === '.' || name === '..') out.push(`must not be '${name}'`);
+  else if (name.startsWith('..')) out.push("must not start with '..'");
+  return out;
+}
 const IANA_SVC_NAME_MSG = 'must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)';
 
 /** The real IsValidPortName: at most 15 characters, lower-case letters, digits and single inner hyphens, a letter. */
@@ -93,8 +108,9 @@ const FIELD_REF_PATHS = ['metadata.name', 'metadata.namespace', 'metadata.labels
 
 function validateKeyRef(ref: Obj, path: string, errs: FieldError[]): void {
   if (typeof ref.name !== 'string' || ref.name === '') errs.push(required(`${path}.name`));
+  else for (const m of nameErrors(ref.name, 'dns1123-subdomain')) errs.push(invalidValue(`${path}.name`, ref.name, m));
   if (typeof ref.key !== 'string' || ref.key === '') errs.push(required(`${path}.key`));
-  else if (!CONFIG_KEY.test(ref.key)) errs.push(invalidValue(`${path}.key`, ref.key, "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"));
+  else for (const m of configKeyErrors(ref.key)) errs.push(invalidValue(`${path}.key`, ref.key, m));
 }
 
 function validateEnv(env: unknown, path: string, errs: FieldError[]): void {
@@ -123,7 +139,7 @@ function validateEnvFrom(envFrom: unknown, path: string, errs: FieldError[]): vo
   envFrom.forEach((e, i) => {
     if (!isObj(e)) return;
     const p = `${path}[${i}]`;
-    if (typeof e.prefix === 'string' && e.prefix !== '' && !ENV_VAR_NAME.test(e.prefix)) errs.push(invalidValue(`${p}.prefix`, e.prefix, ENV_VAR_MSG));
+    if (typeof e.prefix === 'string' && e.prefix !== '') for (const m of envVarNameErrors(e.prefix)) errs.push(invalidValue(`${p}.prefix`, e.prefix, m));
     const sources = ['configMapRef', 'secretRef'].filter((k) => !isUnset(e[k]));
     if (sources.length === 0) errs.push(invalidValue(p, '', 'must specify one of: `configMapRef` or `secretRef`'));
     else if (sources.length > 1) errs.push(forbiddenField(p, 'may not have more than one field specified at a time'));

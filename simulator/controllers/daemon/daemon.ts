@@ -19,6 +19,7 @@ import { CONTROLLER_PLANS, decideStart, type ControllerPlan } from '../registry.
 import type { ControllerContext } from '../controller.ts';
 import type { ProtobufObjectCodec } from '../../client/protobuf-codec.ts';
 import { initCloud } from '../cloud/init-cloud.ts';
+import { scanFlexPlugins } from '../volume-plugins.ts';
 
 export type ControllerState =
   | { state: 'pending' }
@@ -95,6 +96,18 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
   const cloudSetup = initCloud(o, log);
   const cloud = cloudSetup.cloud;
 
+  // FlexVolume drivers: the folders of --flex-volume-plugin-dir, looked at again for each /configz (the real
+  // prober watches the folder too).
+  let flex = scanFlexPlugins(o.string('--flex-volume-plugin-dir'));
+  if (flex.problem) log(`flexVolume: ${flex.dir}: ${flex.problem}`);
+  for (const d of flex.drivers) log(`flexVolume: found driver ${d} in ${flex.dir}`);
+  const rescanFlex = () => {
+    const next = scanFlexPlugins(flex.dir);
+    for (const d of next.drivers) if (!flex.drivers.includes(d)) log(`flexVolume: found driver ${d} in ${flex.dir}`);
+    flex = next;
+    return flex;
+  };
+
   const states: Record<string, ControllerState> = {};
   for (const name of v.controllers.enabled) states[name] = { state: 'pending' };
   const metrics = new DaemonMetrics();
@@ -121,6 +134,7 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
     featureGates: v.gates.describe(),
     controllers: { enabled: v.controllers.enabled, disabled: v.controllers.disabled, status: { ...states } },
     cloud: cloudSetup.describe(),
+    volumePlugins: { flexVolume: (({ dir, drivers, problem }) => ({ dir, drivers, ...(problem ? { problem } : {}) }))(rescanFlex()) },
     leaderElection: {
       enabled: o.bool('--leader-elect'),
       identity: elector?.identity ?? null,

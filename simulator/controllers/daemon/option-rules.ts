@@ -8,6 +8,7 @@ import { UsageError, type DaemonOptions, type OptionDef } from './options.ts';
 import { parseGoDuration } from '../../../spec-tables/go-duration.ts';
 import { FeatureGates, UnknownFeatureGateError, type FeatureGateRowLike } from './feature-gates.ts';
 import { CredentialFileError, parseCertificatesPem, readPrivateKeyFile, readRootCAFile, readSigningCA } from './credential-files.ts';
+import { loadRecyclerTemplate } from '../volume-plugins.ts';
 import { selectControllers, UnknownControllerError, type ControllerRowLike, type ControllerSelection } from './controller-selection.ts';
 
 export interface ConstraintLike {
@@ -118,6 +119,9 @@ const EXTRA_RULES: ExtraRule[] = [
           fileProblem(o.string('--cluster-signing-key-file'), (p) => readSigningCA(o.string('--cluster-signing-cert-file'), p)))
         : undefined,
   },
+  // Recycler pod templates are read at start (the real daemon stops on a bad one too).
+  { option: '--pv-recycler-pod-template-filepath-hostpath', check: (o) => fileProblem(o.string('--pv-recycler-pod-template-filepath-hostpath'), loadRecyclerTemplate) },
+  { option: '--pv-recycler-pod-template-filepath-nfs', check: (o) => fileProblem(o.string('--pv-recycler-pod-template-filepath-nfs'), loadRecyclerTemplate) },
   {
     option: '--controller-start-interval',
     check: (o) => (o.duration('--controller-start-interval') >= 0n ? undefined : 'must not be negative'),

@@ -26,6 +26,11 @@ export const UNSECURED_USER: Readonly<UserInfo> = Object.freeze({ name: 'system:
 
 const users = new WeakMap<IncomingMessage, UserInfo>();
 
+/** The user authentication attributed a request to; undefined when it did not (off, or refused with 401). */
+export function attributedUserOf(req: IncomingMessage): UserInfo | undefined {
+  return users.get(req);
+}
+
 /** The user a request was authenticated (and possibly impersonated) as. */
 export function userOf(req: IncomingMessage): UserInfo {
   return users.get(req) ?? { ...UNSECURED_USER, groups: [...UNSECURED_USER.groups] };
