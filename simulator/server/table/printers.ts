@@ -229,7 +229,8 @@ const statefulSetPrinter: Printer = {
   ],
   row(o, now) {
     const [names, images] = containerCells(o?.spec?.template?.spec?.containers);
-    return { cells: [str(o?.metadata?.name), o?.spec?.replicas === undefined ? 1 : int(o.spec.replicas), int(o?.status?.replicas), age(o, now), names, images] };
+    const desired = o?.spec?.replicas === undefined ? 1 : int(o.spec.replicas);
+    return { cells: [str(o?.metadata?.name), desired, int(o?.status?.replicas), age(o, now), names, images] };
   },
 };
 
