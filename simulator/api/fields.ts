@@ -60,7 +60,10 @@ export const META_FIELDS: Readonly<Record<string, FieldGetter>> = {
 };
 
 /** Checks every requirement names a supported field (400 naming it otherwise); returns getters in requirement order. */
-export function bindFieldSelector(reqs: FieldRequirement[], selectable: SelectableFields = { fields: META_FIELDS }): Array<{ req: FieldRequirement; get: FieldGetter }> {
+export function bindFieldSelector(
+  reqs: FieldRequirement[],
+  selectable: SelectableFields = { fields: META_FIELDS },
+): Array<{ req: FieldRequirement; get: FieldGetter }> {
   return reqs.map((req) => {
     const field = selectable.aliases?.[req.field] ?? req.field;
     const get = Object.hasOwn(selectable.fields, field) ? selectable.fields[field] : undefined;

@@ -40,7 +40,8 @@ describe(`kubernetes-client ${probe.found?.version ?? ''} (OpenAPI-driven) again
   });
 
   test('loadSpec builds the API from the served OpenAPI v2 document (core, apps, batch, extensions)', async () => {
-    for (const f of [client.api.v1.namespaces, client.apis.apps.v1.deployments, client.apis.batch.v1.jobs, client.apis.batch.v1beta1.cronjobs, client.apis.extensions.v1beta1.ingresses]) {
+    const apis = client.apis;
+    for (const f of [client.api.v1.namespaces, apis.apps.v1.deployments, apis.batch.v1.jobs, apis.batch.v1beta1.cronjobs, apis.extensions.v1beta1.ingresses]) {
       assert.equal(typeof f?.get, 'function');
     }
     const deployments = await client.apis.apps.v1.namespaces(NS).deployments.get();

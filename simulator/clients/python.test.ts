@@ -25,10 +25,6 @@ const CHECKS = [
   'every_response_deserialises_into_models',
 ];
 
-/** Checks of defects issue #16 lists that are not fixed yet (node:test `todo`: reported, not failing). */
-const OPEN: Record<string, string> = {
-};
-
 describe(`Python kubernetes client ${probe.found?.version ?? ''} against the simulator`, { skip: skipUnlessFound(probe) }, () => {
   let sim: RunningSimulator;
   let cd: ClientDir;
@@ -55,7 +51,7 @@ describe(`Python kubernetes client ${probe.found?.version ?? ''} against the sim
   });
 
   for (const name of CHECKS) {
-    test(name.replaceAll('_', ' '), OPEN[name] ? { todo: OPEN[name] } : {}, () => {
+    test(name.replaceAll('_', ' '), () => {
       const res = results.get(name);
       assert.ok(res, `matrix.py reported nothing for ${name}:\n${output}`);
       assert.ok(res.ok, res.detail);

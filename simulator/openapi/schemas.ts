@@ -1,12 +1,14 @@
 // Definitions (OpenAPI v2) and component schemas (OpenAPI v3) of every type the simulator serves, derived from
 // the .proto reflection (simulator/codec/protobuf-schema.ts): field names, shapes, integer widths and the patch
-// strategies and merge keys all come from there. What a .proto cannot say (required fields) is in required.ts.
+// strategies and merge keys all come from there. What a .proto cannot say (required fields) is in required.ts;
+// the descriptions of types and fields are data in simulator/api/types/descriptions/.
 //
 // Names are those of the real server: the protobuf package with its "k8s.io." prefix turned into "io.k8s."
 // (io.k8s.api.core.v1.ConfigMap, io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta, ...).
 
 import { protoMessage, typeSchemaByName, type ProtoField, type ProtoMessage } from '../codec/protobuf-schema.ts';
 import { REQUIRED_FIELDS } from './required.ts';
+import { describeField, describeType } from '../api/types/descriptions/index.ts';
 
 export type Dialect = 'v2' | 'v3';
 
@@ -53,29 +55,38 @@ export function refTarget(ref: string, dialect: Dialect): string | undefined {
  * definition each) and refers to them from fields. IntOrString and Quantity say "either" differently in v2
  * (a string with a format) and v3 (oneOf).
  */
-function specialDefinition(name: string, dialect: Dialect): Schema | undefined {
+function specialShape(name: string, dialect: Dialect): Schema | undefined {
   switch (name) {
     case TIME:
-      return { description: 'A timestamp, RFC 3339 in UTC, second precision.', type: 'string', format: 'date-time' };
     case MICRO_TIME:
-      return { description: 'A timestamp, RFC 3339 in UTC, microsecond precision.', type: 'string', format: 'date-time' };
+      return { type: 'string', format: 'date-time' };
     case DURATION:
-      return { description: 'A duration in Go syntax, e.g. "1h30m".', type: 'string' };
+      return { type: 'string' };
     case INT_OR_STRING:
-      return dialect === 'v2'
-        ? { description: 'An integer or a string.', type: 'string', format: 'int-or-string' }
-        : { description: 'An integer or a string.', format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] };
+      return dialect === 'v2' ? { type: 'string', format: 'int-or-string' } : { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] };
     case QUANTITY:
-      return dialect === 'v2'
-        ? { description: 'A fixed-point number with an optional suffix, e.g. "100m", "1Gi", "2".', type: 'string' }
-        : { description: 'A fixed-point number with an optional suffix, e.g. "100m", "1Gi", "2".', oneOf: [{ type: 'string' }, { type: 'number' }] };
+      return dialect === 'v2' ? { type: 'string' } : { oneOf: [{ type: 'string' }, { type: 'number' }] };
     case RAW_EXTENSION:
-      return { description: 'An embedded object in its JSON form.', type: 'object' };
     case PATCH:
-      return { description: 'The body of a PATCH request; its form depends on the Content-Type.', type: 'object' };
+      return { type: 'object' };
     default:
       return undefined;
   }
+}
+
+/** A special definition with its description (api/types/descriptions/meta-v1.ts) first, as the real documents order it. */
+function specialDefinition(name: string, dialect: Dialect): Schema | undefined {
+  const shape = specialShape(name, dialect);
+  if (!shape) return undefined;
+  const description = describeType(name);
+  return description ? { description, ...shape } : shape;
+}
+
+/** A schema with its description first; a bare reference is wrapped (v3: allOf) so the description is not a sibling of $ref that readers ignore. */
+function described(schema: Schema, description: string | undefined, dialect: Dialect): Schema {
+  if (!description) return schema;
+  if (dialect === 'v3' && typeof schema.$ref === 'string') return { description, allOf: [{ $ref: schema.$ref }] };
+  return { description, ...schema };
 }
 
 const SPECIAL_KIND_DEFINITION: Readonly<Record<string, string>> = {
@@ -170,13 +181,14 @@ export function buildDefinition(name: string, dialect: Dialect): BuiltDefinition
   // Kinds carry apiVersion and kind in JSON (TypeMeta); the reflection says which messages are kinds.
   const isKind = typeSchemaByName(name)?.field('kind') !== undefined && !msg.fields.some((f) => f.name === 'kind');
   if (isKind) {
-    properties.apiVersion = { description: 'The versioned schema of this representation of an object.', type: 'string' };
-    properties.kind = { description: 'The REST resource this object represents, in CamelCase.', type: 'string' };
+    properties.apiVersion = described({ type: 'string' }, describeField(name, 'apiVersion'), dialect);
+    properties.kind = described({ type: 'string' }, describeField(name, 'kind'), dialect);
   }
-  for (const f of jsonFields(msg)) properties[f.name] = propertySchema(f, dialect, refs);
+  for (const f of jsonFields(msg)) properties[f.name] = described(propertySchema(f, dialect, refs), describeField(name, f.name), dialect);
   const sorted: Record<string, Schema> = {};
   for (const k of Object.keys(properties).sort()) sorted[k] = properties[k];
-  const schema: Schema = { type: 'object', properties: sorted };
+  const description = describeType(name);
+  const schema: Schema = { ...(description ? { description } : {}), type: 'object', properties: sorted };
   const required = REQUIRED_FIELDS[name];
   if (required) schema.required = required.filter((r) => r in properties);
   return { schema, refs };

@@ -15,7 +15,8 @@ const def = (group: string, version: string, kind: string) => {
 };
 const obj = (kind: string, rest: Record<string, unknown>, namespace?: string): KubeObject =>
   ({ kind, apiVersion: 'v1', metadata: { name: 'x', ...(namespace ? { namespace } : {}) }, ...rest }) as KubeObject;
-const matches = (d: ReturnType<typeof def>, selector: string, o: KubeObject) => matchesFields(bindFieldSelector(parseFieldSelector(selector), selectableFieldsOf(d)), o);
+const matches = (d: ReturnType<typeof def>, selector: string, o: KubeObject) =>
+  matchesFields(bindFieldSelector(parseFieldSelector(selector), selectableFieldsOf(d)), o);
 const refused = (d: ReturnType<typeof def>, selector: string) =>
   assert.throws(() => bindFieldSelector(parseFieldSelector(selector), selectableFieldsOf(d)), { message: `field label not supported: ${selector.split(/!?=/)[0]}` }, selector);
 
