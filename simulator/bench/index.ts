@@ -51,8 +51,10 @@ export async function main(filters: string[] = process.argv.slice(2)): Promise<n
     console.log(`   (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   }
   console.log(`\n${table(report)}`);
-  writeReport(report, join(REPORTS, 'bench.json'), join(REPORTS, 'bench.html'));
-  console.log(`\nwritten: reports/bench.json, reports/bench.html`);
+  // BENCH_REPORT names the files (npm run bench:scale writes bench-scale.*, leaving the full table's files alone).
+  const base = process.env.BENCH_REPORT ?? 'bench';
+  writeReport(report, join(REPORTS, `${base}.json`), join(REPORTS, `${base}.html`));
+  console.log(`\nwritten: reports/${base}.json, reports/${base}.html`);
   console.log(misses.length ? `\n${misses.length} target(s) missed:\n  ${misses.join('\n  ')}` : `\nall ${files.length} bench module(s) met their targets`);
   return misses.length ? 1 : 0;
 }

@@ -97,8 +97,9 @@ export async function claimPods(client: ApiClient, owner: KubeObject, selector: 
   const out: KubeObject[] = [];
   for (const pod of pods) {
     const ref = controllerRefOf(pod);
-    const matches = selectorMatches(selector, pod.metadata.labels);
+    // Another owner's pod (most of a namespace with many ReplicaSets) is skipped before its labels are matched.
     if (ref && ref.uid !== uid) continue;
+    const matches = selectorMatches(selector, pod.metadata.labels);
     if (ref) {
       if (matches || owner.metadata.deletionTimestamp) {
         out.push(pod);

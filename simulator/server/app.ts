@@ -150,7 +150,12 @@ export function buildApp(ctx: ServerContext, tls?: TlsOptions): FastifyInstance 
 
   // Authentication, impersonation and authorization come before everything else (server/authorization/filter.ts);
   // their 401/403 answers go through the error handler above as Status bodies.
-  app.addHook('onRequest', async (request) => checkRequest(ctx.security, ctx.store, request.raw));
+  // Without authentication (the insecure port) there is nothing to check: the hook calls on at once rather than
+  // through a promise, a cost every request would pay.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!ctx.security.authentication) return done();
+    checkRequest(ctx.security, ctx.store, request.raw).then(() => done(), done);
+  });
   const requestLog = ctx.settings.requestLog;
   if (requestLog) app.addHook('onResponse', async (request, reply) => requestLog(requestLogLine(requestLogEntry(request, reply, ctx.security.authentication !== undefined))));
   const handler = async (request: FastifyRequest, reply: FastifyReply) => dispatch(ctx, request, reply);

@@ -100,7 +100,8 @@ const NAMESPACE_KEY = (ns: string) => `/registry/namespaces/${ns}`;
 
 /** Writes into a namespace need it to exist and not be terminating. */
 export async function checkNamespaceWritable(ctx: ServerContext, def: ResourceDef, namespace: string, name: string): Promise<void> {
-  const ns = await ctx.store.get(NAMESPACE_KEY(namespace));
+  // The real server asks its namespace informer's cache; a serializable read is the store's nearest equivalent.
+  const ns = await ctx.store.get(NAMESPACE_KEY(namespace), { serializable: true });
   if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
   if (ns.value.metadata.deletionTimestamp) {
     throw forbidden(groupResource(def), name, `unable to create new content in namespace ${namespace} because it is being terminated`);

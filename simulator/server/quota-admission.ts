@@ -73,7 +73,8 @@ export function quotaAdmission(ctx: ServerContext): AdmissionHook {
     if (!namespace || !object || def.virtual || def.computed || attrs.subresource) return;
     const isService = def.resource === 'services' && def.group === '';
     if (!(attrs.operation === 'CREATE' || (attrs.operation === 'UPDATE' && isService))) return;
-    const { items } = await ctx.store.list(`/registry/resourcequotas/${namespace}/`);
+    // The real admission reads quotas from its informer cache; a serializable read is the store's nearest equivalent.
+    const { items } = await ctx.store.list(`/registry/resourcequotas/${namespace}/`, { serializable: true });
     if (items.length === 0) return;
     const delta = deltaOf(attrs);
     const charged: string[] = [];

@@ -26,41 +26,48 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 export function parseRequestPath(path: string): RequestTarget {
   const q = path.indexOf('?');
   const clean = q >= 0 ? path.slice(0, q) : path;
-  const parts = clean.split('/').filter((p) => p !== '');
-  let decoded: string[];
-  try {
-    decoded = parts.map((p) => (p.includes('%') ? decodeURIComponent(p) : p));
-  } catch {
-    return { type: 'unknown' };
+  // Every request comes through here: one pass over the segments, no intermediate arrays or object spreads.
+  const decoded: string[] = [];
+  for (const p of clean.split('/')) {
+    if (p === '') continue;
+    if (!p.includes('%')) decoded.push(p);
+    else {
+      try {
+        decoded.push(decodeURIComponent(p));
+      } catch {
+        return { type: 'unknown' };
+      }
+    }
   }
   if (decoded[0] === 'api') {
     if (decoded.length === 1) return { type: 'discovery-core' };
-    return resourcePart('', decoded[1], decoded.slice(2));
+    return resourcePart('', decoded[1], decoded, 2);
   }
   if (decoded[0] === 'apis') {
     if (decoded.length === 1) return { type: 'discovery-groups' };
     if (decoded.length === 2) return { type: 'discovery-group', group: decoded[1] };
-    return resourcePart(decoded[1], decoded[2], decoded.slice(3));
+    return resourcePart(decoded[1], decoded[2], decoded, 3);
   }
   return { type: 'unknown' };
 }
 
-function resourcePart(group: string, version: string, rest: string[]): RequestTarget {
-  if (rest.length === 0) return { type: 'discovery-resources', group, version };
+/** The resource part of a path: segs[at...] after the group and version. */
+function resourcePart(group: string, version: string, segs: string[], at: number): RequestTarget {
+  if (segs.length === at) return { type: 'discovery-resources', group, version };
   let watchPath = false;
-  if (rest[0] === 'watch') {
+  if (segs[at] === 'watch') {
     watchPath = true;
-    rest = rest.slice(1);
-    if (rest.length === 0) return { type: 'unknown' };
+    at++;
+    if (segs.length === at) return { type: 'unknown' };
   }
-  const base = { type: 'resource' as const, group, version, watchPath, extra: false };
-  if (rest[0] === 'namespaces' && rest.length >= 2) {
-    if (rest.length >= 3 && !NAMESPACE_SUBRESOURCES.has(rest[2])) {
+  const n = segs.length - at;
+  if (segs[at] === 'namespaces' && n >= 2) {
+    if (n >= 3 && !NAMESPACE_SUBRESOURCES.has(segs[at + 2])) {
       // /namespaces/<ns>/<resource>[/<name>[/<subresource>]]
-      return { ...base, namespace: rest[1], resource: rest[2], name: rest[3], subresource: rest[4], extra: rest.length > 5 };
+      return { type: 'resource', group, version, watchPath, namespace: segs[at + 1], resource: segs[at + 2], name: segs[at + 3], subresource: segs[at + 4], extra: n > 5 };
     }
     // /namespaces/<name>[/status|/finalize]
-    return { ...base, resource: 'namespaces', name: rest[1], subresource: rest[2], extra: rest.length > 3 };
+    return { type: 'resource', group, version, watchPath, resource: 'namespaces', name: segs[at + 1], subresource: segs[at + 2], extra: n > 3 };
   }
-  return { ...base, resource: rest[0], name: rest[1], subresource: rest[2], extra: rest.length > 3 };
+  return { type: 'resource', group, version, watchPath, resource: segs[at], name: segs[at + 1], subresource: segs[at + 2], extra: n > 3 };
 }

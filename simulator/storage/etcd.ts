@@ -29,6 +29,7 @@ import {
   type WatchHandle,
   type WatchRequest,
   type WriteOptions,
+  type ReadOptions,
 } from './store.ts';
 
 export interface EtcdStoreOptions {
@@ -276,9 +277,9 @@ export class EtcdStore implements Store {
     return Object.freeze({ key, value: decodeValue(kv.value, modRevision), modRevision, createRevision: Number(kv.create_revision) });
   }
 
-  async get(key: string): Promise<StoredObject | undefined> {
+  async get(key: string, opts?: ReadOptions): Promise<StoredObject | undefined> {
     await this.begin();
-    const res = await this.client.kv.range({ key: this.keys.toEtcd(key) });
+    const res = await this.client.kv.range({ key: this.keys.toEtcd(key), ...(opts?.serializable ? { serializable: true } : {}) });
     this.observe(res.header);
     return res.kvs.length ? this.stored(key, res.kvs[0]) : undefined;
   }
@@ -304,7 +305,7 @@ export class EtcdStore implements Store {
       let res;
       try {
         // Every page after the first reads at the first page's revision: one consistent snapshot.
-        res = await this.client.kv.range({ key: start, range_end: end, revision: revision ?? 0, limit: batch });
+        res = await this.client.kv.range({ key: start, range_end: end, revision: revision ?? 0, limit: batch, ...(req.serializable ? { serializable: true } : {}) });
       } catch (err) {
         throw await this.translateReadError(err, revision ?? 0);
       }

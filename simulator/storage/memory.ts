@@ -23,6 +23,7 @@ import {
   type WatchHandle,
   type WatchRequest,
   type WriteOptions,
+  type ReadOptions,
 } from './store.ts';
 
 export interface MemoryStoreOptions {
@@ -265,7 +266,7 @@ export class MemoryStore implements Store {
     return Math.max(physicalFloor, Math.max(byCap, Math.min(byCount, byAge)));
   }
 
-  async get(key: string): Promise<StoredObject | undefined> {
+  async get(key: string, _opts?: ReadOptions): Promise<StoredObject | undefined> {
     this.assertOpen();
     const h = this.index.get(key);
     if (h === undefined) return undefined;

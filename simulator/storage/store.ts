@@ -24,6 +24,18 @@ export interface ListRequest {
   limit?: number;
   /** Items failing the filter are skipped and do not count toward the limit. */
   filter?: (obj: KubeObject) => boolean;
+  /** See ReadOptions.serializable. */
+  serializable?: boolean;
+}
+
+export interface ReadOptions {
+  /**
+   * The read may be answered by the store's local state without a consensus round (etcd's serializable read:
+   * every acknowledged write of a single member, possibly behind on a follower of a cluster). For the checks the
+   * real server answers from its informer caches (does the namespace exist, which quotas apply), where waiting
+   * behind every write in flight would triple a create's cost. Ignored by the memory store (always current).
+   */
+  serializable?: boolean;
 }
 
 export interface ListResult {
@@ -96,7 +108,7 @@ export interface Store {
   /** The oldest revision a list or watch can still be served from. */
   oldestRevision(): Revision;
 
-  get(key: string): Promise<StoredObject | undefined>;
+  get(key: string, opts?: ReadOptions): Promise<StoredObject | undefined>;
   /** Fails with KeyExists. Sets metadata.resourceVersion on the stored copy. */
   create(key: string, obj: KubeObject): Promise<StoredObject>;
   /** Fails with NotFound or Conflict. */

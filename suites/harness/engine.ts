@@ -69,6 +69,11 @@ export interface EngineResult {
   interrupted: boolean;
   /** Namespaces of this run still present at the end and deleted by the sweep. */
   swept: string[];
+  /**
+   * Per suite file: when (ms after the run's start) its first check started and its last one reported. With
+   * --workers files running side by side, these spans show where the run's wall time goes.
+   */
+  suiteSpans?: Record<string, { startMs: number; endMs: number; checks: number }>;
 }
 
 export class SelectionError extends Error {
@@ -158,6 +163,13 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   const fileErrors = new Map<string, string>();
   // Two phases: every ordinary check, then the solo ones (they flood the target) with nothing else running.
   const phases = [runnable.filter((c) => !c.solo), runnable.filter((c) => c.solo)].filter((p) => p.length > 0);
+  const suiteSpans: EngineResult['suiteSpans'] = {};
+  const span = (suite: string, done: boolean) => {
+    const t = Date.now() - started;
+    const sp = (suiteSpans[suite] ??= { startMs: t, endMs: t, checks: 0 });
+    sp.endMs = Math.max(sp.endMs, t);
+    if (done) sp.checks++;
+  };
   const previousEnv = process.env[CONTEXT_ENV];
   try {
     for (const [index, phase] of phases.entries()) {
@@ -182,7 +194,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
       writeFileSync(contextPath, JSON.stringify(context), { mode: 0o600 });
       // Longest suites first, so that with N workers the slowest file does not start last and hold up the end.
       const suiteFiles = catalog.suites.filter((s) => phase.some((c) => c.suite === s.name)).sort((a, b) => suiteWeight(b.name) - suiteWeight(a.name));
-      await runPhase(suiteFiles, contextPath, options, byId, evidenceDir, fileErrors, done);
+      await runPhase(suiteFiles, contextPath, options, byId, evidenceDir, fileErrors, done, span);
     }
   } catch (err) {
     if (!options.signal?.aborted) throw err;
@@ -220,6 +232,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     checks: selected.map((c) => outcomes.get(c.id)!),
     interrupted,
     swept,
+    suiteSpans,
   };
 }
 
@@ -232,6 +245,7 @@ async function runPhase(
   evidenceDir: string,
   fileErrors: Map<string, string>,
   done: (outcome: CheckOutcome) => void,
+  span: (suite: string, done: boolean) => void = () => {},
 ): Promise<void> {
   if (suiteFiles.length === 0) return;
   process.env[CONTEXT_ENV] = contextPath;
@@ -254,8 +268,12 @@ async function runPhase(
     const data = event.data;
     if (data?.nesting !== 0 || typeof data.name !== 'string') continue;
     const definition = byId.get(data.name);
-    if (event.type === 'test:start' && definition) options.onCheckStart?.(definition.id);
+    if (event.type === 'test:start' && definition) {
+      span(definition.suite, false);
+      options.onCheckStart?.(definition.id);
+    }
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    if (definition) span(definition.suite, true);
     const details = (data.details ?? {}) as { duration_ms?: number; error?: FailureData };
     if (!definition) {
       // A failure outside any check: usually a suite file that failed to load in its process.

@@ -1,0 +1,155 @@
+// Scale, after kwok's measure ("1k nodes and 100k pods"): simulated nodes and pods made by Deployments, all in one
+// process with the memory store, as `npx tsx simulator --nodes N` runs them: the API server, the controller daemon
+// (deployment and replicaset controllers) and the simulated kubelets and scheduler, talking HTTP. Client rate
+// limits are raised (kubelets and scheduler unlimited, the daemon at 100k qps) and the two controllers sync 50
+// objects at once (the 1.9 default is 5), since the limits of a real cluster's clients would set the pace here,
+// not the simulator.
+//
+// Reported: time from the first Deployment create until every pod is Running (counted from a store watch in this
+// process, not by listing), the API's p99 latency of a GET and a LIST (limit=500) probed every 100 ms meanwhile,
+// the process's peak RSS, and `kubectl get pods -A --chunk-size=500` over all the pods.
+//
+//   npm run bench:scale                                 1,000 nodes, 100,000 pods through 1,000 Deployments
+//   npm run bench -- scale                              the small variant (BENCH_SCALE_* below)
+//   BENCH_SCALE_NODES=200 BENCH_SCALE_PODS=20000 BENCH_SCALE_DEPLOYMENTS=200 npm run bench -- scale
+
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { clientConfigYaml, startSimulator } from '../cluster.ts';
+import { formatLine, percentile, type Measurement } from './measurement.ts';
+
+const NODES = Number(process.env.BENCH_SCALE_NODES ?? 50);
+const PODS = Number(process.env.BENCH_SCALE_PODS ?? 2000);
+const DEPLOYMENTS = Number(process.env.BENCH_SCALE_DEPLOYMENTS ?? 20);
+const NAMESPACES = Math.max(1, Math.min(100, Math.ceil(DEPLOYMENTS / 10)));
+const DEADLINE_MS = Number(process.env.BENCH_SCALE_DEADLINE_MS ?? 600_000);
+const KUBECTL = process.env.KUBECTL ?? 'kubectl';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function deployment(name: string, replicas: number): object {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'nginx:1.13' }] } } },
+  };
+}
+
+export async function run(log: (s: string) => void = console.log): Promise<Measurement[]> {
+  const label = `${NODES} nodes, ${PODS} pods via ${DEPLOYMENTS} Deployments`;
+  const rssPeak = { v: process.memoryUsage().rss };
+  const sampler = setInterval(() => (rssPeak.v = Math.max(rssPeak.v, process.memoryUsage().rss)), 250);
+  const t0 = performance.now();
+  const sim = await startSimulator({
+    watchHistoryEvents: 10_000,
+    controllers: ['deployment', 'replicaset'],
+    controllerArgs: ['--x-api-qps=100000', '--x-api-burst=100000', '--concurrent-deployment-syncs=50', '--concurrent-replicaset-syncs=50'],
+    nodes: { count: NODES, startMs: 200, kubeletQps: -1, schedulerQps: -1, schedulerWorkers: 32, log: () => {} },
+  });
+  log(`${NODES} nodes registered and the daemon started in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const pool = new Pool(sim.url, { connections: 16 });
+  const json = { 'content-type': 'application/json' };
+  const call = async (method: 'GET' | 'POST', path: string, body?: object) => {
+    const res = await pool.request({ method, path, headers: body ? json : {}, body: body ? JSON.stringify(body) : undefined });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 200)}`);
+    return text;
+  };
+  const kubeDir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
+  // Pods Running, counted from the store's own watch (listing 100k pods to count them would be the load).
+  const running = new Set<string>();
+  const watch = sim.ctx.store.watch('/registry/pods/', {
+    fromRevision: sim.ctx.store.currentRevision(),
+    onEvent: (ev) => {
+      const phase = (ev.object.status as { phase?: string } | undefined)?.phase;
+      if (ev.type !== 'DELETED' && phase === 'Running') running.add(ev.key);
+      else running.delete(ev.key);
+    },
+  });
+  try {
+    for (let n = 0; n < NAMESPACES; n++) await call('POST', '/api/v1/namespaces', { metadata: { name: `scale-${n}` } });
+    const perDeployment = Math.floor(PODS / DEPLOYMENTS);
+    const start = performance.now();
+    // Probes: a GET of one object and a LIST chunk, every 100 ms while the pods come up.
+    const gets: number[] = [];
+    const lists: number[] = [];
+    let probing = true;
+    const probe = (async () => {
+      while (probing) {
+        let t = performance.now();
+        await call('GET', '/api/v1/namespaces/scale-0');
+        gets.push(performance.now() - t);
+        t = performance.now();
+        await call('GET', `/api/v1/namespaces/scale-0/pods?limit=500`);
+        lists.push(performance.now() - t);
+        await sleep(100);
+      }
+    })();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < DEPLOYMENTS) {
+          const i = next++;
+          const replicas = perDeployment + (i < PODS - perDeployment * DEPLOYMENTS ? 1 : 0);
+          await call('POST', `/apis/apps/v1/namespaces/scale-${i % NAMESPACES}/deployments`, deployment(`d${i}`, replicas));
+        }
+      }),
+    );
+    log(`${DEPLOYMENTS} Deployments created in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+    let lastLog = performance.now();
+    while (running.size < PODS && performance.now() - start < DEADLINE_MS) {
+      await sleep(250);
+      if (performance.now() - lastLog > 10_000) {
+        lastLog = performance.now();
+        log(`  ${((lastLog - start) / 1000).toFixed(0)} s: ${running.size}/${PODS} pods Running, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+      }
+    }
+    const seconds = (performance.now() - start) / 1000;
+    probing = false;
+    await probe;
+    rssPeak.v = Math.max(rssPeak.v, process.memoryUsage().rss);
+    const allRunning = running.size >= PODS;
+    log(`${running.size}/${PODS} pods Running ${seconds.toFixed(1)} s after the first Deployment create`);
+
+    // kubectl over every pod, in chunks of 500 (its table printing included).
+    const kubeconfig = join(kubeDir, 'kubeconfig');
+    writeFileSync(kubeconfig, clientConfigYaml(sim.url));
+    const k0 = performance.now();
+    const kubectlOut = await new Promise<string>((res, rej) =>
+      execFile(KUBECTL, ['--kubeconfig', kubeconfig, 'get', 'pods', '-A', '--chunk-size=500', '--no-headers'], { maxBuffer: 1 << 30 }, (err, stdout) => (err ? rej(err) : res(stdout))),
+    );
+    const kubectlSeconds = (performance.now() - k0) / 1000;
+    const kubectlLines = kubectlOut.split('\n').filter((l) => l.trim()).length;
+    log(`kubectl get pods -A --chunk-size=500: ${kubectlLines} pods in ${kubectlSeconds.toFixed(1)} s`);
+
+    const getP99 = percentile(gets, 0.99);
+    const listP99 = percentile(lists, 0.99);
+    const rssGb = rssPeak.v / 2 ** 30;
+    const results: Measurement[] = [
+      { name: `${label}: time from the first create to all pods Running (${running.size}/${PODS})`, value: seconds, unit: 's', target: '<= 120, all Running', ok: allRunning && seconds <= 120 },
+      { name: `${label}: API p99 GET latency meanwhile (${gets.length} probes)`, value: getP99, unit: 'ms', target: '<= 50', ok: getP99 <= 50 },
+      { name: `${label}: API p99 LIST (limit=500) latency meanwhile (${lists.length} probes)`, value: listP99, unit: 'ms', target: '<= 50', ok: listP99 <= 50 },
+      { name: `${label}: peak RSS of the process (API server, daemon, nodes)`, value: rssGb, unit: 'GiB', target: '<= 3', ok: rssGb <= 3 },
+      { name: `kubectl get pods -A --chunk-size=500 over ${kubectlLines} pods`, value: kubectlSeconds, unit: 's', target: 'report only', ok: kubectlLines >= PODS },
+    ];
+    for (const m of results) log(formatLine(m));
+    return results;
+  } finally {
+    clearInterval(sampler);
+    watch.stop();
+    await pool.close();
+    await sim.close();
+    rmSync(kubeDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const results = await run();
+  process.exitCode = results.every((m) => m.ok) ? 0 : 1;
+}

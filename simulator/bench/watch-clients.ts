@@ -1,0 +1,73 @@
+// A client process of the watch fan-out bench (watch.bench.ts): opens N HTTP watches (one connection each, as N
+// informers on N machines would) on one collection from a resourceVersion, and counts what arrives. Events are not
+// JSON-parsed (a client process would otherwise be the bottleneck, not the server): each frame's
+// "resourceVersion" (order) and the writer's send time stamped in data.sent (latency) are read by a regular
+// expression over the decoded stream. Talks to the parent over IPC:
+//   parent → {url, path, watchers, events}; child → {op:'ready'} once every watch has its headers,
+//   then {op:'done', received, outOfOrder, histogram} once every watch saw `events` events (or {op:'error'}).
+
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+interface Job {
+  url: string;
+  path: string;
+  watchers: number;
+  events: number;
+}
+
+/** Latency histogram: 0.1 ms buckets up to 60 s (the last bucket holds anything slower). */
+export const BUCKET_MS = 0.1;
+export const BUCKETS = 600_000;
+
+const FRAME = /"resourceVersion":"(\d+)"[^\n]*?"sent":"([\d.]+)"/g;
+
+function run(job: Job): void {
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const histogram = new Uint32Array(BUCKETS);
+  let received = 0;
+  let outOfOrder = 0;
+  let ready = 0;
+  let finished = 0;
+  const now = () => performance.timeOrigin + performance.now();
+  const send = (m: object) => process.send!(m);
+  for (let i = 0; i < job.watchers; i++) {
+    const req = http.get(`${job.url}${job.path}`, { agent }, (res) => {
+      if (res.statusCode !== 200) {
+        send({ op: 'error', message: `watch answered ${res.statusCode}` });
+        return;
+      }
+      if (++ready === job.watchers) send({ op: 'ready' });
+      let last = 0;
+      let count = 0;
+      let tail = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        const buf = tail + chunk;
+        FRAME.lastIndex = 0;
+        let end = 0;
+        let m: RegExpExecArray | null;
+        const t = now();
+        while ((m = FRAME.exec(buf)) !== null) {
+          const rv = Number(m[1]);
+          if (rv <= last) outOfOrder++;
+          last = rv;
+          const ms = t - Number(m[2]);
+          histogram[Math.min(BUCKETS - 1, Math.max(0, Math.floor(ms / BUCKET_MS)))]++;
+          received++;
+          count++;
+          end = FRAME.lastIndex;
+        }
+        // What follows the last whole frame may be the start of the next one.
+        tail = buf.slice(end);
+        if (count === job.events) {
+          res.destroy();
+          if (++finished === job.watchers) send({ op: 'done', received, outOfOrder, histogram: Buffer.from(histogram.buffer).toString('base64') });
+        }
+      });
+    });
+    req.on('error', (e) => send({ op: 'error', message: e.message }));
+  }
+}
+
+process.once('message', (job: Job) => run(job));
