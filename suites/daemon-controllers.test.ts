@@ -62,3 +62,9 @@ test('a daemon that keeps expired tokens, never approves, sees pods Ready too ea
   assertFailed(r, 'daemon-controllers.horizontalpodautoscaling', ['controller.horizontalpodautoscaling'], /status was written/);
   assertFailed(r, 'daemon-controllers.resourcequota', ['controller.resourcequota'], /status\.hard = spec\.hard/);
 });
+
+test('a daemon that miscomputes recycler deadlines or never protects claims fails the matching checks', async () => {
+  const r = await runWithBrokenDaemon(['recycle-deadline', 'pvc-protection'], ['daemon-controllers.volume-recycling', 'daemon-controllers.pvc-protection']);
+  assertFailed(r, 'daemon-controllers.volume-recycling', ['option.pv-recycler-minimum-timeout-hostpath'], /activeDeadlineSeconds 10 \(got 11\)/);
+  assertFailed(r, 'daemon-controllers.pvc-protection', ['controller.pvc-protection', 'gate.PVCProtection'], /pvc-protection finalizer/);
+});

@@ -177,8 +177,12 @@ check('negotiation.unsupported-accept-406', { rows: ['negotiation.unsupported', 
   });
 });
 
+/**
+ * "Output is pretty printed" (query.*.pretty): the JSON object spread over lines with its members indented. The row
+ * names no indentation width, character or line ending, so any is accepted (2 or 4 spaces, tabs, CRLF).
+ */
 function isPretty(text: string): boolean {
-  return /^\{\n {2}"/.test(text);
+  return /^\s*\{[ \t]*\r?\n[ \t]+"/.test(text);
 }
 
 check(

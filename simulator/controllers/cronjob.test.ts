@@ -91,6 +91,11 @@ test('concurrencyPolicy Replace deletes the running Job for the next one', async
     const jobs = (await jobsOf(ns)).filter((j) => !j.metadata.deletionTimestamp);
     return jobs.length === 1 && jobs[0].metadata.name !== first.metadata.name && jobs[0];
   });
-  const cj = await api.get(cjPath(ns, 'replace'));
-  assert.deepEqual((cj?.status as { active?: Array<{ name: string }> }).active?.map((a) => a.name), [second.metadata.name]);
+  // The controller deletes and creates first and writes its status after: wait for the status to follow.
+  const active = await eventually('active names the new Job', async () => {
+    const cj = await api.get(cjPath(ns, 'replace'));
+    const names = (cj?.status as { active?: Array<{ name: string }> }).active?.map((a) => a.name);
+    return names?.length === 1 && names[0] === second.metadata.name && names;
+  });
+  assert.deepEqual(active, [second.metadata.name]);
 });

@@ -5,8 +5,13 @@
 // node are deleted; failed daemon pods are deleted so that they are replaced. Pods carry the labels
 // pod-template-generation and controller-revision-hash. Updates: RollingUpdate (apps/v1 default) replaces
 // pods of an older template, at most maxUnavailable (default 1) unavailable at a time; OnDelete waits for the
-// user to delete them. Status: currentNumberScheduled, numberMisscheduled, desiredNumberScheduled,
-// numberReady, updatedNumberScheduled, numberAvailable, numberUnavailable, observedGeneration.
+// user to delete them. History as 1.9 keeps it (history.ts): one apps/v1 ControllerRevision per template,
+// named `<set>-<SafeEncodeString(hash)>`, labelled with the template's labels plus controller-revision-hash =
+// the hash the pods carry, annotated with the DaemonSet's annotations (so `kubectl rollout history` shows
+// kubernetes.io/change-cause), data = the template replace patch that `kubectl rollout undo` applies; revisions
+// not current and not run by a pod are pruned beyond spec.revisionHistoryLimit (default 10). Status:
+// currentNumberScheduled, numberMisscheduled, desiredNumberScheduled, numberReady, updatedNumberScheduled,
+// numberAvailable, numberUnavailable, observedGeneration, collisionCount (when a revision name collided).
 
 import type { KubeObject } from '../api/meta.ts';
 import type { LabelSelector } from '../api/labels.ts';
@@ -16,6 +21,7 @@ import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
+import { ensureRevision, ownedRevisions, pruneRevisions, safeEncode, type HistoryOwner } from './history.ts';
 import {
   Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, isPodAvailable, isPodReady, msUntilAvailable, omitEmpty, ownerRef, podFromTemplate,
   podPath, podsPath, specOf, statusOf, templateHash, writeStatus, type Obj, ownedPodHandler,
@@ -33,6 +39,7 @@ interface DaemonSetSpec {
   template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] } & Obj };
   minReadySeconds?: number;
   templateGeneration?: number;
+  revisionHistoryLimit?: number;
   updateStrategy?: { type?: string; rollingUpdate?: { maxUnavailable?: number | string } };
 }
 
@@ -83,16 +90,37 @@ export class DaemonSetController implements Controller {
       onDelete: all,
     });
     podInformer.addEventHandler(ownedPodHandler(ownerKey, expectations, (k) => queue.add(k), keyOf));
-    if (!(await sets.waitForSync(ctx.signal)) || !(await nodes.waitForSync(ctx.signal)) || !(await podInformer.waitForSync(ctx.signal))) return;
-    await runWorkers(queue, 2, (key) => this.sync(ctx, key, sets, nodes, pods, expectations, queue), ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
+    const revisions = ctx.informers.informerFor('/apis/apps/v1/controllerrevisions');
+    const revisionOwner = (r: KubeObject) => {
+      const ref = controllerRefOf(r);
+      if (ref?.kind === 'DaemonSet') queue.add(`${r.metadata.namespace}/${ref.name}`);
+    };
+    revisions.addEventHandler({ onAdd: revisionOwner, onDelete: revisionOwner });
+    for (const inf of [sets, nodes, podInformer, revisions]) if (!(await inf.waitForSync(ctx.signal))) return;
+    const work = (key: string) => this.sync(ctx, key, sets, nodes, pods, expectations, queue, revisions);
+    await runWorkers(queue, 2, work, ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
   }
 
-  async sync(ctx: ControllerContext, key: string, sets: Informer, nodes: Informer, pods: PodIndex, expectations: Expectations, queue: WorkQueue<string>): Promise<void> {
+  async sync(
+    ctx: ControllerContext, key: string, sets: Informer, nodes: Informer, pods: PodIndex, expectations: Expectations,
+    queue: WorkQueue<string>, revisionInformer: Informer,
+  ): Promise<void> {
     const ds = sets.get(key);
     if (!ds) return;
     const spec = specOf<DaemonSetSpec>(ds);
     const ns = ds.metadata.namespace ?? 'default';
-    const hash = templateHash(spec.template);
+    // The revision of the current template (made, or an older one brought back to the top).
+    const hashOf = (t: unknown, collisions: number) => templateHash(t, collisions || undefined);
+    const historyOwner: HistoryOwner = {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      hashOf: (t, c) => safeEncode(hashOf(t, c)),
+      extraLabels: (t, c) => ({ 'controller-revision-hash': hashOf(t, c) }),
+      annotations: ds.metadata.annotations,
+    };
+    const owned0 = ownedRevisions(revisionInformer.list(), ds);
+    const ensured = ds.metadata.deletionTimestamp ? undefined : await ensureRevision(ctx.client, ds, spec.template, owned0, historyOwner, ctx.signal);
+    const hash = ensured?.revision.metadata.labels?.['controller-revision-hash'] ?? hashOf(spec.template, Number((ds.status as Obj | undefined)?.collisionCount ?? 0));
     const generation = String(spec.templateGeneration ?? ds.metadata.generation ?? 1);
     const isCurrent = (p: KubeObject) => p.metadata.labels?.['controller-revision-hash'] === hash;
     const owned = (await claimPods(ctx.client, ds, spec.selector, pods.inNamespace(ns), 'apps/v1', 'DaemonSet', ctx.signal)).filter((p) => !p.metadata.deletionTimestamp);
@@ -156,6 +184,13 @@ export class DaemonSetController implements Controller {
     const current = scheduledOn(eligibleNames);
     const misscheduled = [...byNode.keys()].filter((n) => !eligibleNames.has(n) && (byNode.get(n) ?? []).some(isPodActive));
     const available = active.filter((p) => eligibleNames.has(nodeOf(p)) && isPodAvailable(p, minReady)).length;
+    if (ensured) {
+      // Revisions neither current nor run by a pod, beyond the limit, oldest first.
+      const running = new Set(owned.map((p) => p.metadata.labels?.['controller-revision-hash']));
+      const live = new Set(ensured.revisions.filter((r) => r === ensured.revision || running.has(r.metadata.labels?.['controller-revision-hash'])).map((r) => r.metadata.name ?? ''));
+      await pruneRevisions(ctx.client, ensured.revisions, live, spec.revisionHistoryLimit ?? 10, ctx.signal);
+    }
+    const collisionCount = ensured?.collisionCount ?? Number((ds.status as Obj | undefined)?.collisionCount ?? 0);
     const status = {
       currentNumberScheduled: current.length,
       numberMisscheduled: misscheduled.length,
@@ -166,6 +201,7 @@ export class DaemonSetController implements Controller {
         updatedNumberScheduled: active.filter((p) => eligibleNames.has(nodeOf(p)) && isCurrent(p)).length,
         numberAvailable: available,
         numberUnavailable: Math.max(0, eligible.length - available),
+        collisionCount,
       }),
     };
     await writeStatus(ctx.client, dsPath(ds), ds.status as Obj | undefined, status, ctx.signal, ds.metadata.resourceVersion);

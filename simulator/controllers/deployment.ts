@@ -422,7 +422,9 @@ class DeploymentSync {
     }
     // Then healthy ones, while the available count stays at or above minAvailable.
     const fresh = (rs: KubeObject) => this.rsList.find((x) => x.metadata.uid === rs.metadata.uid) ?? rs;
-    const available = sum(all.map(fresh), (rs) => rsStatus(rs).availableReplicas ?? 0);
+    // A ReplicaSet just scaled down still reports the pods it is deleting as available until its controller
+    // catches up: count at most its replicas, or a second pass would take more than maxUnavailable allows.
+    const available = sum(all.map(fresh), (rs) => Math.min(replicasOf(rs), rsStatus(rs).availableReplicas ?? 0));
     if (available > minAvailable) {
       const total = available - minAvailable;
       let done = 0;

@@ -45,6 +45,10 @@ export interface HistoryOwner {
   kind: string;
   /** The hash of a revision's template: the name is `<owner>-<hash>`. */
   hashOf(template: unknown, collisionCount: number): string;
+  /** Labels a new revision gets besides the template's (the DaemonSet's `controller-revision-hash`). */
+  extraLabels?(template: unknown, collisionCount: number): Record<string, string>;
+  /** Annotations a new revision gets (the DaemonSet's own, so `kubernetes.io/change-cause` shows in history). */
+  annotations?: Record<string, string>;
 }
 
 /**
@@ -68,10 +72,17 @@ export async function ensureRevision(client: ApiClient, owner: KubeObject, templ
   const labels = ((template as Obj | undefined)?.metadata as Obj | undefined)?.labels as Record<string, string> | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
     const name = `${owner.metadata.name}-${h.hashOf(template, collisionCount)}`;
+    const allLabels = { ...labels, ...h.extraLabels?.(template, collisionCount) };
     const body: KubeObject = {
       apiVersion: 'apps/v1',
       kind: 'ControllerRevision',
-      metadata: { name, namespace: ns, ...(labels ? { labels: { ...labels } } : {}), ownerReferences: [ownerRef(owner, h.apiVersion, h.kind)] },
+      metadata: {
+        name,
+        namespace: ns,
+        ...(Object.keys(allLabels).length ? { labels: allLabels } : {}),
+        ...(h.annotations && Object.keys(h.annotations).length ? { annotations: { ...h.annotations } } : {}),
+        ownerReferences: [ownerRef(owner, h.apiVersion, h.kind)],
+      },
       data,
       revision: max + 1,
     };

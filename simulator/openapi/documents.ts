@@ -14,6 +14,8 @@ export interface DocumentOptions {
   protobufMediaType: string;
   /** info.version of the documents. */
   version?: string;
+  /** The scheme the server is reached by (the operations' `schemes`): https unless it serves plain HTTP. */
+  scheme?: 'http' | 'https';
 }
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
@@ -75,7 +77,7 @@ function v2Operation(op: Operation, opts: DocumentOptions): Schema {
     description: op.description,
     consumes: consumes(op),
     produces: produces(op, opts),
-    schemes: ['https'],
+    schemes: [opts.scheme ?? 'https'],
     tags: [op.tag],
     operationId: op.operationId,
     parameters,

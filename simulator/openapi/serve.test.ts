@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
+import { Registry } from '../api/registry.ts';
+import { buildDocuments } from './documents.ts';
 
 const V2_PB = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
@@ -70,6 +72,17 @@ describe('serving /openapi/v2 and /openapi/v3', () => {
     await none.arrayBuffer();
     const notModified = await get('/openapi/v2', { Accept: 'application/json', 'If-None-Match': json.headers.get('etag')! });
     assert.equal(notModified.status, 304);
+  });
+
+  it('the operations\' schemes say how this server is reached (plain HTTP here; https is the default of a secure server)', async () => {
+    const res = await fetch(`${sim.url}/openapi/v2`);
+    assert.equal(res.status, 200);
+    const doc = (await res.json()) as { paths: Record<string, Record<string, { schemes?: string[] }>> };
+    const ops = Object.values(doc.paths).flatMap((item) => Object.values(item).filter((op) => op && typeof op === 'object' && 'schemes' in op));
+    assert.ok(ops.length > 100);
+    assert.ok(ops.every((op) => op.schemes?.length === 1 && op.schemes[0] === 'http'), 'every operation says http');
+    const secure = buildDocuments(new Registry(), { protobufMediaType: 'application/vnd.kubernetes.protobuf' });
+    assert.match(secure.v2.json.toString('utf8'), /"schemes":\["https"\]/);
   });
 
   it('only GET and HEAD', async () => {

@@ -22,12 +22,13 @@ interface Cached {
 
 const cache = new WeakMap<Registry, Map<string, Cached>>();
 
-/** The documents of that registry (built once per registry and protobuf media type). */
-export function documentsFor(registry: Registry, protobufMediaType: string): Cached {
+/** The documents of that registry (built once per registry, protobuf media type and scheme served). */
+export function documentsFor(registry: Registry, protobufMediaType: string, scheme: 'http' | 'https' = 'https'): Cached {
   let byType = cache.get(registry);
   if (!byType) cache.set(registry, (byType = new Map()));
-  let entry = byType.get(protobufMediaType);
-  if (!entry) byType.set(protobufMediaType, (entry = { docs: buildDocuments(registry, { protobufMediaType }) }));
+  const key = `${protobufMediaType} ${scheme}`;
+  let entry = byType.get(key);
+  if (!entry) byType.set(key, (entry = { docs: buildDocuments(registry, { protobufMediaType, scheme }) }));
   return entry;
 }
 
@@ -105,7 +106,8 @@ export function serveOpenApi(registry: Registry, protobufMediaType: string, requ
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     return reply.code(405).header('Allow', 'GET, HEAD').header('Content-Type', 'text/plain; charset=utf-8').send(Buffer.from('405 Method Not Allowed\n'));
   }
-  const entry = documentsFor(registry, protobufMediaType);
+  // The operations' schemes say how this server is reached: plain HTTP (the insecure port) or HTTPS.
+  const entry = documentsFor(registry, protobufMediaType, request.protocol === 'http' ? 'http' : 'https');
   const { docs } = entry;
   reply.header('Vary', 'Accept');
   if (path === '/openapi/v2') {

@@ -2,8 +2,10 @@
 // machine's kubectl) and kubectl-1.20.test.ts (Debian's kubernetes-client 1.20 from .tools/), each against a
 // simulator of its own (API server + controller daemon + one simulated node) through the client config the
 // simulator writes. Every command a user would type in the first minutes: create/apply/diff, --dry-run=server,
-// get -w, --chunk-size, explain, describe, edit, scale, rollout status|history|undo, wait, auth can-i, logs,
-// delete --cascade=*, delete namespace. Live objects are read back over plain HTTP to prove what changed.
+// get -w, --chunk-size, explain, describe, edit, scale, rollout status|history|undo (deployments, StatefulSets,
+// DaemonSets), wait, auth can-i, logs, top pod|node, create|describe quota, autoscale, delete --cascade=*,
+// delete namespace, and last drain with a PodDisruptionBudget (onto a second node started for it). Live objects
+// are read back over plain HTTP to prove what changed.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
+import { startNodes, type NodesHandle } from '../nodes/index.ts';
 import { eventually } from './test-simulator.ts';
 import { clientDir, requireClient, run, skipUnlessFound, type ClientDir, type ClientProbe, type RunResult } from './real-clients.ts';
 
@@ -41,6 +44,44 @@ spec:
         image: ${image}
 `;
 
+const statefulSetYaml = (name: string, image: string, replicas = 2) => `apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: ${name}
+spec:
+  serviceName: ${name}
+  replicas: ${replicas}
+  selector:
+    matchLabels:
+      app: ${name}
+  template:
+    metadata:
+      labels:
+        app: ${name}
+    spec:
+      containers:
+      - name: ${name}
+        image: ${image}
+`;
+
+const daemonSetYaml = (name: string, image: string) => `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: ${name}
+spec:
+  selector:
+    matchLabels:
+      app: ${name}
+  template:
+    metadata:
+      labels:
+        app: ${name}
+    spec:
+      containers:
+      - name: ${name}
+        image: ${image}
+`;
+
 const configMapYaml = (name: string, value: string) => `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -55,6 +96,7 @@ export function kubectlMatrix(label: string, probe: ClientProbe): void {
     let sim: RunningSimulator;
     let cd: ClientDir;
     let bin: string;
+    let extraNode: NodesHandle | undefined;
 
     const k = (...args: string[]): Promise<RunResult> => run(bin, args, { env: cd.env });
     const ok = async (...args: string[]): Promise<string> => {
@@ -87,6 +129,7 @@ export function kubectlMatrix(label: string, probe: ClientProbe): void {
       await ok('create', 'namespace', NS);
     });
     after(async () => {
+      await extraNode?.close();
       await sim?.close();
       if (cd) rmSync(cd.dir, { recursive: true, force: true });
     });
@@ -269,6 +312,113 @@ export function kubectlMatrix(label: string, probe: ClientProbe): void {
       await ok('create', 'configmap', 'inside', '-n', 'matrix-gone', '--from-literal=a=b');
       assert.match(await ok('delete', 'namespace', 'matrix-gone', '--timeout=60s'), /namespace "matrix-gone" deleted/);
       assert.equal((await api('GET', '/api/v1/namespaces/matrix-gone')).status, 404);
+    });
+
+    const imageOf = async (path: string) => (await live(path)).spec.template.spec.containers[0].image as string;
+
+    test('rollout status, history and undo of a StatefulSet', async () => {
+      const path = `/apis/apps/v1/namespaces/${NS}/statefulsets/db`;
+      assert.match(await ok('apply', '-f', file('db.yaml', statefulSetYaml('db', 'nginx:1.13'))), /^statefulset\.apps\/db created$/m);
+      assert.match(await ok('rollout', 'status', 'statefulset/db', '--timeout=90s'), /complete/);
+      await ok('set', 'image', 'statefulset/db', 'db=nginx:1.14');
+      assert.match(await ok('rollout', 'status', 'statefulset/db', '--timeout=90s'), /complete/);
+      const history = await ok('rollout', 'history', 'statefulset/db');
+      assert.match(history, /^1\s/m);
+      assert.match(history, /^2\s/m);
+      assert.match(await ok('rollout', 'history', 'statefulset/db', '--revision=1'), /nginx:1\.13/);
+      assert.match(await ok('rollout', 'undo', 'statefulset/db'), /rolled back/);
+      assert.equal(await imageOf(path), 'nginx:1.13');
+      assert.match(await ok('rollout', 'status', 'statefulset/db', '--timeout=90s'), /complete/);
+      const pods = (await live(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Ddb`)).items as Json[];
+      assert.deepEqual(pods.map((p) => p.metadata.name).sort(), ['db-0', 'db-1']);
+      assert.ok(pods.every((p) => p.spec.containers[0].image === 'nginx:1.13'), 'the pods run the undone template');
+      const history3 = await ok('rollout', 'history', 'statefulset/db');
+      assert.match(history3, /^3\s/m, 'the undone revision comes back as revision 3');
+    });
+
+    test('rollout status, history and undo of a DaemonSet (its ControllerRevisions)', async () => {
+      const path = `/apis/apps/v1/namespaces/${NS}/daemonsets/agent`;
+      assert.match(await ok('apply', '-f', file('agent.yaml', daemonSetYaml('agent', 'nginx:1.13'))), /^daemonset\.apps\/agent created$/m);
+      assert.match(await ok('rollout', 'status', 'daemonset/agent', '--timeout=90s'), /successfully rolled out/);
+      await ok('set', 'image', 'daemonset/agent', 'agent=nginx:1.14');
+      assert.match(await ok('rollout', 'status', 'daemonset/agent', '--timeout=90s'), /successfully rolled out/);
+      const history = await ok('rollout', 'history', 'daemonset/agent');
+      assert.match(history, /^1\s/m);
+      assert.match(history, /^2\s/m);
+      assert.match(await ok('rollout', 'history', 'daemonset/agent', '--revision=2'), /nginx:1\.14/);
+      assert.match(await ok('rollout', 'undo', 'daemonset/agent'), /rolled back/);
+      assert.equal(await imageOf(path), 'nginx:1.13');
+      assert.match(await ok('rollout', 'status', 'daemonset/agent', '--timeout=90s'), /successfully rolled out/);
+      await eventually('the daemon pods run the undone template', async () => {
+        const pods = ((await live(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dagent`)).items as Json[]).filter((p) => !p.metadata.deletionTimestamp);
+        return pods.length > 0 && pods.every((p) => p.spec.containers[0].image === 'nginx:1.13' && p.metadata.labels['controller-revision-hash']);
+      }, 60_000);
+      assert.match(await ok('rollout', 'history', 'daemonset/agent'), /^3\s/m);
+    });
+
+    test('top node and top pod read the metrics API', async () => {
+      const nodes = await eventually('node metrics', async () => {
+        const r = await k('top', 'node');
+        return r.code === 0 && r.stdout;
+      }, 60_000);
+      assert.match(nodes, /^NAME\s+CPU\(cores\)\s+CPU(\(%\)|%)\s+MEMORY\(bytes\)/m);
+      assert.match(nodes, /^sim-node-0\s+\d+m\s+\d+%\s+\d+Mi\s+\d+%/m);
+      const pods = await eventually('pod metrics', async () => {
+        const r = await k('top', 'pod', '-l', 'app=web');
+        return r.code === 0 && /^web-/m.test(r.stdout) && r.stdout;
+      }, 60_000);
+      assert.match(pods, /^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)/m);
+      assert.match(pods, /^web-\S+\s+\d+m\s+\d+Mi/m);
+    });
+
+    test('create quota and describe quota: the controller fills used; a create past it is 403 with the real message', async () => {
+      const qns = 'matrix-quota';
+      await ok('create', 'namespace', qns);
+      assert.match(await ok('create', 'quota', 'small', '--hard=configmaps=2,count/secrets=5', '-n', qns), /resourcequota\/small created/);
+      await eventually('used written by the resourcequota controller', async () => (await live(`/api/v1/namespaces/${qns}/resourcequotas/small`)).status?.used?.configmaps === '0', 60_000);
+      for (const n of ['one', 'two']) await ok('create', 'configmap', n, '-n', qns);
+      const refused = await k('create', 'configmap', 'three', '-n', qns);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /configmaps "three" is forbidden: exceeded quota: small, requested: configmaps=1, used: configmaps=2, limited: configmaps=2/);
+      const described = await ok('describe', 'quota', 'small', '-n', qns);
+      assert.match(described, /^configmaps\s+2\s+2$/m);
+      assert.match(described, /^count\/secrets\s+0\s+5$/m);
+      await ok('delete', 'configmap', 'one', '-n', qns);
+      await eventually('the delete given back', async () => (await live(`/api/v1/namespaces/${qns}/resourcequotas/small`)).status?.used?.configmaps === '1', 60_000);
+      await ok('create', 'configmap', 'three', '-n', qns);
+      await ok('delete', 'namespace', qns, '--timeout=60s');
+    });
+
+    test('autoscale makes a HorizontalPodAutoscaler the controller looks after', async () => {
+      assert.match(await ok('autoscale', 'deployment', 'web', '--min=1', '--max=3', '--cpu-percent=50'), /horizontalpodautoscaler\.autoscaling\/web autoscaled/);
+      const hpa = await live(`/apis/autoscaling/v1/namespaces/${NS}/horizontalpodautoscalers/web`);
+      assert.deepEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas, hpa.spec.targetCPUUtilizationPercentage, hpa.spec.scaleTargetRef.kind, hpa.spec.scaleTargetRef.name], [1, 3, 50, 'Deployment', 'web']);
+      await eventually('the HPA status', async () => {
+        const h = await live(`/apis/autoscaling/v1/namespaces/${NS}/horizontalpodautoscalers/web`);
+        return typeof h.status?.currentReplicas === 'number' && h.status.currentReplicas > 0;
+      }, 60_000);
+      assert.match(await ok('get', 'hpa', 'web'), /^web\s+Deployment\/web\s/m);
+    });
+
+    test('drain with a PodDisruptionBudget of maxUnavailable 1 evicts one pod at a time (last: moves everything)', async () => {
+      await ok('create', '-f', file('drainme.yaml', deploymentYaml('drainme', 'nginx:1.13', 2)));
+      // policy/v1beta1, the version 1.9 serves (`kubectl create poddisruptionbudget` of newer kubectl posts policy/v1).
+      const pdb = 'apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata:\n  name: drainme\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app: drainme\n';
+      assert.match(await ok('create', '-f', file('pdb.yaml', pdb)), /poddisruptionbudget\.policy\/drainme created/);
+      await eventually('the budget allows one disruption', async () => (await live(`/apis/policy/v1beta1/namespaces/${NS}/poddisruptionbudgets/drainme`)).status?.disruptionsAllowed === 1, 60_000);
+      // Both pods are on the only node; a second node (no scheduler of its own) takes the replacements.
+      extraNode = await startNodes(sim.url, { count: 1, namePrefix: 'matrix-extra-', indexOffset: 8, startMs: 50, scheduler: false, log: () => {} });
+      await eventually('the second node Ready', async () => ((await live('/api/v1/nodes/matrix-extra-0')).status?.conditions ?? []).some((c: Json) => c.type === 'Ready' && c.status === 'True'));
+      const r = await k('drain', 'sim-node-0', '--ignore-daemonsets', '--timeout=120s');
+      assert.equal(r.code, 0, `drain exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+      // kubectl 1.20 ends with "node/<name> evicted" (its wording), newer ones with "drained".
+      assert.match(r.stdout, /^node\/sim-node-0 (drained|evicted)$/m);
+      // The second eviction waited for the first replacement: kubectl was refused (429) and retried.
+      assert.match(r.stdout + r.stderr, /Cannot evict pod as it would violate the pod's disruption budget/);
+      assert.equal((await live('/api/v1/nodes/sim-node-0')).spec.unschedulable, true);
+      const pods = ((await live(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Ddrainme`)).items as Json[]).filter((p) => !p.metadata.deletionTimestamp);
+      assert.ok(pods.length === 2 && pods.every((p) => p.spec.nodeName === 'matrix-extra-0'), pods.map((p) => `${p.metadata.name}@${p.spec.nodeName}`).join(' '));
+      assert.match(await ok('uncordon', 'sim-node-0'), /uncordoned/);
     });
   });
 }

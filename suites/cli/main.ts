@@ -58,6 +58,21 @@ export const EMBEDDED_SIMULATOR = (vendor: string) => ({
   cronJobCheckIntervalMs: 1000,
 });
 
+/**
+ * Where the wall time went: each suite file's span (first check started to last check reported; files run
+ * --workers at a time, the flooding "solo" checks after all others) and the slowest checks. A concurrent check's
+ * time counts from its turn in its file, so the file's span is the figure to read for it.
+ */
+export function renderTimes(engine: { durationMs: number; checks: CheckOutcome[]; suiteSpans?: Record<string, { startMs: number; endMs: number; checks: number }> }): string {
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)}`;
+  const spans = Object.entries(engine.suiteSpans ?? {}).sort((a, b) => b[1].endMs - b[1].startMs - (a[1].endMs - a[1].startMs));
+  const lines = ['Time by suite file (s after start: from - to = span, checks):'];
+  for (const [suite, sp] of spans) lines.push(`  ${suite.padEnd(22)} ${s(sp.startMs).padStart(6)} - ${s(sp.endMs).padStart(6)} = ${s(sp.endMs - sp.startMs).padStart(6)}  (${sp.checks})`);
+  const slow = [...engine.checks].sort((a, b) => b.durationMs - a.durationMs).slice(0, 10);
+  lines.push(`Slowest checks: ${slow.map((c) => `${c.id} ${s(c.durationMs)} s`).join(', ')}`);
+  return lines.join('\n');
+}
+
 function resolveConnection(options: CliOptions): TargetConnection | undefined {
   let connection: TargetConnection | undefined;
   if (options.kubeconfig) connection = { ...readKubeconfig(options.kubeconfig), kubeconfigFile: options.kubeconfig };
@@ -227,6 +242,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     say(renderSummary(results, { color: Boolean(io.stdout.isTTY) }));
     if (referenceConnection) say(renderDivergences(divergences, connection.url, referenceConnection.url));
     say(`reports: ${files.junit}, ${files.results}, ${files.html}`);
+    say(renderTimes(engine));
     say(`run time: ${(engine.durationMs / 1000).toFixed(1)} s${referenceEngine ? ` (reference ${(referenceEngine.durationMs / 1000).toFixed(1)} s)` : ''}`);
     if (engine.interrupted || referenceEngine?.interrupted) return 130;
     if (divergences.some((d) => !d.expected)) return EXIT_FAIL;

@@ -37,7 +37,7 @@ export class Progress {
     }
     const detail = outcome.status === 'failed' ? `: ${(outcome.message ?? '').split('\n')[0]}` : outcome.status === 'skipped' ? ` (${outcome.reason})` : '';
     const word = { passed: 'ok  ', failed: 'FAIL', skipped: 'skip' }[outcome.status];
-    this.out.write(`${word} ${outcome.id}${detail}\n`);
+    this.out.write(`${word} ${outcome.id}${detail} (${(outcome.durationMs / 1000).toFixed(1)} s)\n`);
   }
 
   finish(): void {

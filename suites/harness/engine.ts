@@ -69,6 +69,11 @@ export interface EngineResult {
   interrupted: boolean;
   /** Namespaces of this run still present at the end and deleted by the sweep. */
   swept: string[];
+  /**
+   * Per suite file: when (ms after the run's start) its first check started and its last one reported. With
+   * --workers files running side by side, these spans show where the run's wall time goes.
+   */
+  suiteSpans?: Record<string, { startMs: number; endMs: number; checks: number }>;
 }
 
 export class SelectionError extends Error {
@@ -120,10 +125,11 @@ function failureMessage(error: FailureData | undefined): string {
 
 /**
  * Rough relative run times of the suites (seconds on a loaded 2-core machine, from results.json durations):
- * the daemon-options suite starts some 60 daemon processes; workloads wait for pods to run. Unknown suites
+ * the daemon-options suite starts some 70 daemon processes, daemon-controllers 17 checks with a simulator and
+ * daemons each (80-95 s together); workloads wait for pods to run. Unknown suites
  * count as average. Only the order of the files depends on this.
  */
-const SUITE_WEIGHTS: Record<string, number> = { 'daemon-options': 50, lifecycle: 30, 'daemon-controllers': 8, workloads: 10, chunking: 7, defaults: 6, watch: 6, patch: 5, subresources: 5, 'namespace-lifecycle': 4 };
+const SUITE_WEIGHTS: Record<string, number> = { 'daemon-options': 50, lifecycle: 30, 'daemon-controllers': 40, workloads: 10, chunking: 7, defaults: 6, watch: 6, patch: 5, subresources: 5, 'namespace-lifecycle': 4 };
 
 function suiteWeight(name: string): number {
   return SUITE_WEIGHTS[name] ?? 3;
@@ -157,6 +163,13 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   const fileErrors = new Map<string, string>();
   // Two phases: every ordinary check, then the solo ones (they flood the target) with nothing else running.
   const phases = [runnable.filter((c) => !c.solo), runnable.filter((c) => c.solo)].filter((p) => p.length > 0);
+  const suiteSpans: EngineResult['suiteSpans'] = {};
+  const span = (suite: string, done: boolean) => {
+    const t = Date.now() - started;
+    const sp = (suiteSpans[suite] ??= { startMs: t, endMs: t, checks: 0 });
+    sp.endMs = Math.max(sp.endMs, t);
+    if (done) sp.checks++;
+  };
   const previousEnv = process.env[CONTEXT_ENV];
   try {
     for (const [index, phase] of phases.entries()) {
@@ -181,7 +194,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
       writeFileSync(contextPath, JSON.stringify(context), { mode: 0o600 });
       // Longest suites first, so that with N workers the slowest file does not start last and hold up the end.
       const suiteFiles = catalog.suites.filter((s) => phase.some((c) => c.suite === s.name)).sort((a, b) => suiteWeight(b.name) - suiteWeight(a.name));
-      await runPhase(suiteFiles, contextPath, options, byId, evidenceDir, fileErrors, done);
+      await runPhase(suiteFiles, contextPath, options, byId, evidenceDir, fileErrors, done, span);
     }
   } catch (err) {
     if (!options.signal?.aborted) throw err;
@@ -219,6 +232,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     checks: selected.map((c) => outcomes.get(c.id)!),
     interrupted,
     swept,
+    suiteSpans,
   };
 }
 
@@ -231,6 +245,7 @@ async function runPhase(
   evidenceDir: string,
   fileErrors: Map<string, string>,
   done: (outcome: CheckOutcome) => void,
+  span: (suite: string, done: boolean) => void = () => {},
 ): Promise<void> {
   if (suiteFiles.length === 0) return;
   process.env[CONTEXT_ENV] = contextPath;
@@ -253,8 +268,12 @@ async function runPhase(
     const data = event.data;
     if (data?.nesting !== 0 || typeof data.name !== 'string') continue;
     const definition = byId.get(data.name);
-    if (event.type === 'test:start' && definition) options.onCheckStart?.(definition.id);
+    if (event.type === 'test:start' && definition) {
+      span(definition.suite, false);
+      options.onCheckStart?.(definition.id);
+    }
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    if (definition) span(definition.suite, true);
     const details = (data.details ?? {}) as { duration_ms?: number; error?: FailureData };
     if (!definition) {
       // A failure outside any check: usually a suite file that failed to load in its process.

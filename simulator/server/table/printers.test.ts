@@ -116,6 +116,22 @@ describe('workload rows', () => {
     assert.deepEqual(PRINTERS.DaemonSet.row(ds, NOW).cells, ['ds', 2, 2, 1, 2, 1, 'disk=ssd', '30s', 'web,log', 'web:1,log:1', 'a=b']);
     assert.deepEqual(PRINTERS.DaemonSet.columns.filter((c) => c.priority === 0).map((c) => c.name), ['Name', 'Desired', 'Current', 'Ready', 'Up-to-date', 'Available', 'Node Selector', 'Age']);
   });
+  test('stateful set: desired, current; controller revision: controller kind.group/name, revision', () => {
+    const ss = { metadata: { name: 'db', creationTimestamp: ago(30) }, spec: { replicas: 3, template }, status: { replicas: 2 } };
+    assert.deepEqual(PRINTERS.StatefulSet.row(ss, NOW).cells, ['db', 3, 2, '30s', 'web,log', 'web:1,log:1']);
+    const rev = { metadata: { name: 'db-abc', creationTimestamp: ago(30), ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: 'u', controller: true }] }, revision: 2 };
+    assert.deepEqual(PRINTERS.ControllerRevision.row(rev, NOW).cells, ['db-abc', 'statefulset.apps/db', 2, '30s']);
+    assert.deepEqual(PRINTERS.ControllerRevision.row({ metadata: { name: 'x' } }, NOW).cells.slice(1, 3), ['<none>', 0]);
+  });
+  test('horizontal pod autoscaler: reference, targets, min (<unset>), max, replicas; pod disruption budget', () => {
+    const hpa = (spec: object, status: object) => ({ metadata: { name: 'web', creationTimestamp: ago(30) }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 3, ...spec }, status });
+    assert.deepEqual(PRINTERS.HorizontalPodAutoscaler.row(hpa({ minReplicas: 1, targetCPUUtilizationPercentage: 50 }, { currentReplicas: 2, currentCPUUtilizationPercentage: 7 }), NOW).cells, ['web', 'Deployment/web', '7%/50%', 1, 3, 2, '30s']);
+    assert.deepEqual(PRINTERS.HorizontalPodAutoscaler.row(hpa({}, {}), NOW).cells.slice(2, 4), ['<unknown>/80%', '<unset>']);
+    const v2 = hpa({ metrics: [{ type: 'Resource', resource: { name: 'cpu', targetAverageUtilization: 60 } }] }, { currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', currentAverageUtilization: 12 } }] });
+    assert.equal(PRINTERS.HorizontalPodAutoscaler.row(v2, NOW).cells[2], '12%/60%');
+    const pdb = { metadata: { name: 'b', creationTimestamp: ago(30) }, spec: { maxUnavailable: 1 }, status: { disruptionsAllowed: 1 } };
+    assert.deepEqual(PRINTERS.PodDisruptionBudget.row(pdb, NOW).cells, ['b', 'N/A', '1', 1, '30s']);
+  });
   test('job: completions and duration', () => {
     const job = (spec: object, status: object) => ({ metadata: { name: 'j', creationTimestamp: ago(100) }, spec: { template, ...spec }, status });
     assert.deepEqual(PRINTERS.Job.row(job({ completions: 3 }, { succeeded: 1, startTime: ago(90) }), NOW).cells.slice(0, 4), ['j', '1/3', '90s', '100s']);

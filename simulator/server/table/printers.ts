@@ -217,6 +217,95 @@ const daemonSetPrinter: Printer = {
   },
 };
 
+// StatefulSet (1.9 printer): desired and current pods; wide containers and images.
+const statefulSetPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Desired', 'string', 'Number of desired pods.'),
+    col('Current', 'string', 'Number of pods the set currently has.'),
+    AGE,
+    CONTAINERS,
+    IMAGES,
+  ],
+  row(o, now) {
+    const [names, images] = containerCells(o?.spec?.template?.spec?.containers);
+    const desired = o?.spec?.replicas === undefined ? 1 : int(o.spec.replicas);
+    return { cells: [str(o?.metadata?.name), desired, int(o?.status?.replicas), age(o, now), names, images] };
+  },
+};
+
+// ControllerRevision (1.9 printer): the controlling object as <kind>.<group>/<name>, and the revision number.
+const controllerRevisionPrinter: Printer = {
+  columns: [NAME, col('Controller', 'string', 'The object controlling the revision (kind.group/name).'), col('Revision', 'string', 'The revision number.'), AGE],
+  row(o, now) {
+    const ref = (Array.isArray(o?.metadata?.ownerReferences) ? o.metadata.ownerReferences : []).find((r: Obj) => r?.controller === true);
+    let controller = '<none>';
+    if (ref) {
+      const group = str(ref.apiVersion).includes('/') ? str(ref.apiVersion).split('/')[0] : '';
+      controller = `${str(ref.kind).toLowerCase()}${group ? `.${group}` : ''}/${str(ref.name)}`;
+    }
+    return { cells: [str(o?.metadata?.name), controller, int(o?.revision), age(o, now)] };
+  },
+};
+
+// HorizontalPodAutoscaler (1.9 printer): reference kind/name, targets current/target per metric (the v1 CPU
+// fields or the v2beta1 metrics), min (<unset>), max, current replicas.
+function hpaTargets(o: Obj): string {
+  const spec = o?.spec ?? {};
+  const status = o?.status ?? {};
+  if (Array.isArray(spec.metrics)) {
+    if (spec.metrics.length === 0) return '<none>';
+    const current: Obj[] = Array.isArray(status.currentMetrics) ? status.currentMetrics : [];
+    return spec.metrics
+      .map((m: Obj, i: number) => {
+        const cur = current[i];
+        if (m?.type === 'Resource' && m.resource?.targetAverageUtilization !== undefined) {
+          const c = cur?.resource?.currentAverageUtilization;
+          return `${c === undefined ? '<unknown>' : `${int(c)}%`}/${int(m.resource.targetAverageUtilization)}%`;
+        }
+        const target = m?.resource?.targetAverageValue ?? m?.pods?.targetAverageValue ?? m?.object?.targetValue ?? '';
+        const c = cur?.resource?.currentAverageValue ?? cur?.pods?.currentAverageValue ?? cur?.object?.currentValue;
+        return `${c === undefined ? '<unknown>' : str(c)}/${str(target)}`;
+      })
+      .join(', ');
+  }
+  const target = spec.targetCPUUtilizationPercentage === undefined ? 80 : int(spec.targetCPUUtilizationPercentage);
+  const cur = status.currentCPUUtilizationPercentage;
+  return `${cur === undefined || cur === null ? '<unknown>' : `${int(cur)}%`}/${target}%`;
+}
+
+const hpaPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Reference', 'string', 'The scale target (kind/name).'),
+    col('Targets', 'string', 'Current and target value of each metric.'),
+    col('MinPods', 'string', 'Lower limit of the replica count.'),
+    col('MaxPods', 'string', 'Upper limit of the replica count.'),
+    col('Replicas', 'string', 'Current number of replicas of the target.'),
+    AGE,
+  ],
+  row(o, now) {
+    const ref = o?.spec?.scaleTargetRef ?? {};
+    const min = o?.spec?.minReplicas === undefined || o?.spec?.minReplicas === null ? '<unset>' : int(o.spec.minReplicas);
+    return { cells: [str(o?.metadata?.name), `${str(ref.kind)}/${str(ref.name)}`, hpaTargets(o), min, int(o?.spec?.maxReplicas), int(o?.status?.currentReplicas), age(o, now)] };
+  },
+};
+
+// PodDisruptionBudget (1.9 printer): min available and max unavailable (N/A when unset), allowed disruptions.
+const pdbPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Min Available', 'string', 'Pods that must stay available (count or percentage).'),
+    col('Max Unavailable', 'string', 'Pods that may be unavailable (count or percentage).'),
+    col('Allowed Disruptions', 'integer', 'Evictions allowed now.'),
+    AGE,
+  ],
+  row(o, now) {
+    const na = (v: unknown) => (v === undefined || v === null ? 'N/A' : str(v));
+    return { cells: [str(o?.metadata?.name), na(o?.spec?.minAvailable), na(o?.spec?.maxUnavailable), int(o?.status?.disruptionsAllowed), age(o, now)] };
+  },
+};
+
 const jobPrinter: Printer = {
   columns: [
     NAME,
@@ -533,6 +622,10 @@ export const PRINTERS: Readonly<Record<string, Printer>> = {
   ReplicaSet: replicasPrinter('replica set', (o) => formatLabelSelector(o?.spec?.selector)),
   ReplicationController: replicasPrinter('replication controller', (o) => formatLabels(o?.spec?.selector)),
   DaemonSet: daemonSetPrinter,
+  StatefulSet: statefulSetPrinter,
+  ControllerRevision: controllerRevisionPrinter,
+  HorizontalPodAutoscaler: hpaPrinter,
+  PodDisruptionBudget: pdbPrinter,
   Job: jobPrinter,
   CronJob: cronJobPrinter,
   Service: servicePrinter,

@@ -12,6 +12,8 @@
 //   pdb-status      writes PodDisruptionBudget status with 5 disruptions allowed
 //   hpa-status      never writes HorizontalPodAutoscaler status
 //   quota-status    never writes ResourceQuota status
+//   recycle-deadline  makes recycler pods with activeDeadlineSeconds one more than computed
+//   pvc-protection  never puts the kubernetes.io/pvc-protection finalizer on claims
 // Run as: BROKEN_DAEMON=jws,tokencleaner node --import tsx suites/harness/testdata/broken-daemon.ts [daemon options]
 
 import { createHmac } from 'node:crypto';
@@ -33,6 +35,16 @@ function distortWrite(method: string, path: string, body: unknown): { body?: unk
   if (breaks.has('aggregation') && /\/clusterroles\/[^/]+$/.test(path) && method !== 'DELETE') return { drop: true };
   if (breaks.has('quota-status') && /\/resourcequotas\/[^/]+\/status$/.test(path)) return { drop: true };
   if (breaks.has('hpa-status') && /\/horizontalpodautoscalers\/[^/]+\/status$/.test(path)) return { drop: true };
+  if (breaks.has('recycle-deadline') && method === 'POST' && /\/pods$/.test(path) && body && typeof body === 'object') {
+    const b = structuredClone(body) as Obj & { metadata?: { name?: string }; spec?: Obj };
+    if (b.metadata?.name?.startsWith('recycler-for-') && typeof b.spec?.activeDeadlineSeconds === 'number') b.spec.activeDeadlineSeconds += 1;
+    return { body: b };
+  }
+  if (breaks.has('pvc-protection') && method === 'PUT' && /\/persistentvolumeclaims\/[^/]+$/.test(path) && body && typeof body === 'object') {
+    const b = structuredClone(body) as Obj & { metadata?: { finalizers?: string[] } };
+    if (b.metadata?.finalizers) b.metadata.finalizers = b.metadata.finalizers.filter((f) => f !== 'kubernetes.io/pvc-protection');
+    return { body: b };
+  }
   if (breaks.has('pdb-status') && /\/poddisruptionbudgets\/[^/]+\/status$/.test(path) && body && typeof body === 'object') {
     const b = structuredClone(body) as Obj & { status?: Obj };
     if (b.status) b.status.disruptionsAllowed = 5;
