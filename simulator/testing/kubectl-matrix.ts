@@ -3,9 +3,9 @@
 // simulator of its own (API server + controller daemon + one simulated node) through the client config the
 // simulator writes. Every command a user would type in the first minutes: create/apply/diff, --dry-run=server,
 // get -w, --chunk-size, explain, describe, edit, scale, rollout status|history|undo (deployments, StatefulSets,
-// DaemonSets), wait, auth can-i, logs, top pod|node, autoscale, delete --cascade=*, delete namespace, and last
-// drain with a PodDisruptionBudget (onto a second node started for it). Live objects are read back over plain
-// HTTP to prove what changed.
+// DaemonSets), wait, auth can-i, logs, top pod|node, create|describe quota, autoscale, delete --cascade=*,
+// delete namespace, and last drain with a PodDisruptionBudget (onto a second node started for it). Live objects
+// are read back over plain HTTP to prove what changed.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -369,6 +369,24 @@ export function kubectlMatrix(label: string, probe: ClientProbe): void {
       }, 60_000);
       assert.match(pods, /^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)/m);
       assert.match(pods, /^web-\S+\s+\d+m\s+\d+Mi/m);
+    });
+
+    test('create quota and describe quota: the controller fills used; a create past it is 403 with the real message', async () => {
+      const qns = 'matrix-quota';
+      await ok('create', 'namespace', qns);
+      assert.match(await ok('create', 'quota', 'small', '--hard=configmaps=2,count/secrets=5', '-n', qns), /resourcequota\/small created/);
+      await eventually('used written by the resourcequota controller', async () => (await live(`/api/v1/namespaces/${qns}/resourcequotas/small`)).status?.used?.configmaps === '0', 60_000);
+      for (const n of ['one', 'two']) await ok('create', 'configmap', n, '-n', qns);
+      const refused = await k('create', 'configmap', 'three', '-n', qns);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /configmaps "three" is forbidden: exceeded quota: small, requested: configmaps=1, used: configmaps=2, limited: configmaps=2/);
+      const described = await ok('describe', 'quota', 'small', '-n', qns);
+      assert.match(described, /^configmaps\s+2\s+2$/m);
+      assert.match(described, /^count\/secrets\s+0\s+5$/m);
+      await ok('delete', 'configmap', 'one', '-n', qns);
+      await eventually('the delete given back', async () => (await live(`/api/v1/namespaces/${qns}/resourcequotas/small`)).status?.used?.configmaps === '1', 60_000);
+      await ok('create', 'configmap', 'three', '-n', qns);
+      await ok('delete', 'namespace', qns, '--timeout=60s');
     });
 
     test('autoscale makes a HorizontalPodAutoscaler the controller looks after', async () => {

@@ -195,3 +195,20 @@ describe('core and networking rows', () => {
     assert.deepEqual(defaultPrinter.row({ metadata: { name: 'b', creationTimestamp: '2018-01-01T11:00:00Z' } }, NOW).cells, ['b', '2018-01-01T11:00:00Z']);
   });
 });
+
+describe('volumes', () => {
+  test('PersistentVolume, PersistentVolumeClaim, StorageClass and VolumeAttachment rows', () => {
+    const meta = (name: string, extra: Record<string, unknown> = {}) => ({ name, creationTimestamp: ago(120), ...extra });
+    const pv = { metadata: meta('pv1'), spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteMany', 'ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Recycle', claimRef: { namespace: 'ns', name: 'c' }, storageClassName: 'fast' }, status: { phase: 'Bound' } };
+    assert.deepEqual(PRINTERS.PersistentVolume.row(pv, NOW).cells, ['pv1', '5Gi', 'RWO,RWX', 'Recycle', 'Bound', 'ns/c', 'fast', '', '2m']);
+    const pending = { metadata: meta('c'), spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } }, status: { phase: 'Pending' } };
+    assert.deepEqual(PRINTERS.PersistentVolumeClaim.row(pending, NOW).cells, ['c', 'Pending', '', '', '', '', '2m']);
+    const bound = { ...pending, spec: { ...pending.spec, volumeName: 'pv1', storageClassName: 'fast' }, status: { phase: 'Bound', capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'] } };
+    assert.deepEqual(PRINTERS.PersistentVolumeClaim.row(bound, NOW).cells, ['c', 'Bound', 'pv1', '5Gi', 'RWO', 'fast', '2m']);
+    assert.equal(PRINTERS.PersistentVolumeClaim.row({ ...bound, metadata: { ...bound.metadata, deletionTimestamp: ago(1) } }, NOW).cells[1], 'Terminating');
+    const sc = { metadata: meta('standard', { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }), provisioner: 'kubernetes.io/host-path' };
+    assert.deepEqual(PRINTERS.StorageClass.row(sc, NOW).cells, ['standard (default)', 'kubernetes.io/host-path', '2m']);
+    const va = { metadata: meta('csi-1'), spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv1' }, nodeName: 'n1' }, status: { attached: true } };
+    assert.deepEqual(PRINTERS.VolumeAttachment.row(va, NOW).cells, ['csi-1', 'csi.example.com', 'pv1', 'n1', true, '2m']);
+  });
+});

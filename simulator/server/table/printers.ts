@@ -603,6 +603,71 @@ const eventPrinter: Printer = {
   },
 };
 
+// Volumes (1.9 printers): access modes as RWO/ROX/RWX in that order; a claim's capacity and modes only once it
+// names its volume; a StorageClass marked default (either annotation) prints "(default)" after its name.
+export function accessModesText(modes: unknown): string {
+  const list = Array.isArray(modes) ? modes : [];
+  return [['ReadWriteOnce', 'RWO'], ['ReadOnlyMany', 'ROX'], ['ReadWriteMany', 'RWX']].filter(([m]) => list.includes(m)).map(([, a]) => a).join(',');
+}
+
+const storageClassOf = (o: Obj): string => str(o?.spec?.storageClassName ?? o?.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class']);
+
+const persistentVolumePrinter: Printer = {
+  columns: [
+    NAME,
+    col('Capacity', 'string', 'The volume\'s storage capacity.'),
+    col('Access Modes', 'string', 'Ways the volume can be mounted.'),
+    col('Reclaim Policy', 'string', 'What happens to the volume when released from its claim.'),
+    col('Status', 'string', 'Phase of the volume.'),
+    col('Claim', 'string', 'The claim bound to the volume (namespace/name).'),
+    col('StorageClass', 'string', 'StorageClass of the volume.'),
+    col('Reason', 'string', 'Reason of a failure.'),
+    AGE,
+  ],
+  row: (o, now) => {
+    const ref = o?.spec?.claimRef;
+    const claim = ref ? `${str(ref.namespace)}/${str(ref.name)}` : '';
+    return { cells: [str(o?.metadata?.name), str(o?.spec?.capacity?.storage), accessModesText(o?.spec?.accessModes), str(o?.spec?.persistentVolumeReclaimPolicy), str(o?.status?.phase), claim, storageClassOf(o), str(o?.status?.reason), age(o, now)] };
+  },
+};
+
+const persistentVolumeClaimPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Status', 'string', 'Phase of the claim.'),
+    col('Volume', 'string', 'The volume bound to the claim.'),
+    col('Capacity', 'string', 'Storage capacity of the bound volume.'),
+    col('Access Modes', 'string', 'Ways the bound volume can be mounted.'),
+    col('StorageClass', 'string', 'StorageClass of the claim.'),
+    AGE,
+  ],
+  row: (o, now) => {
+    const bound = str(o?.spec?.volumeName) !== '';
+    // A claim held by its finalizer shows Terminating, as kubectl users know it.
+    const phase = o?.metadata?.deletionTimestamp ? 'Terminating' : str(o?.status?.phase);
+    return { cells: [str(o?.metadata?.name), phase, str(o?.spec?.volumeName), bound ? str(o?.status?.capacity?.storage) : '', bound ? accessModesText(o?.status?.accessModes) : '', storageClassOf(o), age(o, now)] };
+  },
+};
+
+const isDefaultClass = (o: Obj) => ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'].some((k) => o?.metadata?.annotations?.[k] === 'true');
+
+const storageClassPrinter: Printer = {
+  columns: [NAME, col('Provisioner', 'string', 'The volume plugin that provisions volumes of the class.'), AGE],
+  row: (o, now) => ({ cells: [`${str(o?.metadata?.name)}${isDefaultClass(o) ? ' (default)' : ''}`, str(o?.provisioner), age(o, now)] }),
+};
+
+const volumeAttachmentPrinter: Printer = {
+  columns: [
+    NAME,
+    col('Attacher', 'string', 'The volume driver that attaches the volume.'),
+    col('PV', 'string', 'The PersistentVolume attached.'),
+    col('Node', 'string', 'The node the volume is attached to.'),
+    col('Attached', 'boolean', 'Whether the volume is attached.'),
+    AGE,
+  ],
+  row: (o, now) => ({ cells: [str(o?.metadata?.name), str(o?.spec?.attacher), str(o?.spec?.source?.persistentVolumeName), str(o?.spec?.nodeName), o?.status?.attached === true, age(o, now)] }),
+};
+
 /** The table every kind without its own printer gets: the name and the creation time. */
 export const defaultPrinter: Printer = {
   columns: [NAME, col('Created At', 'date', 'Time the object was created (metadata.creationTimestamp).')],
@@ -640,6 +705,10 @@ export const PRINTERS: Readonly<Record<string, Printer>> = {
   RoleBinding: roleBindingPrinter,
   CertificateSigningRequest: csrPrinter,
   ClusterRoleBinding: roleBindingPrinter,
+  PersistentVolume: persistentVolumePrinter,
+  PersistentVolumeClaim: persistentVolumeClaimPrinter,
+  StorageClass: storageClassPrinter,
+  VolumeAttachment: volumeAttachmentPrinter,
 };
 
 export function printerFor(kind: string): Printer {
