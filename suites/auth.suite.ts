@@ -409,7 +409,9 @@ async function startProxyProcess(kubeconfig: string): Promise<{ url: string; chi
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the proxy printed no address within 30 s: ${err.slice(0, 300)}`)), 30_000);
+    // The harness's own process starting (tsx compiling the simulator), not the target: under load (the 10-run
+    // repeat at load average ~30) that took over 30 s, so it gets 90 s, and the check a matching time limit.
+    const timer = setTimeout(() => reject(new Error(`the proxy printed no address within 90 s: ${err.slice(0, 300)}`)), 90_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /Starting to serve on (\S+)/.exec(out);
@@ -428,7 +430,7 @@ async function startProxyProcess(kubeconfig: string): Promise<{ url: string; chi
 
 check(
   'auth.client-proxy',
-  { rows: ['auth.client-proxy'], title: 'through npx tsx simulator proxy every request works in plain HTTP without credentials, watch streams included' },
+  { rows: ['auth.client-proxy'], title: 'through npx tsx simulator proxy every request works in plain HTTP without credentials, watch streams included', timeoutSeconds: 150 },
   async (ctx) => withCleanup(async () => {
     const rows = 'auth.client-proxy';
     const t = await authTarget(ctx);
