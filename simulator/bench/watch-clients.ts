@@ -81,3 +81,5 @@ function run(job: Job): void {
 }
 
 process.once('message', (job: Job) => run(job));
+// The bench process gone (killed, crashed): nothing left to report to.
+process.once('disconnect', () => process.exit(0));
