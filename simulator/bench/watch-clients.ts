@@ -7,6 +7,8 @@
 //   then {op:'done', received, outOfOrder, histogram} once every watch saw `events` events (or {op:'error'}).
 
 import http from 'node:http';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 interface Job {
@@ -80,4 +82,8 @@ function run(job: Job): void {
   openBatch();
 }
 
-process.once('message', (job: Job) => run(job));
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.once('message', (job: Job) => run(job));
+  // The bench process gone (killed, crashed): nothing left to report to.
+  process.once('disconnect', () => process.exit(0));
+}
