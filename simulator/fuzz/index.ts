@@ -19,7 +19,8 @@ const count = Number(values.count);
 const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
 const concurrency = Number(values.concurrency);
 const from = Number(values.from);
-if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || !Number.isInteger(concurrency) || concurrency < 1 || !Number.isInteger(from) || from < 0) {
+const whole = (n: number, min: number) => Number.isInteger(n) && n >= min;
+if (!whole(count, 1) || !Number.isInteger(seed) || !whole(concurrency, 1) || !whole(from, 0)) {
   process.stderr.write('fuzz: --count, --seed and --concurrency must be integers (count, concurrency >= 1)\n');
   process.exit(2);
 }
