@@ -125,7 +125,14 @@ interface ChunkedRead {
  * 200, a resourceVersion equal to the first chunk's, at most `limit` items unless the server ignored limit
  * (then continue is empty), and an end within a bound.
  */
-async function readChunks(ctx: CheckContext, path: string, query: Record<string, string | number>, limit: number, bound: number, between?: (i: number) => Promise<void>): Promise<ChunkedRead> {
+async function readChunks(
+  ctx: CheckContext,
+  path: string,
+  query: Record<string, string | number>,
+  limit: number,
+  bound: number,
+  between?: (i: number) => Promise<void>,
+): Promise<ChunkedRead> {
   const items: KubeObject[] = [];
   let token = '';
   let rv: string | undefined;

@@ -28,7 +28,11 @@ async function listNames(ctx: CheckContext, path: string, query?: Record<string,
 
 check(
   'crud.create-then-get',
-  { rows: ['rule.ops.create-stores', 'rule.writes.create-codes', 'rule.ops.get-by-name'], requires: CM_ALL, title: 'a created ConfigMap (any valid name, labels, data) reads back as created' },
+  {
+    rows: ['rule.ops.create-stores', 'rule.writes.create-codes', 'rule.ops.get-by-name'],
+    requires: CM_ALL,
+    title: 'a created ConfigMap (any valid name, labels, data) reads back as created',
+  },
   async (ctx) => {
     const ns = await ctx.namespace();
     const seen = new Set<string>();

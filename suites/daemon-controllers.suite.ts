@@ -97,7 +97,10 @@ async function withOwnEnv(ctx: CheckContext, fn: (env: Env) => Promise<void>): P
       gates: tables.featureGates,
       kubeconfig(server: string) {
         const path = join(dir, `kubeconfig-${++n}`);
-        writeFileSync(path, `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${server}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\n`);
+        writeFileSync(
+          path,
+          `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${server}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\n`,
+        );
         return path;
       },
     });
@@ -115,7 +118,12 @@ const tail = (text: string, n = 400) => (text.length > n ? `...${text.slice(-n)}
  * daemon took in between (this daemon then exits, unable to bind) means: again on another port, within the
  * time budget.
  */
-async function withDaemon<T>(env: Env, args: string[], what: string, fn: (config: Record<string, unknown>, p: DaemonProcess, configz: Record<string, unknown>) => Promise<T>): Promise<T> {
+async function withDaemon<T>(
+  env: Env,
+  args: string[],
+  what: string,
+  fn: (config: Record<string, unknown>, p: DaemonProcess, configz: Record<string, unknown>) => Promise<T>,
+): Promise<T> {
   const master = args.find((a) => a.startsWith('--master='))?.slice('--master='.length);
   // Only our daemon talks to this check's own simulator.
   const isOurs = (configz: Record<string, unknown>) => {
@@ -186,7 +194,8 @@ async function withControllers<T>(
     await within(LOG_MS, async () => (names.every(said) ? true : undefined), 100);
     for (const n of names) {
       const s = startLogOf(output(), n);
-      if (s.refused !== undefined && !opts.mayNotStart?.includes(n)) fail(`${what}: the daemon did not start "${n}": ${s.refused}\n  command: ${env.command} ${args.join(' ')}`, opts.rows);
+      if (s.refused !== undefined && !opts.mayNotStart?.includes(n))
+        fail(`${what}: the daemon did not start "${n}": ${s.refused}\n  command: ${env.command} ${args.join(' ')}`, opts.rows);
     }
     await sleep(opts.settleMs ?? 1_500);
     return fn({ config, p, configz });
@@ -242,7 +251,10 @@ check(
       const names = env.controllers.map((c) => c.name);
       const onByDefault = env.controllers.filter((c) => c.enabledByDefault).map((c) => c.name);
       // Three selections: the default, * with the off-by-default ones on and some others off, and an explicit list.
-      const [dropped, picked] = fc.sample(fc.tuple(fc.subarray(onByDefault, { minLength: 1, maxLength: 4 }), fc.subarray(names, { minLength: 1, maxLength: 4 })), { seed: ctx.fc.seed, numRuns: 1 })[0];
+      const [dropped, picked] = fc.sample(
+        fc.tuple(fc.subarray(onByDefault, { minLength: 1, maxLength: 4 }), fc.subarray(names, { minLength: 1, maxLength: 4 })),
+        { seed: ctx.fc.seed, numRuns: 1 },
+      )[0];
       const cases: Array<{ value: string[] | undefined; what: string }> = [
         { value: undefined, what: 'default --controllers' },
         { value: ['*', 'bootstrapsigner', 'tokencleaner', ...dropped.map((n) => `-${n}`)], what: '' },
@@ -257,7 +269,11 @@ check(
           await withDaemon(env, args, label, async (config, p) => {
             const entry = configEntry(config, '--controllers');
             const shown = c.value ?? ['*'];
-            if (!entry.found || !sameValue('stringSlice', shown, entry.value)) problems.push({ row: 'option.controllers', message: `${label}: /configz shows ${JSON.stringify(entry.value)}, expected ${JSON.stringify(shown)}` });
+            if (!entry.found || !sameValue('stringSlice', shown, entry.value))
+              problems.push({
+                row: 'option.controllers',
+                message: `${label}: /configz shows ${JSON.stringify(entry.value)}, expected ${JSON.stringify(shown)}`,
+              });
             const want = expectedSelection(shown, env.controllers);
             const sel = (await within(LOG_MS, async () => {
               const s = readSelection(`${p.stdout}\n${p.stderr}`, names);
@@ -271,17 +287,29 @@ check(
             for (const n of names) {
               const got = sel.get(n);
               const expected = want.has(n) ? 'enabled' : 'disabled';
-              if (got === undefined) problems.push({ row: row(n), message: `${label}: the start log does not say whether ${n} runs (it names ${sel.size} of ${names.length} controllers)` });
+              if (got === undefined)
+                problems.push({
+                  row: row(n),
+                  message: `${label}: the start log does not say whether ${n} runs (it names ${sel.size} of ${names.length} controllers)`,
+                });
               else if (got !== expected) problems.push({ row: row(n), message: `${label}: the start log shows ${n} ${got}, expected ${expected}` });
             }
-            const extra = [...(`${p.stdout}\n${p.stderr}`.matchAll(/\benabled controllers:\s*([^\n]*)/gi))].flatMap((m) => m[1].split(/[\s,]+/)).filter((w) => w && !names.includes(w));
-            if (extra.length) problems.push({ row: 'rule.daemon.named-controllers', message: `${label}: the daemon runs controllers the spec does not list: ${extra.join(', ')}` });
+            const extra = [...`${p.stdout}\n${p.stderr}`.matchAll(/\benabled controllers:\s*([^\n]*)/gi)]
+              .flatMap((m) => m[1].split(/[\s,]+/))
+              .filter((w) => w && !names.includes(w));
+            if (extra.length)
+              problems.push({
+                row: 'rule.daemon.named-controllers',
+                message: `${label}: the daemon runs controllers the spec does not list: ${extra.join(', ')}`,
+              });
           });
         }),
       );
       if (saidNothing === cases.length && problems.every((p) => p.row === 'option.controllers')) {
         if (problems.length) fail(problems.map((p) => `${p.row}: ${p.message}`).join('\n'), ['option.controllers']);
-        ctx.skip("the daemon's output says nothing about which controllers run (neither 'Started \"x\"' / '\"x\" is disabled' lines nor enabled/disabled lists)");
+        ctx.skip(
+          "the daemon's output says nothing about which controllers run (neither 'Started \"x\"' / '\"x\" is disabled' lines nor enabled/disabled lists)",
+        );
       }
       if (problems.length) {
         const lines = problems.slice(0, 20).map((p) => `  ${p.row}: ${p.message}`);
@@ -300,7 +328,8 @@ export function gateHelpProblem(help: string, gate: FeatureGateRow): string | un
   const m = /\((?:(alpha|beta|ga)\s*-\s*)?default=(true|false)\)/i.exec(line.slice(line.indexOf(`${gate.name}=`)));
   if (!m) return `--help shows ${gate.name} without "(stage - default=...)": ${line.trim()}`;
   const stage = m[1]?.toLowerCase() ?? null;
-  if ((gate.stage ?? null) !== stage && !(gate.stage === null && stage === 'ga')) return `--help shows ${gate.name} at stage ${stage ?? '(none)'}, spec says ${gate.stage ?? '(none)'}`;
+  if ((gate.stage ?? null) !== stage && !(gate.stage === null && stage === 'ga'))
+    return `--help shows ${gate.name} at stage ${stage ?? '(none)'}, spec says ${gate.stage ?? '(none)'}`;
   if (String(gate.default) !== m[2].toLowerCase()) return `--help shows ${gate.name} default=${m[2]}, spec says ${gate.default}`;
   return undefined;
 }
@@ -330,7 +359,9 @@ check(
         if (!entry.found) problems.push({ row: 'option.feature-gates', message: '/configz has no feature gates entry' });
         else {
           const shown = (entry.value ?? {}) as Record<string, unknown>;
-          for (const g of env.gates) if (shown[g.name] !== flipped[g.name]) problems.push({ row: g.id, message: `/configz shows ${g.name}=${JSON.stringify(shown[g.name])} after ${g.name}=${flipped[g.name]}` });
+          for (const g of env.gates)
+            if (shown[g.name] !== flipped[g.name])
+              problems.push({ row: g.id, message: `/configz shows ${g.name}=${JSON.stringify(shown[g.name])} after ${g.name}=${flipped[g.name]}` });
         }
         // Where /configz also describes each gate (stage, default, state), it must agree with the spec.
         const described = configz.featureGates as Record<string, { enabled?: unknown; stage?: unknown; default?: unknown }> | undefined;
@@ -338,9 +369,16 @@ check(
           for (const g of env.gates) {
             const d = described[g.name];
             if (!d) continue;
-            if (d.default !== undefined && d.default !== g.default) problems.push({ row: g.id, message: `/configz describes ${g.name} with default ${JSON.stringify(d.default)}, spec says ${g.default}` });
-            if (d.stage !== undefined && String(d.stage || '').toLowerCase() !== String(g.stage ?? '').toLowerCase() && !(g.stage === null && String(d.stage).toLowerCase() === 'ga')) problems.push({ row: g.id, message: `/configz describes ${g.name} at stage ${JSON.stringify(d.stage)}, spec says ${g.stage}` });
-            if (d.enabled !== undefined && d.enabled !== flipped[g.name]) problems.push({ row: g.id, message: `/configz shows ${g.name} enabled=${JSON.stringify(d.enabled)} after ${g.name}=${flipped[g.name]}` });
+            if (d.default !== undefined && d.default !== g.default)
+              problems.push({ row: g.id, message: `/configz describes ${g.name} with default ${JSON.stringify(d.default)}, spec says ${g.default}` });
+            if (
+              d.stage !== undefined &&
+              String(d.stage || '').toLowerCase() !== String(g.stage ?? '').toLowerCase() &&
+              !(g.stage === null && String(d.stage).toLowerCase() === 'ga')
+            )
+              problems.push({ row: g.id, message: `/configz describes ${g.name} at stage ${JSON.stringify(d.stage)}, spec says ${g.stage}` });
+            if (d.enabled !== undefined && d.enabled !== flipped[g.name])
+              problems.push({ row: g.id, message: `/configz shows ${g.name} enabled=${JSON.stringify(d.enabled)} after ${g.name}=${flipped[g.name]}` });
           }
         }
       });
@@ -354,7 +392,11 @@ check(
 
 /** Waits until the default ServiceAccount of a new namespace exists on the simulator (the serviceaccount controller acted). */
 async function serviceAccountAppears(masterUrl: string, ns: string, ms: number): Promise<boolean> {
-  const created = await fetch(`${masterUrl}/api/v1/namespaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }) });
+  const created = await fetch(`${masterUrl}/api/v1/namespaces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+  });
   await created.body?.cancel();
   if (![200, 201, 202].includes(created.status)) fail(`setup: creating namespace ${ns} on the daemon's simulator answered ${created.status}`);
   return (
@@ -385,18 +427,29 @@ check(
       // 1. Only the client-config file names the API (plus the cloud credential options).
       const cloud = [`--cloud-a-container-registry-config=${cred}`, `--cloud-b-json-key=${cred}`];
       await withDaemon(env, [`--xconfig=${env.kubeconfig(env.masterUrl)}`, '--leader-elect=false', '--controllers=serviceaccount', ...cloud], '--xconfig only', async (config) => {
-        for (const [opt, row] of [['--cloud-a-container-registry-config', 'auth.daemon.cloud-credentials'], ['--cloud-b-json-key', 'auth.daemon.cloud-credentials']] as const) {
+        for (const [opt, row] of [
+          ['--cloud-a-container-registry-config', 'auth.daemon.cloud-credentials'],
+          ['--cloud-b-json-key', 'auth.daemon.cloud-credentials'],
+        ] as const) {
           const e = configEntry(config, opt);
           expectTrue(e.found && e.value === cred, `/configz shows ${opt}=${cred} (got ${JSON.stringify(e.value)})`, row);
         }
         const ok = await serviceAccountAppears(env.masterUrl, `xconfig-${ctx.fc.seed % 100000}`, bound);
-        expectTrue(ok, `with only --xconfig naming the API, the daemon's serviceaccount controller gave a new namespace its default ServiceAccount within ${bound / 1000} s`, ['auth.daemon.client-config', 'rule.daemon.control-loops', 'controller.serviceaccount', 'option.xconfig']);
+        expectTrue(
+          ok,
+          `with only --xconfig naming the API, the daemon's serviceaccount controller gave a new namespace its default ServiceAccount within ${bound / 1000} s`,
+          ['auth.daemon.client-config', 'rule.daemon.control-loops', 'controller.serviceaccount', 'option.xconfig'],
+        );
       });
       // 2. The file names an address where nothing listens; --master names the API and wins.
       const dead = `http://127.0.0.1:${await freePort()}`;
       await withDaemon(env, [`--xconfig=${env.kubeconfig(dead)}`, `--master=${env.masterUrl}`, '--leader-elect=false', '--controllers=serviceaccount'], '--xconfig naming a dead address and --master', async () => {
         const ok = await serviceAccountAppears(env.masterUrl, `master-${ctx.fc.seed % 100000}`, bound);
-        expectTrue(ok, `with --xconfig naming ${dead} and --master naming the API, the daemon acted on the API within ${bound / 1000} s (a new namespace got its default ServiceAccount)`, ['auth.daemon.master-overrides', 'option.master']);
+        expectTrue(
+          ok,
+          `with --xconfig naming ${dead} and --master naming the API, the daemon acted on the API within ${bound / 1000} s (a new namespace got its default ServiceAccount)`,
+          ['auth.daemon.master-overrides', 'option.master'],
+        );
       });
     });
   },
@@ -416,7 +469,11 @@ interface Http {
 
 function http(base: string): Http {
   const send = async (method: string, path: string, body?: unknown, type = 'application/json') => {
-    const res = await fetch(`${base}${path}`, { method, headers: body === undefined ? {} : { 'content-type': type }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': type },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     let parsed: unknown = text;
     try {
@@ -440,8 +497,10 @@ function http(base: string): Http {
 }
 
 const nowText = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-const readyOf = (n: KubeObject | undefined) => ((n?.status as { conditions?: Array<{ type: string; status: string; reason?: string }> } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
-const conditionOfNode = (n: KubeObject | undefined, type: string) => ((n?.status as { conditions?: Array<{ type: string; status: string; reason?: string }> } | undefined)?.conditions ?? []).find((c) => c.type === type);
+const readyOf = (n: KubeObject | undefined) =>
+  ((n?.status as { conditions?: Array<{ type: string; status: string; reason?: string }> } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
+const conditionOfNode = (n: KubeObject | undefined, type: string) =>
+  ((n?.status as { conditions?: Array<{ type: string; status: string; reason?: string }> } | undefined)?.conditions ?? []).find((c) => c.type === type);
 
 /** Nodes whose "kubelet" is this check: heartbeats every 250 ms until stopped. */
 class FakeKubelets {
@@ -459,8 +518,28 @@ class FakeKubelets {
   }
 
   private async beat(name: string): Promise<void> {
-    const c = (type: string, status: string, reason: string) => ({ type, status, reason, message: 'posted by the check', lastHeartbeatTime: nowText(), lastTransitionTime: this.since });
-    await this.api.send('PATCH', `/api/v1/nodes/${name}/status`, { status: { conditions: [c('Ready', 'True', 'KubeletReady'), c('MemoryPressure', 'False', 'KubeletHasSufficientMemory'), c('DiskPressure', 'False', 'KubeletHasNoDiskPressure')] } }, 'application/strategic-merge-patch+json');
+    const c = (type: string, status: string, reason: string) => ({
+      type,
+      status,
+      reason,
+      message: 'posted by the check',
+      lastHeartbeatTime: nowText(),
+      lastTransitionTime: this.since,
+    });
+    await this.api.send(
+      'PATCH',
+      `/api/v1/nodes/${name}/status`,
+      {
+        status: {
+          conditions: [
+            c('Ready', 'True', 'KubeletReady'),
+            c('MemoryPressure', 'False', 'KubeletHasSufficientMemory'),
+            c('DiskPressure', 'False', 'KubeletHasNoDiskPressure'),
+          ],
+        },
+      },
+      'application/strategic-merge-patch+json',
+    );
   }
 
   stop(name: string): void {
@@ -476,10 +555,20 @@ class FakeKubelets {
 
 /** A Running, Ready pod bound to the node (status posted as a kubelet would). */
 async function runningPod(api: Http, ns: string, name: string, node: string, extra: Record<string, unknown> = {}): Promise<void> {
-  const r = await api.send('POST', `/api/v1/namespaces/${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName: node, containers: [{ name: 'c', image: 'nginx:1.13' }], ...extra } });
+  const r = await api.send('POST', `/api/v1/namespaces/${ns}/pods`, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: { nodeName: node, containers: [{ name: 'c', image: 'nginx:1.13' }], ...extra },
+  });
   if (r.status !== 201) fail(`setup: creating pod ${name} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
   const ts = nowText();
-  await api.send('PATCH', `/api/v1/namespaces/${ns}/pods/${name}/status`, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: ts }] } }, 'application/merge-patch+json');
+  await api.send(
+    'PATCH',
+    `/api/v1/namespaces/${ns}/pods/${name}/status`,
+    { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: ts }] } },
+    'application/merge-patch+json',
+  );
 }
 
 async function namespaceFor(api: Http, prefix: string): Promise<string> {
@@ -494,7 +583,13 @@ async function seenAt(ms: number, probe: () => Promise<boolean>): Promise<number
   return within(ms, async () => ((await probe()) ? Date.now() : undefined), 50);
 }
 
-const evictedAt = (api: Http, ns: string, pod: string, ms: number) => seenAt(ms, async () => (await api.get(`/api/v1/namespaces/${ns}/pods/${pod}`))?.metadata.deletionTimestamp != null || (await api.get(`/api/v1/namespaces/${ns}/pods/${pod}`)) === undefined);
+const evictedAt = (api: Http, ns: string, pod: string, ms: number) =>
+  seenAt(
+    ms,
+    async () =>
+      (await api.get(`/api/v1/namespaces/${ns}/pods/${pod}`))?.metadata.deletionTimestamp != null ||
+      (await api.get(`/api/v1/namespaces/${ns}/pods/${pod}`)) === undefined,
+  );
 
 check(
   'daemon-controllers.node-lifecycle',
@@ -514,7 +609,12 @@ check(
       const grace = 3_000;
       const startup = 2_000;
       const timeout = 5_000;
-      const flags = ['--node-monitor-period=200ms', `--node-monitor-grace-period=${grace}ms`, `--node-startup-grace-period=${startup}ms`, `--pod-eviction-timeout=${timeout}ms`];
+      const flags = [
+        '--node-monitor-period=200ms',
+        `--node-monitor-grace-period=${grace}ms`,
+        `--node-startup-grace-period=${startup}ms`,
+        `--pod-eviction-timeout=${timeout}ms`,
+      ];
       await withControllers(env, 'node', flags, 'node lifecycle', async () => {
         const t0 = Date.now();
         kubelets.stop('nl-a');
@@ -526,12 +626,26 @@ check(
         ]);
         // Heartbeat times have whole seconds: the last one may be seen up to ~1.3 s before the stop; a loaded machine
         // may add a few seconds (the defaults, 40 s / 1 min / 5 min, are far beyond).
-        expectTrue(unknown !== undefined && unknown - t0 >= grace - 1_500 && unknown - t0 <= grace + 5_000, `with --node-monitor-grace-period=${grace}ms a node whose heartbeats stopped went Unknown after ${unknown === undefined ? 'never' : `${unknown - t0} ms`}`, ['option.node-monitor-grace-period', 'controller.node']);
-        expectTrue(never !== undefined && never - t0 >= startup - 1_200 && never - t0 <= startup + 5_000, `with --node-startup-grace-period=${startup}ms a node that never posted status went Unknown after ${never === undefined ? 'never' : `${never - t0} ms`}`, ['option.node-startup-grace-period']);
+        expectTrue(
+          unknown !== undefined && unknown - t0 >= grace - 1_500 && unknown - t0 <= grace + 5_000,
+          `with --node-monitor-grace-period=${grace}ms a node whose heartbeats stopped went Unknown after ${unknown === undefined ? 'never' : `${unknown - t0} ms`}`,
+          ['option.node-monitor-grace-period', 'controller.node'],
+        );
+        expectTrue(
+          never !== undefined && never - t0 >= startup - 1_200 && never - t0 <= startup + 5_000,
+          `with --node-startup-grace-period=${startup}ms a node that never posted status went Unknown after ${never === undefined ? 'never' : `${never - t0} ms`}`,
+          ['option.node-startup-grace-period'],
+        );
         const pod = await api.get(`/api/v1/namespaces/${ns}/pods/p`);
-        const podReady = ((pod?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
+        const podReady = ((pod?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find(
+          (c) => c.type === 'Ready',
+        );
         expectTrue(pod === undefined || podReady?.status === 'False', `the failed node's pod is not Ready (Ready=${podReady?.status})`, ['controller.node']);
-        expectTrue(evicted !== undefined && evicted - t0 >= timeout - 1_500 && evicted - t0 <= timeout + 6_000, `with --pod-eviction-timeout=${timeout}ms the pod of the failed node was evicted after ${evicted === undefined ? 'never' : `${evicted - t0} ms`}`, ['option.pod-eviction-timeout']);
+        expectTrue(
+          evicted !== undefined && evicted - t0 >= timeout - 1_500 && evicted - t0 <= timeout + 6_000,
+          `with --pod-eviction-timeout=${timeout}ms the pod of the failed node was evicted after ${evicted === undefined ? 'never' : `${evicted - t0} ms`}`,
+          ['option.pod-eviction-timeout'],
+        );
         expectTrue(readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'True', 'a node with heartbeats stays Ready', ['controller.node']);
         // Two failures 2.5 s apart are marked about 2.5 s apart with a 200ms period (the default 5 s would put
         // them on the same pass or 5 s apart).
@@ -543,7 +657,11 @@ check(
         const c = await seenAt(grace + 8_000, async () => readyOf(await api.get('/api/v1/nodes/nl-c'))?.status === 'Unknown');
         const bAt = await b;
         const gap = bAt !== undefined && c !== undefined ? c - bAt : undefined;
-        expectTrue(gap !== undefined && gap > 1_200 && gap < 3_800, `with --node-monitor-period=200ms failures 2.5 s apart were marked ${gap === undefined ? `not both (after ${Date.now() - s0} ms)` : `${gap} ms apart`}`, ['option.node-monitor-period']);
+        expectTrue(
+          gap !== undefined && gap > 1_200 && gap < 3_800,
+          `with --node-monitor-period=200ms failures 2.5 s apart were marked ${gap === undefined ? `not both (after ${Date.now() - s0} ms)` : `${gap} ms apart`}`,
+          ['option.node-monitor-period'],
+        );
       });
     });
   },
@@ -577,11 +695,23 @@ check(
       const kubelets = env.kubelets();
       const all = Array.from({ length: 8 }, (_, i) => `er-${i}`);
       for (const n of all) await kubelets.add(n);
-      const times = await evictionRun(env, api, kubelets, { all, failed: ['er-1', 'er-3', 'er-5'] }, ['--node-eviction-rate=0.5'], 25_000, '--node-eviction-rate=0.5');
+      const times = await evictionRun(
+        env,
+        api,
+        kubelets,
+        { all, failed: ['er-1', 'er-3', 'er-5'] },
+        ['--node-eviction-rate=0.5'],
+        25_000,
+        '--node-eviction-rate=0.5',
+      );
       expectTrue(times.every((t) => t !== undefined), `every failed node's pod was evicted (${times.join(', ')} ms)`, ['controller.node']);
       const ts = times as number[];
       const rate = 2 / ((Math.max(...ts) - Math.min(...ts)) / 1000);
-      expectTrue(rate > 0.3 && rate < 0.8, `with --node-eviction-rate=0.5, 3 nodes were evicted at ${rate.toFixed(2)} nodes/s (${ts.join(', ')} ms after the failure)`, ['option.node-eviction-rate']);
+      expectTrue(
+        rate > 0.3 && rate < 0.8,
+        `with --node-eviction-rate=0.5, 3 nodes were evicted at ${rate.toFixed(2)} nodes/s (${ts.join(', ')} ms after the failure)`,
+        ['option.node-eviction-rate'],
+      );
     });
   },
 );
@@ -610,13 +740,25 @@ check(
         }
       };
       const small = await run('small', ['--node-eviction-rate=100'], 9_000);
-      expectTrue(small.every((t) => t === undefined), `3 of 4 nodes failed in a zone of 4 (<= --large-cluster-size-threshold 50): nothing evicted (got ${small.join(', ')})`, ['option.large-cluster-size-threshold', 'option.unhealthy-zone-threshold']);
+      expectTrue(
+        small.every((t) => t === undefined),
+        `3 of 4 nodes failed in a zone of 4 (<= --large-cluster-size-threshold 50): nothing evicted (got ${small.join(', ')})`,
+        ['option.large-cluster-size-threshold', 'option.unhealthy-zone-threshold'],
+      );
       const secondary = await run('large', ['--node-eviction-rate=100', '--large-cluster-size-threshold=3', '--secondary-node-eviction-rate=1'], 17_000);
       const ts = secondary.filter((t): t is number => t !== undefined);
       const rate = ts.length === 3 ? 2 / ((Math.max(...ts) - Math.min(...ts)) / 1000) : 0;
-      expectTrue(ts.length === 3 && rate > 0.5 && rate < 2, `--large-cluster-size-threshold=3 --secondary-node-eviction-rate=1: evicted at ${rate.toFixed(2)} nodes/s (${secondary.join(', ')} ms)`, ['option.large-cluster-size-threshold', 'option.secondary-node-eviction-rate']);
+      expectTrue(
+        ts.length === 3 && rate > 0.5 && rate < 2,
+        `--large-cluster-size-threshold=3 --secondary-node-eviction-rate=1: evicted at ${rate.toFixed(2)} nodes/s (${secondary.join(', ')} ms)`,
+        ['option.large-cluster-size-threshold', 'option.secondary-node-eviction-rate'],
+      );
       const normal = await run('normal', ['--node-eviction-rate=100', '--unhealthy-zone-threshold=0.9'], 12_000);
-      expectTrue(normal.every((t) => t !== undefined), `--unhealthy-zone-threshold=0.9 (3 of 4 is below it): evicted at the normal rate (${normal.join(', ')} ms)`, ['option.unhealthy-zone-threshold']);
+      expectTrue(
+        normal.every((t) => t !== undefined),
+        `--unhealthy-zone-threshold=0.9 (3 of 4 is below it): evicted at the normal rate (${normal.join(', ')} ms)`,
+        ['option.unhealthy-zone-threshold'],
+      );
     });
   },
 );
@@ -633,7 +775,13 @@ check(
     await withEnv(ctx, async (env) => {
       const { api } = env;
       // 10.123.4.0/24 in /26 blocks = 4; the service range 10.123.4.0/25 takes two: 2 blocks for 3 nodes.
-      const flags = ['--allocate-node-cidrs', '--cluster-cidr=10.123.4.0/24', '--node-cidr-mask-size=26', '--service-cluster-ip-range=10.123.4.0/25', '--cidr-allocator-type=RangeAllocator'];
+      const flags = [
+        '--allocate-node-cidrs',
+        '--cluster-cidr=10.123.4.0/24',
+        '--node-cidr-mask-size=26',
+        '--service-cluster-ip-range=10.123.4.0/25',
+        '--cidr-allocator-type=RangeAllocator',
+      ];
       await withControllers(env, 'node,ttl', flags, 'node IPAM', async () => {
         const kubelets = env.kubelets();
         for (const n of ['ip-0', 'ip-1', 'ip-2']) await kubelets.add(n);
@@ -641,12 +789,22 @@ check(
           const got = (await api.list('/api/v1/nodes')).map((n) => (n.spec as { podCIDR?: string } | undefined)?.podCIDR).filter(Boolean) as string[];
           return got.length >= 2 ? got.sort() : undefined;
         });
-        expectTrue(JSON.stringify(cidrs) === JSON.stringify(['10.123.4.128/26', '10.123.4.192/26']), `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25`, ['option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type']);
-        const full = await within(15_000, async () =>
-          ((await api.list('/api/v1/namespaces/default/events')) as Array<KubeObject & { reason?: string; involvedObject?: { kind?: string } }>).some((e) => e.reason === 'CIDRNotAvailable' && e.involvedObject?.kind === 'Node') || undefined,
+        expectTrue(
+          JSON.stringify(cidrs) === JSON.stringify(['10.123.4.128/26', '10.123.4.192/26']),
+          `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25`,
+          ['option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type'],
+        );
+        const full = await within(
+          15_000,
+          async () =>
+            ((await api.list('/api/v1/namespaces/default/events')) as Array<KubeObject & { reason?: string; involvedObject?: { kind?: string } }>).some(
+              (e) => e.reason === 'CIDRNotAvailable' && e.involvedObject?.kind === 'Node',
+            ) || undefined,
         );
         expectTrue(full === true, 'the third node got a CIDRNotAvailable event (no block left)', ['option.node-cidr-mask-size', 'controller.node']);
-        const ttl = await within(15_000, async () => ((await api.list('/api/v1/nodes')).every((n) => n.metadata.annotations?.['node.alpha.kubernetes.io/ttl'] === '0') ? true : undefined));
+        const ttl = await within(15_000, async () =>
+          (await api.list('/api/v1/nodes')).every((n) => n.metadata.annotations?.['node.alpha.kubernetes.io/ttl'] === '0') ? true : undefined,
+        );
         expectTrue(ttl === true, 'ttl: every node of a 3-node cluster has node.alpha.kubernetes.io/ttl "0"', ['controller.ttl']);
       });
     });
@@ -677,8 +835,16 @@ check(
       const refusals: Array<{ args: string[]; names: RegExp; row: string[] }> = [
         { args: ['--cloud-provider=no-such-cloud'], names: /unknown cloud provider/, row: ['option.cloud-provider'] },
         { args: ['--cloud-provider=simulated', `--cloud-config=${badConfig}`], names: /--cloud-config/, row: ['option.cloud-config'] },
-        { args: [`--cloud-a-container-registry-config=${badJson}`], names: /--cloud-a-container-registry-config/, row: ['option.cloud-a-container-registry-config', 'auth.daemon.cloud-credentials'] },
-        { args: [`--cloud-b-json-key=${join(env.dir, 'absent.json')}`], names: /--cloud-b-json-key/, row: ['option.cloud-b-json-key', 'auth.daemon.cloud-credentials'] },
+        {
+          args: [`--cloud-a-container-registry-config=${badJson}`],
+          names: /--cloud-a-container-registry-config/,
+          row: ['option.cloud-a-container-registry-config', 'auth.daemon.cloud-credentials'],
+        },
+        {
+          args: [`--cloud-b-json-key=${join(env.dir, 'absent.json')}`],
+          names: /--cloud-b-json-key/,
+          row: ['option.cloud-b-json-key', 'auth.daemon.cloud-credentials'],
+        },
       ];
       for (const r of refusals) {
         const res = await runToExit(env.command, [`--master=${env.masterUrl}`, '--leader-elect=false', '--port=0', ...r.args], env.cwd, START_TIMEOUT_MS);

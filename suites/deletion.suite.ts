@@ -175,7 +175,8 @@ check(
   {
     rows: ['field.ObjectMeta.finalizers', 'rule.events.update-is-modification', 'rule.events.delete-is-removal', 'rule.delete.options-body'],
     requires: [...CM_DELETE, needs(CONFIGMAPS, ['watch'])],
-    title: 'an object with finalizers gets a deletionTimestamp, stays readable, and goes with the write that empties its finalizers; watchers see MODIFIED then DELETED',
+    title:
+      'an object with finalizers gets a deletionTimestamp, stays readable, and goes with the write that empties its finalizers; watchers see MODIFIED then DELETED',
   },
   async (ctx) => {
     const ns = await ctx.namespace();
@@ -256,7 +257,11 @@ check(
 
 check(
   'deletion.preconditions',
-  { rows: ['bodyType.DeleteOptions', 'rule.delete.options-body', ...SUCCESS], requires: CM_DELETE, title: 'DeleteOptions preconditions: a uid or resourceVersion mismatch is 409 Conflict and changes nothing; matching ones delete' },
+  {
+    rows: ['bodyType.DeleteOptions', 'rule.delete.options-body', ...SUCCESS],
+    requires: CM_DELETE,
+    title: 'DeleteOptions preconditions: a uid or resourceVersion mismatch is 409 Conflict and changes nothing; matching ones delete',
+  },
   async (ctx) => {
     const ns = await ctx.namespace();
     const input = fc
@@ -300,7 +305,16 @@ const requirement: fc.Arbitrary<Requirement> = fc.oneof(
 );
 
 /** After a collection delete: matching objects are gone (or pending with a deletionTimestamp), the rest untouched. */
-async function checkCollectionDelete(ctx: CheckContext, ref: KindRef, ns: string, made: KubeObject[], reqs: Requirement[], res: DecodedResponse, what: string, row: string): Promise<void> {
+async function checkCollectionDelete(
+  ctx: CheckContext,
+  ref: KindRef,
+  ns: string,
+  made: KubeObject[],
+  reqs: Requirement[],
+  res: DecodedResponse,
+  what: string,
+  row: string,
+): Promise<void> {
   await forRows(row, async () => {
     expectStatusCode(res, [200, 202], what);
     const body = res.object as unknown as { kind?: string; status?: string; code?: number; items?: unknown } | undefined;
@@ -327,7 +341,11 @@ async function checkCollectionDelete(ctx: CheckContext, ref: KindRef, ns: string
 
 check(
   'deletion.collection-selector',
-  { rows: ['endpoint.core.configmaps.namespaced.deletecollection', 'query.list.labelSelector'], requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'list', 'deletecollection'])], title: 'DELETE of a collection with a label selector deletes exactly the matching objects' },
+  {
+    rows: ['endpoint.core.configmaps.namespaced.deletecollection', 'query.list.labelSelector'],
+    requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'list', 'deletecollection'])],
+    title: 'DELETE of a collection with a label selector deletes exactly the matching objects',
+  },
   async (ctx) => {
     const input = fc.record({
       objects: fc.array(
@@ -412,7 +430,11 @@ for (const row of COLLECTION_ROWS) {
   const ref: KindRef = { group: row.group, version: row.version, kind: row.kind!, resource: row.resource!, namespaced: true };
   check(
     `deletion.collection.${row.id.replace(/^endpoint\./, '').replace(/\.namespaced\.deletecollection$/, '')}`,
-    { rows: [row.id], requires: [NEEDS_NAMESPACES, needs(ref, ['create', 'list', 'deletecollection'])], title: `DELETE ${row.specPath}?labelSelector=... deletes the matching ${row.kind} objects only` },
+    {
+      rows: [row.id],
+      requires: [NEEDS_NAMESPACES, needs(ref, ['create', 'list', 'deletecollection'])],
+      title: `DELETE ${row.specPath}?labelSelector=... deletes the matching ${row.kind} objects only`,
+    },
     async (ctx) => {
       const ns = await ctx.namespace();
       const made: KubeObject[] = [];

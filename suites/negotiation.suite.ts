@@ -84,7 +84,10 @@ check(
         if (asList) {
           const list = (await getAs(ctx, collectionPath(ref, ns), format)) as unknown as { kind?: string; items?: KubeObject[] };
           expectEqual(list.kind, `${ref.kind}List`, `list of ${ref.resource} as ${format}: kind`);
-          expectTrue(Array.isArray(list.items) && list.items.some((i) => i.metadata?.name === created.metadata.name), `list of ${ref.resource} as ${format} lacks ${created.metadata.name}`);
+          expectTrue(
+            Array.isArray(list.items) && list.items.some((i) => i.metadata?.name === created.metadata.name),
+            `list of ${ref.resource} as ${format} lacks ${created.metadata.name}`,
+          );
         } else {
           const obj = await getAs(ctx, objectPath(ref, created.metadata.name!, ns), format);
           expectEqual(SAME_FIELDS(obj), SAME_FIELDS(created), `${ref.kind} read as ${format} vs created`);
@@ -193,7 +196,12 @@ check(
     const cases: Array<{ row: string; method: string; path: string; body?: unknown }> = [
       { row: 'query.get.pretty', method: 'GET', path },
       { row: 'query.list.pretty', method: 'GET', path: collectionPath(CONFIGMAPS, ns) },
-      { row: 'query.create.pretty', method: 'POST', path: collectionPath(CONFIGMAPS, ns), body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-p` } } },
+      {
+        row: 'query.create.pretty',
+        method: 'POST',
+        path: collectionPath(CONFIGMAPS, ns),
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-p` } },
+      },
       { row: 'query.single.pretty', method: 'PATCH', path },
     ];
     for (const c of cases) {
@@ -239,7 +247,9 @@ check('negotiation.watch-stream-types', { rows: ['media.json-watch', 'media.prot
         for (;;) {
           const event = await watch.next(Math.max(1, deadline - Date.now()));
           if (!event) fail(`${what}: no event for ${name} within 10s`);
-          await forRows('bodyType.WatchEvent', () => expectTrue(typeof event.type === 'string' && typeof event.object === 'object', `${what}: an item is not {type, object}`));
+          await forRows('bodyType.WatchEvent', () =>
+            expectTrue(typeof event.type === 'string' && typeof event.object === 'object', `${what}: an item is not {type, object}`),
+          );
           if ((event.object as KubeObject).metadata?.name === name) {
             expectEqual(event.type, 'ADDED', `${what}: event type for the created object`);
             break;
@@ -267,7 +277,11 @@ check('negotiation.patch-types', { rows: ['rule.media.patch-types', 'media.json-
     });
   }
   const res = await ctx.client.raw({ method: 'PATCH', path, headers: { 'Content-Type': 'text/plain', Accept: 'application/json' }, body: 'data: nope' });
-  expectTrue(res.status >= 400 && res.status < 500, `PATCH with Content-Type text/plain: expected a 4xx refusal, got ${describeResponse(res)}`, 'rule.media.patch-types');
+  expectTrue(
+    res.status >= 400 && res.status < 500,
+    `PATCH with Content-Type text/plain: expected a 4xx refusal, got ${describeResponse(res)}`,
+    'rule.media.patch-types',
+  );
 });
 
 check('negotiation.malformed-body-400', { rows: ['negotiation.write-content-type'], requires: CM_RW, title: 'a body that does not parse in its Content-Type is a 400 Status, never a 500' }, async (ctx) => {

@@ -26,7 +26,12 @@ export function benchFiles(dir = dirname(fileURLToPath(import.meta.url))): strin
 export async function main(filters: string[] = process.argv.slice(2)): Promise<number> {
   const files = benchFiles().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
   const misses: string[] = [];
-  const report: BenchReport = { startedAt: new Date().toISOString(), machine: { cpus: cpus().length, node: process.version, platform: process.platform }, rows: [], errors: [] };
+  const report: BenchReport = {
+    startedAt: new Date().toISOString(),
+    machine: { cpus: cpus().length, node: process.version, platform: process.platform },
+    rows: [],
+    errors: [],
+  };
   for (const file of files) {
     const name = file.split('/').pop()!.replace(/\.bench\.ts$/, '');
     console.log(`\n== ${name}`);

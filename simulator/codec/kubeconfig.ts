@@ -120,7 +120,8 @@ export function parseKubeconfig(text: string, file: string, baseDir: string, con
     namespace: str(context.namespace, 'context.namespace'),
   };
   if (ca.file || cert.file || key.file) cfg.files = { ca: ca.file, cert: cert.file, key: key.file };
-  if ((cfg.cert === undefined) !== (cfg.key === undefined)) throw new ClientConfigError(`${file}: user ${JSON.stringify(userName)} needs both a client certificate and a client key`);
+  if ((cfg.cert === undefined) !== (cfg.key === undefined))
+    throw new ClientConfigError(`${file}: user ${JSON.stringify(userName)} needs both a client certificate and a client key`);
   return cfg;
 }
 
@@ -138,5 +139,8 @@ export function renderKubeconfig(c: { server: string; ca?: string | Buffer; cert
   if (c.token) user.token = c.token;
   const context: Record<string, string> = { cluster: name, user: name };
   if (c.namespace) context.namespace = c.namespace;
-  return yaml.dump({ apiVersion: 'v1', kind: 'Config', clusters: [{ name, cluster }], users: [{ name, user }], contexts: [{ name, context }], 'current-context': name }, { lineWidth: -1 });
+  return yaml.dump(
+    { apiVersion: 'v1', kind: 'Config', clusters: [{ name, cluster }], users: [{ name, user }], contexts: [{ name, context }], 'current-context': name },
+    { lineWidth: -1 },
+  );
 }

@@ -67,12 +67,16 @@ export class AttachDetachController implements Controller {
         if (!a.name) continue;
         const m = /^(kubernetes\.io\/(?:gce-pd|aws-ebs|csi))\//.exec(a.name);
         if (!m) continue;
-        this.actualOf(node.metadata.name ?? '').set(a.name, { volume: { uniqueName: a.name, plugin: m[1] as AttachableVolume['plugin'], devicePath: a.devicePath ?? '' } });
+        this.actualOf(node.metadata.name ?? '').set(a.name, {
+          volume: { uniqueName: a.name, plugin: m[1] as AttachableVolume['plugin'], devicePath: a.devicePath ?? '' },
+        });
       }
     }
     const syncMs = ctx.options.durationMs('--attach-detach-reconcile-sync-period');
     const syncOff = ctx.options.bool('--disable-attach-detach-reconcile-sync');
-    ctx.log(`reconciling every ${RECONCILE_MS} ms; ${syncOff ? 'attached volumes are not verified (--disable-attach-detach-reconcile-sync)' : `attached volumes verified every ${syncMs} ms`}`);
+    ctx.log(
+      `reconciling every ${RECONCILE_MS} ms; ${syncOff ? 'attached volumes are not verified (--disable-attach-detach-reconcile-sync)' : `attached volumes verified every ${syncMs} ms`}`,
+    );
     while (!ctx.signal.aborted) {
       try {
         await this.reconcile();
@@ -160,7 +164,16 @@ export class AttachDetachController implements Controller {
       let va = this.vas.get(name);
       if (!va) {
         try {
-          va = await client.create(VOLUME_ATTACHMENTS, { apiVersion: 'storage.k8s.io/v1beta1', kind: 'VolumeAttachment', metadata: { name }, spec: { attacher: v.csiDriver, source: { persistentVolumeName: v.persistentVolumeName }, nodeName: node } }, signal);
+          va = await client.create(
+            VOLUME_ATTACHMENTS,
+            {
+              apiVersion: 'storage.k8s.io/v1beta1',
+              kind: 'VolumeAttachment',
+              metadata: { name },
+              spec: { attacher: v.csiDriver, source: { persistentVolumeName: v.persistentVolumeName }, nodeName: node },
+            },
+            signal,
+          );
         } catch (err) {
           if (!isConflict(err)) throw err;
           va = await client.get(`${VOLUME_ATTACHMENTS}/${name}`, undefined, signal);
@@ -173,7 +186,13 @@ export class AttachDetachController implements Controller {
     }
     this.ctx.log(`attached ${v.uniqueName} to node ${node}`);
     const pv = v.persistentVolumeName ? this.pvs.get(v.persistentVolumeName) : undefined;
-    if (pv) this.events.event(refOf(pv, 'v1', 'PersistentVolume'), 'Normal', 'SuccessfulAttachVolume', `AttachVolume.Attach succeeded for volume "${v.persistentVolumeName}" on node "${node}"`);
+    if (pv)
+      this.events.event(
+        refOf(pv, 'v1', 'PersistentVolume'),
+        'Normal',
+        'SuccessfulAttachVolume',
+        `AttachVolume.Attach succeeded for volume "${v.persistentVolumeName}" on node "${node}"`,
+      );
     return true;
   }
 
@@ -187,7 +206,9 @@ export class AttachDetachController implements Controller {
         const a = pv ? attachableOf((pv.spec ?? {}) as Obj, pvName) : undefined;
         if (a && a.uniqueName !== v.uniqueName) continue;
         if (!a && pvName !== v.persistentVolumeName) continue;
-        await this.ctx.client.delete(`${VOLUME_ATTACHMENTS}/${va.metadata.name}`, undefined, this.ctx.signal).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+        await this.ctx.client
+          .delete(`${VOLUME_ATTACHMENTS}/${va.metadata.name}`, undefined, this.ctx.signal)
+          .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
       }
     }
     this.ctx.log(`detached ${v.uniqueName} from node ${node}`);
@@ -201,7 +222,9 @@ export class AttachDetachController implements Controller {
         const handle = name.slice(name.indexOf('^') + 1);
         const driver = a.volume.csiDriver ?? name.slice('kubernetes.io/csi/'.length, name.indexOf('^'));
         const vaName = volumeAttachmentName(handle, driver, node);
-        const va = await this.ctx.client.get(`${VOLUME_ATTACHMENTS}/${vaName}`, undefined, this.ctx.signal).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+        const va = await this.ctx.client
+          .get(`${VOLUME_ATTACHMENTS}/${vaName}`, undefined, this.ctx.signal)
+          .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
         if (va && (va.status as Obj | undefined)?.attached === true) continue;
         this.ctx.log(`verify: ${name} is no longer attached to node ${node}; marked detached`);
         attached.delete(name);
@@ -213,9 +236,16 @@ export class AttachDetachController implements Controller {
   private async writeNodeStatuses(): Promise<void> {
     for (const node of [...this.dirtyNodes]) {
       this.dirtyNodes.delete(node);
-      const list = [...(this.actual.get(node)?.values() ?? [])].map((a) => ({ name: a.volume.uniqueName, devicePath: a.volume.devicePath })).sort((x, y) => x.name.localeCompare(y.name));
+      const list = [...(this.actual.get(node)?.values() ?? [])]
+        .map((a) => ({ name: a.volume.uniqueName, devicePath: a.volume.devicePath }))
+        .sort((x, y) => x.name.localeCompare(y.name));
       try {
-        await this.ctx.client.patch(`/api/v1/nodes/${encodeURIComponent(node)}/status`, { status: { volumesAttached: list.length ? list : null } }, 'application/merge-patch+json', this.ctx.signal);
+        await this.ctx.client.patch(
+          `/api/v1/nodes/${encodeURIComponent(node)}/status`,
+          { status: { volumesAttached: list.length ? list : null } },
+          'application/merge-patch+json',
+          this.ctx.signal,
+        );
       } catch (err) {
         if (isNotFound(err)) {
           this.actual.delete(node);

@@ -16,11 +16,18 @@ after(() => env.close());
 
 test('a DaemonSet runs one ready pod on every node and reports it in status', async () => {
   const ns = await api.namespace();
-  await api.create(`/apis/apps/v1/namespaces/${ns}/daemonsets`, { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: podTemplate({ app: 'agent' }) } });
+  await api.create(`/apis/apps/v1/namespaces/${ns}/daemonsets`, {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'agent' },
+    spec: { selector: { matchLabels: { app: 'agent' } }, template: podTemplate({ app: 'agent' }) },
+  });
   const ds = await eventually('all scheduled and ready', async () => {
     const x = await api.get(`/apis/apps/v1/namespaces/${ns}/daemonsets/agent`);
     const s = (x?.status ?? {}) as Record<string, number>;
-    return s.desiredNumberScheduled === 3 && s.currentNumberScheduled === 3 && s.numberReady === 3 && s.numberAvailable === 3 && s.updatedNumberScheduled === 3 && x;
+    return (
+      s.desiredNumberScheduled === 3 && s.currentNumberScheduled === 3 && s.numberReady === 3 && s.numberAvailable === 3 && s.updatedNumberScheduled === 3 && x
+    );
   });
   assert.equal((ds.status as Record<string, number>).numberMisscheduled, 0);
   const pods = await api.list(`/api/v1/namespaces/${ns}/pods`);
@@ -34,7 +41,12 @@ test('a nodeSelector limits the nodes; a template change replaces the pods (Roll
   const path = `/apis/apps/v1/namespaces/${ns}/daemonsets/one`;
   const template = podTemplate({ app: 'one' });
   (template.spec as Record<string, unknown>).nodeSelector = { 'kubernetes.io/hostname': env.nodes.nodeNames[1] };
-  await api.create(`/apis/apps/v1/namespaces/${ns}/daemonsets`, { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'one' }, spec: { selector: { matchLabels: { app: 'one' } }, template } });
+  await api.create(`/apis/apps/v1/namespaces/${ns}/daemonsets`, {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'one' },
+    spec: { selector: { matchLabels: { app: 'one' } }, template },
+  });
   const first = await eventually('one pod on node 1', async () => {
     const pods = (await api.list(`/api/v1/namespaces/${ns}/pods`)).filter((p) => !p.metadata.deletionTimestamp);
     return pods.length === 1 && isReady(pods[0]) && pods[0];
@@ -43,7 +55,12 @@ test('a nodeSelector limits the nodes; a template change replaces the pods (Roll
   await api.patch(path, { spec: { template: { spec: { containers: [{ name: 'main', image: 'nginx:1.14' }] } } } }, 'application/strategic-merge-patch+json');
   await eventually('replaced with the new image', async () => {
     const pods = (await api.list(`/api/v1/namespaces/${ns}/pods`)).filter((p) => !p.metadata.deletionTimestamp);
-    return pods.length === 1 && pods[0].metadata.uid !== first.metadata.uid && (pods[0].spec as { containers: Array<{ image: string }> }).containers[0].image === 'nginx:1.14' && isReady(pods[0]);
+    return (
+      pods.length === 1 &&
+      pods[0].metadata.uid !== first.metadata.uid &&
+      (pods[0].spec as { containers: Array<{ image: string }> }).containers[0].image === 'nginx:1.14' &&
+      isReady(pods[0])
+    );
   });
 });
 
@@ -79,7 +96,14 @@ test('ControllerRevisions: one per template, named and labelled as 1.9; going ba
   assert.equal((data.spec.template.spec as { containers: Array<{ image: string }> }).containers[0].image, 'nginx:1.13');
 
   // A new template: revision 2, pods roll to its hash.
-  await api.patch(path, { metadata: { annotations: { 'kubernetes.io/change-cause': 'second' } }, spec: { template: { spec: { containers: [{ name: 'main', image: 'nginx:1.14' }] } } } }, 'application/strategic-merge-patch+json');
+  await api.patch(
+    path,
+    {
+      metadata: { annotations: { 'kubernetes.io/change-cause': 'second' } },
+      spec: { template: { spec: { containers: [{ name: 'main', image: 'nginx:1.14' }] } } },
+    },
+    'application/strategic-merge-patch+json',
+  );
   const second = await settled('nginx:1.14');
   const hash2 = second[0].metadata.labels!['controller-revision-hash'];
   assert.notEqual(hash2, hash1);

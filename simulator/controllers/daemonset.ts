@@ -23,8 +23,26 @@ import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
 import { ensureRevision, ownedRevisions, pruneRevisions, safeEncode, type HistoryOwner } from './history.ts';
 import {
-  Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, isPodAvailable, isPodReady, msUntilAvailable, omitEmpty, ownerRef, podFromTemplate,
-  podPath, podsPath, specOf, statusOf, templateHash, writeStatus, type Obj, ownedPodHandler,
+  Expectations,
+  controllerRefOf,
+  createIn,
+  deleteObject,
+  inBatches,
+  isPodActive,
+  isPodAvailable,
+  isPodReady,
+  msUntilAvailable,
+  omitEmpty,
+  ownerRef,
+  podFromTemplate,
+  podPath,
+  podsPath,
+  specOf,
+  statusOf,
+  templateHash,
+  writeStatus,
+  type Obj,
+  ownedPodHandler,
 } from './workload-util.ts';
 
 interface Toleration {
@@ -36,7 +54,10 @@ interface Toleration {
 
 interface DaemonSetSpec {
   selector?: LabelSelector;
-  template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] } & Obj };
+  template?: {
+    metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    spec?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] } & Obj;
+  };
   minReadySeconds?: number;
   templateGeneration?: number;
   revisionHistoryLimit?: number;
@@ -45,7 +66,10 @@ interface DaemonSetSpec {
 
 const tolerates = (tolerations: Toleration[], taint: { key?: string; value?: string; effect?: string }) =>
   tolerations.some(
-    (t) => (!t.effect || t.effect === taint.effect) && (t.key === undefined || t.key === '' ? t.operator === 'Exists' : t.key === taint.key) && (t.operator === 'Exists' || (t.value ?? '') === (taint.value ?? '')),
+    (t) =>
+      (!t.effect || t.effect === taint.effect) &&
+      (t.key === undefined || t.key === '' ? t.operator === 'Exists' : t.key === taint.key) &&
+      (t.operator === 'Exists' || (t.value ?? '') === (taint.value ?? '')),
   );
 
 /** Whether the daemon pod should run on the node (nodeSelector, taints). */
@@ -53,12 +77,15 @@ export function shouldRun(spec: DaemonSetSpec, node: KubeObject): boolean {
   const selector = spec.template?.spec?.nodeSelector ?? {};
   const labels = node.metadata.labels ?? {};
   if (!Object.entries(selector).every(([k, v]) => labels[k] === v)) return false;
-  const taints = ((node.spec as { taints?: Array<{ key?: string; value?: string; effect?: string }> } | undefined)?.taints ?? []).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+  const taints = ((node.spec as { taints?: Array<{ key?: string; value?: string; effect?: string }> } | undefined)?.taints ?? []).filter(
+    (t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute',
+  );
   const tolerations = spec.template?.spec?.tolerations ?? [];
   return taints.every((t) => tolerates(tolerations, t));
 }
 
-const dsPath = (ds: KubeObject) => `/apis/apps/v1/namespaces/${encodeURIComponent(ds.metadata.namespace ?? '')}/daemonsets/${encodeURIComponent(ds.metadata.name ?? '')}`;
+const dsPath = (ds: KubeObject) =>
+  `/apis/apps/v1/namespaces/${encodeURIComponent(ds.metadata.namespace ?? '')}/daemonsets/${encodeURIComponent(ds.metadata.name ?? '')}`;
 const nodeOf = (pod: KubeObject) => specOf<{ nodeName?: string }>(pod).nodeName ?? '';
 
 export class DaemonSetController implements Controller {
@@ -120,10 +147,13 @@ export class DaemonSetController implements Controller {
     };
     const owned0 = ownedRevisions(revisionInformer.list(), ds);
     const ensured = ds.metadata.deletionTimestamp ? undefined : await ensureRevision(ctx.client, ds, spec.template, owned0, historyOwner, ctx.signal);
-    const hash = ensured?.revision.metadata.labels?.['controller-revision-hash'] ?? hashOf(spec.template, Number((ds.status as Obj | undefined)?.collisionCount ?? 0));
+    const hash =
+      ensured?.revision.metadata.labels?.['controller-revision-hash'] ?? hashOf(spec.template, Number((ds.status as Obj | undefined)?.collisionCount ?? 0));
     const generation = String(spec.templateGeneration ?? ds.metadata.generation ?? 1);
     const isCurrent = (p: KubeObject) => p.metadata.labels?.['controller-revision-hash'] === hash;
-    const owned = (await claimPods(ctx.client, ds, spec.selector, pods.inNamespace(ns), 'apps/v1', 'DaemonSet', ctx.signal)).filter((p) => !p.metadata.deletionTimestamp);
+    const owned = (await claimPods(ctx.client, ds, spec.selector, pods.inNamespace(ns), 'apps/v1', 'DaemonSet', ctx.signal)).filter(
+      (p) => !p.metadata.deletionTimestamp,
+    );
     const byNode = new Map<string, KubeObject[]>();
     for (const p of owned) byNode.set(nodeOf(p), [...(byNode.get(nodeOf(p)) ?? []), p]);
     const minReady = spec.minReadySeconds ?? 0;
@@ -140,7 +170,10 @@ export class DaemonSetController implements Controller {
         toDelete.push(...failed);
         const alive = here.filter(isPodActive);
         if (alive.length === 0 && failed.length === 0) toCreate.push(name);
-        else if (alive.length > 1) toDelete.push(...alive.sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(0, alive.length - 1));
+        else if (alive.length > 1)
+          toDelete.push(
+            ...alive.sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(0, alive.length - 1),
+          );
       }
       for (const [node, list] of byNode) if (!eligibleNames.has(node)) toDelete.push(...list);
       // RollingUpdate: replace old-template pods while few enough are unavailable.
@@ -187,7 +220,11 @@ export class DaemonSetController implements Controller {
     if (ensured) {
       // Revisions neither current nor run by a pod, beyond the limit, oldest first.
       const running = new Set(owned.map((p) => p.metadata.labels?.['controller-revision-hash']));
-      const live = new Set(ensured.revisions.filter((r) => r === ensured.revision || running.has(r.metadata.labels?.['controller-revision-hash'])).map((r) => r.metadata.name ?? ''));
+      const live = new Set(
+        ensured.revisions
+          .filter((r) => r === ensured.revision || running.has(r.metadata.labels?.['controller-revision-hash']))
+          .map((r) => r.metadata.name ?? ''),
+      );
       await pruneRevisions(ctx.client, ensured.revisions, live, spec.revisionHistoryLimit ?? 10, ctx.signal);
     }
     const collisionCount = ensured?.collisionCount ?? Number((ds.status as Obj | undefined)?.collisionCount ?? 0);

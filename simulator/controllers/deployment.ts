@@ -32,7 +32,19 @@ import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
 import { DEPLOYMENT_ROLLBACK_TO } from '../api/kinds/deployment.ts';
 import type { DeploymentSpec as DeploymentSpecType, DeploymentStatus, PodTemplate, ReplicaSetSpec, ReplicaSetStatus } from '../api/types/index.ts';
-import { controllerRefOf, deleteObject, omitEmpty, ownerRef, rfc3339, selectorMatches, specOf, templateHash, writeStatus, type Condition, type Obj } from './workload-util.ts';
+import {
+  controllerRefOf,
+  deleteObject,
+  omitEmpty,
+  ownerRef,
+  rfc3339,
+  selectorMatches,
+  specOf,
+  templateHash,
+  writeStatus,
+  type Condition,
+  type Obj,
+} from './workload-util.ts';
 import { every } from '../client/timers.ts';
 
 export const REVISION = 'deployment.kubernetes.io/revision';
@@ -41,7 +53,14 @@ export const MAX_REPLICAS = 'deployment.kubernetes.io/max-replicas';
 export const HASH_LABEL = 'pod-template-hash';
 export const ROLLBACK_TO = DEPLOYMENT_ROLLBACK_TO;
 /** Annotations of a Deployment not copied to its ReplicaSets, nor back from a ReplicaSet on rollback (annotationsToSkip). */
-const NOT_COPIED = new Set([REVISION, DESIRED_REPLICAS, MAX_REPLICAS, 'kubectl.kubernetes.io/last-applied-configuration', 'deployment.kubernetes.io/revision-history', ROLLBACK_TO]);
+const NOT_COPIED = new Set([
+  REVISION,
+  DESIRED_REPLICAS,
+  MAX_REPLICAS,
+  'kubectl.kubernetes.io/last-applied-configuration',
+  'deployment.kubernetes.io/revision-history',
+  ROLLBACK_TO,
+]);
 
 type DeploymentSpec = DeploymentSpecType;
 type Template = PodTemplate;
@@ -49,7 +68,8 @@ type RSSpec = ReplicaSetSpec;
 type RSStatus = ReplicaSetStatus;
 export type { DeploymentSpecType as DeploymentSpec };
 
-const rsPathOf = (rs: KubeObject) => `/apis/apps/v1/namespaces/${encodeURIComponent(rs.metadata.namespace ?? '')}/replicasets/${encodeURIComponent(rs.metadata.name ?? '')}`;
+const rsPathOf = (rs: KubeObject) =>
+  `/apis/apps/v1/namespaces/${encodeURIComponent(rs.metadata.namespace ?? '')}/replicasets/${encodeURIComponent(rs.metadata.name ?? '')}`;
 const rsSpec = (rs: KubeObject) => specOf<RSSpec>(rs);
 const rsStatus = (rs: KubeObject) => (rs.status ?? {}) as RSStatus;
 const replicasOf = (rs: KubeObject) => rsSpec(rs).replicas ?? 0;
@@ -93,7 +113,8 @@ export function lastRevision(rss: KubeObject[]): number {
   return second;
 }
 
-export const templatesEqual = (rsTemplate: Template | undefined, dTemplate: Template | undefined) => isDeepStrictEqual(withoutHash(rsTemplate), withoutHash(dTemplate));
+export const templatesEqual = (rsTemplate: Template | undefined, dTemplate: Template | undefined) =>
+  isDeepStrictEqual(withoutHash(rsTemplate), withoutHash(dTemplate));
 
 export class DeploymentController implements Controller {
   readonly name = 'deployment';
@@ -171,7 +192,13 @@ export class DeploymentController implements Controller {
     if (revision === 0) revision = lastRevision(rsList);
     const target = revision === 0 ? undefined : rsList.find((rs) => revisionOf(rs) === revision);
     if (!target) {
-      this.event(ctx, d, 'Warning', 'DeploymentRollbackRevisionNotFound', revision === 0 ? 'Unable to find last revision.' : 'Unable to find the revision to rollback to.');
+      this.event(
+        ctx,
+        d,
+        'Warning',
+        'DeploymentRollbackRevisionNotFound',
+        revision === 0 ? 'Unable to find last revision.' : 'Unable to find the revision to rollback to.',
+      );
     } else if (templatesEqual(rsSpec(target).template, specOf<DeploymentSpec>(d).template)) {
       this.event(ctx, d, 'Warning', 'DeploymentRollbackTemplateUnchanged', `The rollback revision contains the same template as current deployment "${name}"`);
     } else {
@@ -292,9 +319,15 @@ class DeploymentSync {
     const annotations = this.annotationsFor(rs);
     const same = replicasOf(rs) === replicas && Object.entries(annotations).every(([k, v]) => rs.metadata.annotations?.[k] === v);
     if (same) return rs;
-    const updated = await this.ctx.client.patch(this.rsPath(rs.metadata.name ?? ''), { metadata: { annotations }, spec: { replicas } }, 'application/merge-patch+json', this.ctx.signal);
+    const updated = await this.ctx.client.patch(
+      this.rsPath(rs.metadata.name ?? ''),
+      { metadata: { annotations }, spec: { replicas } },
+      'application/merge-patch+json',
+      this.ctx.signal,
+    );
     const before = replicasOf(rs);
-    if (before !== replicas) this.event('Normal', 'ScalingReplicaSet', `Scaled ${replicas > before ? 'up' : 'down'} replica set ${rs.metadata.name} to ${replicas}`);
+    if (before !== replicas)
+      this.event('Normal', 'ScalingReplicaSet', `Scaled ${replicas > before ? 'up' : 'down'} replica set ${rs.metadata.name} to ${replicas}`);
     this.remember(updated);
     this.rsList = this.rsList.map((x) => (x.metadata.uid === updated.metadata.uid ? updated : x));
     return updated;
@@ -307,7 +340,12 @@ class DeploymentSync {
     let rs = existing;
     if (rs) {
       if (revisionOf(rs) < newRevision || rs.metadata.annotations?.[DESIRED_REPLICAS] === undefined) {
-        const updated = await this.ctx.client.patch(this.rsPath(rs.metadata.name ?? ''), { metadata: { annotations: this.annotationsFor(rs, Math.max(revisionOf(rs), newRevision)) } }, 'application/merge-patch+json', this.ctx.signal);
+        const updated = await this.ctx.client.patch(
+          this.rsPath(rs.metadata.name ?? ''),
+          { metadata: { annotations: this.annotationsFor(rs, Math.max(revisionOf(rs), newRevision)) } },
+          'application/merge-patch+json',
+          this.ctx.signal,
+        );
         rs = this.remember(updated);
         this.rsList = this.rsList.map((x) => (x.metadata.uid === updated.metadata.uid ? updated : x));
       }
@@ -492,7 +530,9 @@ class DeploymentSync {
     const toAdd = allowed - current;
     if (toAdd === 0) return;
     // Larger (then newer) ReplicaSets first when growing, smaller first when shrinking.
-    const ordered = [...active].sort((a, b) => (toAdd > 0 ? replicasOf(b) - replicasOf(a) || byCreation(b, a) : replicasOf(a) - replicasOf(b) || byCreation(a, b)));
+    const ordered = [...active].sort((a, b) =>
+      toAdd > 0 ? replicasOf(b) - replicasOf(a) || byCreation(b, a) : replicasOf(a) - replicasOf(b) || byCreation(a, b),
+    );
     let added = 0;
     const sizes = new Map<KubeObject, number>();
     for (const rs of ordered) {
@@ -534,7 +574,12 @@ class DeploymentSync {
     const { newRS } = this.split();
     const status = this.calculateStatus(newRS, this.rsList);
     if (paused) {
-      status.conditions = setDeploymentCondition(status.conditions as Condition[], { type: 'Progressing', status: 'Unknown', reason: 'DeploymentPaused', message: 'Deployment is paused' });
+      status.conditions = setDeploymentCondition(status.conditions as Condition[], {
+        type: 'Progressing',
+        status: 'Unknown',
+        reason: 'DeploymentPaused',
+        message: 'Deployment is paused',
+      });
     }
     await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, status, this.ctx.signal, this.d.metadata.resourceVersion);
     return undefined;
@@ -566,20 +611,38 @@ class DeploymentSync {
         ((status.availableReplicas as number | undefined) ?? 0) > ((old.availableReplicas as number | undefined) ?? 0) ||
         sum(oldRSs, (rs) => rsStatus(rs).replicas ?? 0) < ((old.replicas as number | undefined) ?? 0) - ((old.updatedReplicas as number | undefined) ?? 0);
       if (complete) {
-        conditions = setDeploymentCondition(conditions, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` });
+        conditions = setDeploymentCondition(conditions, {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          message: `ReplicaSet "${rsName}" has successfully progressed.`,
+        });
       } else if (this.newRSCreated) {
-        conditions = setDeploymentCondition(conditions, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetCreated', message: `Created new replica set "${rsName}"` }, true);
+        conditions = setDeploymentCondition(
+          conditions,
+          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetCreated', message: `Created new replica set "${rsName}"` },
+          true,
+        );
       } else if (wasPaused || !cur) {
         conditions = setDeploymentCondition(conditions, wasPaused
           ? { type: 'Progressing', status: 'Unknown', reason: 'DeploymentResumed', message: 'Deployment is resumed' }
           : { type: 'Progressing', status: 'True', reason: 'FoundNewReplicaSet', message: `Found new replica set "${rsName}"` }, true);
       } else if (progressed) {
-        conditions = setDeploymentCondition(conditions, { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${rsName}" is progressing.` }, true);
+        conditions = setDeploymentCondition(
+          conditions,
+          { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${rsName}" is progressing.` },
+          true,
+        );
       } else {
         const since = Date.parse(cur.lastUpdateTime ?? cur.lastTransitionTime ?? '') || Date.now();
         const left = since + deadline * 1000 - Date.now();
         if (cur.reason !== 'NewReplicaSetAvailable' && cur.reason !== 'ProgressDeadlineExceeded' && left <= 0) {
-          conditions = setDeploymentCondition(conditions, { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rsName}" has timed out progressing.` });
+          conditions = setDeploymentCondition(conditions, {
+            type: 'Progressing',
+            status: 'False',
+            reason: 'ProgressDeadlineExceeded',
+            message: `ReplicaSet "${rsName}" has timed out progressing.`,
+          });
         }
       }
       const now = conditions.find((c) => c.type === 'Progressing');

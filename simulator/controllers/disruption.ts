@@ -65,7 +65,8 @@ export class DisruptionController implements Controller {
     const ns = encodeURIComponent(pod.metadata.namespace ?? 'default');
     const key = `${ref.kind}/${ref.uid}`;
     if (cache.has(key)) return cache.get(key) ?? undefined;
-    const get = async (path: string) => ctx.client.get(path, undefined, ctx.signal).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+    const get = async (path: string) =>
+      ctx.client.get(path, undefined, ctx.signal).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
     let out: { uid: string; replicas: number } | undefined;
     const paths: Record<string, string> = {
       ReplicationController: `/api/v1/namespaces/${ns}/replicationcontrollers/${encodeURIComponent(ref.name)}`,
@@ -93,7 +94,9 @@ export class DisruptionController implements Controller {
     if (!pdb) return;
     const ns = pdb.metadata.namespace ?? 'default';
     const spec = (pdb.spec ?? {}) as PdbSpec;
-    const pods = isEmptySelector(spec.selector) ? [] : podInformer.list().filter((p) => p.metadata.namespace === ns && selectorMatches(spec.selector, p.metadata.labels));
+    const pods = isEmptySelector(spec.selector)
+      ? []
+      : podInformer.list().filter((p) => p.metadata.namespace === ns && selectorMatches(spec.selector, p.metadata.labels));
     let expected = 0;
     let desired = 0;
     let failed = '';
@@ -149,7 +152,10 @@ export class DisruptionController implements Controller {
     };
     const old = (pdb.status ?? {}) as Obj;
     // disruptedPods is a map: names that went must be removed explicitly in a merge patch.
-    const patchStatus: Obj = { ...status, disruptedPods: { ...Object.fromEntries(Object.keys((old.disruptedPods ?? {}) as Obj).map((k) => [k, null])), ...disrupted } };
+    const patchStatus: Obj = {
+      ...status,
+      disruptedPods: { ...Object.fromEntries(Object.keys((old.disruptedPods ?? {}) as Obj).map((k) => [k, null])), ...disrupted },
+    };
     if (!isDeepStrictEqual(old, status)) {
       await ctx.client.patch(`${pdbPath(ns, pdb.metadata.name ?? '')}/status`, { metadata: { resourceVersion: pdb.metadata.resourceVersion }, status: patchStatus }, 'application/merge-patch+json', ctx.signal).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;

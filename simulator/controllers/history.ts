@@ -37,7 +37,9 @@ export const revisionNumber = (rev: KubeObject) => Number(rev.revision ?? 0);
 
 /** Revisions this owner controls, oldest first. */
 export function ownedRevisions(all: KubeObject[], owner: KubeObject): KubeObject[] {
-  return all.filter((r) => r.metadata.namespace === owner.metadata.namespace && controllerRefOf(r)?.uid === owner.metadata.uid).sort((a, b) => revisionNumber(a) - revisionNumber(b));
+  return all
+    .filter((r) => r.metadata.namespace === owner.metadata.namespace && controllerRefOf(r)?.uid === owner.metadata.uid)
+    .sort((a, b) => revisionNumber(a) - revisionNumber(b));
 }
 
 export interface HistoryOwner {
@@ -66,7 +68,12 @@ export async function ensureRevision(client: ApiClient, owner: KubeObject, templ
     const rev = same[same.length - 1];
     if (revisionNumber(rev) === max) return { revision: rev, revisions, collisionCount };
     // Back to an older template: its revision becomes the newest.
-    const bumped = await client.patch(`${revisionsPath(ns)}/${encodeURIComponent(rev.metadata.name ?? '')}`, { revision: max + 1 }, 'application/merge-patch+json', signal);
+    const bumped = await client.patch(
+      `${revisionsPath(ns)}/${encodeURIComponent(rev.metadata.name ?? '')}`,
+      { revision: max + 1 },
+      'application/merge-patch+json',
+      signal,
+    );
     return { revision: bumped, revisions: revisions.map((r) => (r === rev ? bumped : r)), collisionCount };
   }
   const labels = ((template as Obj | undefined)?.metadata as Obj | undefined)?.labels as Record<string, string> | undefined;

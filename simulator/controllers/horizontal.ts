@@ -37,7 +37,12 @@ interface HpaSpec {
   targetCPUUtilizationPercentage?: number;
 }
 
-const RESOURCE_OF: Record<string, string> = { Deployment: 'deployments', ReplicaSet: 'replicasets', StatefulSet: 'statefulsets', ReplicationController: 'replicationcontrollers' };
+const RESOURCE_OF: Record<string, string> = {
+  Deployment: 'deployments',
+  ReplicaSet: 'replicasets',
+  StatefulSet: 'statefulsets',
+  ReplicationController: 'replicationcontrollers',
+};
 
 export function scalePath(ns: string, ref: HpaSpec['scaleTargetRef']): string | undefined {
   const resource = RESOURCE_OF[ref?.kind ?? ''];
@@ -70,7 +75,13 @@ export class HorizontalPodAutoscaler implements Controller {
     this.events = new EventRecorder(ctx.client, { component: 'horizontal-pod-autoscaler' }, { log: ctx.log, signal: ctx.signal });
     const hpas = ctx.informers.informerFor('/apis/autoscaling/v1/horizontalpodautoscalers');
     const queue = new WorkQueue<string>({ name: 'horizontalpodautoscaler', metrics: ctx.metrics });
-    hpas.addEventHandler({ onAdd: (h) => queue.add(keyOf(h)), onUpdate: (o, h) => { if (JSON.stringify(o.spec) !== JSON.stringify(h.spec)) queue.add(keyOf(h)); }, onDelete: () => {} });
+    hpas.addEventHandler({
+      onAdd: (h) => queue.add(keyOf(h)),
+      onUpdate: (o, h) => {
+        if (JSON.stringify(o.spec) !== JSON.stringify(h.spec)) queue.add(keyOf(h));
+      },
+      onDelete: () => {},
+    });
     if (!(await hpas.waitForSync(ctx.signal))) return;
     const periodMs = Math.max(10, ctx.options.durationMs('--horizontal-pod-autoscaler-sync-period'));
     const stopResync = every(periodMs, ctx.signal, () => hpas.list().forEach((h) => queue.add(keyOf(h))));
@@ -81,11 +92,16 @@ export class HorizontalPodAutoscaler implements Controller {
   /** Pods matching the selector with their CPU requests, and their usage by pod name (milli-CPU). */
   private async metrics(ctx: ControllerContext, ns: string, selector: string): Promise<{ requests: Map<string, number | undefined>; usage: Map<string, number> }> {
     const q = { labelSelector: selector };
-    const pods = (await ctx.client.list(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, q, ctx.signal)).items.filter((p) => !p.metadata.deletionTimestamp && (p.status as Obj | undefined)?.phase !== 'Failed' && (p.status as Obj | undefined)?.phase !== 'Succeeded');
+    const pods = (await ctx.client.list(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, q, ctx.signal)).items.filter(
+      (p) => !p.metadata.deletionTimestamp && (p.status as Obj | undefined)?.phase !== 'Failed' && (p.status as Obj | undefined)?.phase !== 'Succeeded',
+    );
     const requests = new Map<string, number | undefined>();
     for (const p of pods) {
       const cs = ((p.spec as { containers?: Array<{ resources?: { requests?: Record<string, unknown> } }> }).containers ?? []);
-      requests.set(p.metadata.name!, cs.every((c) => c.resources?.requests?.cpu !== undefined) ? cs.reduce((n, c) => n + milliOf(c.resources?.requests?.cpu), 0) : undefined);
+      requests.set(
+        p.metadata.name!,
+        cs.every((c) => c.resources?.requests?.cpu !== undefined) ? cs.reduce((n, c) => n + milliOf(c.resources?.requests?.cpu), 0) : undefined,
+      );
     }
     const restClients = ctx.options.bool('--horizontal-pod-autoscaler-use-rest-clients');
     const path = restClients
@@ -129,7 +145,13 @@ export class HorizontalPodAutoscaler implements Controller {
       const msg = `the HPA controller was unable to get the target's current scale: ${(err as Error).message}`;
       this.events?.event(ref, 'Warning', 'FailedGetScale', (err as Error).message);
       conditions = setCondition(conditions, { type: 'AbleToScale', status: 'False', reason: 'FailedGetScale', message: msg });
-      await this.write(ctx, hpa, { currentReplicas: 0, desiredReplicas: 0, ...(old.lastScaleTime ? { lastScaleTime: old.lastScaleTime } : {}) }, conditions, undefined);
+      await this.write(
+        ctx,
+        hpa,
+        { currentReplicas: 0, desiredReplicas: 0, ...(old.lastScaleTime ? { lastScaleTime: old.lastScaleTime } : {}) },
+        conditions,
+        undefined,
+      );
       if (isNotFound(err)) return;
       return;
     }
@@ -142,7 +164,12 @@ export class HorizontalPodAutoscaler implements Controller {
     let utilization: number | undefined;
     let usageMilli = 0;
     if (current === 0) {
-      conditions = setCondition(conditions, { type: 'ScalingActive', status: 'False', reason: 'ScalingDisabled', message: 'scaling is disabled since the replica count of the target is zero' });
+      conditions = setCondition(conditions, {
+        type: 'ScalingActive',
+        status: 'False',
+        reason: 'ScalingDisabled',
+        message: 'scaling is disabled since the replica count of the target is zero',
+      });
     } else {
       try {
         const selector = selectorString(scale);
@@ -163,14 +190,35 @@ export class HorizontalPodAutoscaler implements Controller {
         utilization = Math.round((used * 100) / req);
         usageMilli = Math.round(used / n);
         proposed = desiredReplicas(current, n, (used * 100) / req, target, tolerance);
-        conditions = setCondition(conditions, { type: 'ScalingActive', status: 'True', reason: 'ValidMetricFound', message: `the HPA was able to successfully calculate a replica count from ${METRIC}` });
+        conditions = setCondition(conditions, {
+          type: 'ScalingActive',
+          status: 'True',
+          reason: 'ValidMetricFound',
+          message: `the HPA was able to successfully calculate a replica count from ${METRIC}`,
+        });
       } catch (err) {
         const msg = (err as Error).message;
         this.events?.event(ref, 'Warning', 'FailedGetResourceMetric', msg);
         this.events?.event(ref, 'Warning', 'FailedComputeMetricsReplicas', `failed to get cpu utilization: ${msg}`);
-        conditions = setCondition(conditions, { type: 'AbleToScale', status: 'True', reason: 'SucceededGetScale', message: 'the HPA controller was able to get the target\'s current scale' });
-        conditions = setCondition(conditions, { type: 'ScalingActive', status: 'False', reason: 'FailedGetResourceMetric', message: `the HPA was unable to compute the replica count: ${msg}` });
-        await this.write(ctx, hpa, { currentReplicas: current, desiredReplicas: current, ...(old.lastScaleTime ? { lastScaleTime: old.lastScaleTime } : {}) }, conditions, undefined);
+        conditions = setCondition(conditions, {
+          type: 'AbleToScale',
+          status: 'True',
+          reason: 'SucceededGetScale',
+          message: "the HPA controller was able to get the target's current scale",
+        });
+        conditions = setCondition(conditions, {
+          type: 'ScalingActive',
+          status: 'False',
+          reason: 'FailedGetResourceMetric',
+          message: `the HPA was unable to compute the replica count: ${msg}`,
+        });
+        await this.write(
+          ctx,
+          hpa,
+          { currentReplicas: current, desiredReplicas: current, ...(old.lastScaleTime ? { lastScaleTime: old.lastScaleTime } : {}) },
+          conditions,
+          undefined,
+        );
         return;
       }
     }
@@ -180,15 +228,35 @@ export class HorizontalPodAutoscaler implements Controller {
     if (current !== 0) {
       if (desired > scaleUpLimit && scaleUpLimit < max) {
         desired = scaleUpLimit;
-        conditions = setCondition(conditions, { type: 'ScalingLimited', status: 'True', reason: 'ScaleUpLimit', message: 'the desired replica count is increasing faster than the maximum scale rate' });
+        conditions = setCondition(conditions, {
+          type: 'ScalingLimited',
+          status: 'True',
+          reason: 'ScaleUpLimit',
+          message: 'the desired replica count is increasing faster than the maximum scale rate',
+        });
       } else if (desired > max) {
         desired = max;
-        conditions = setCondition(conditions, { type: 'ScalingLimited', status: 'True', reason: 'TooManyReplicas', message: 'the desired replica count is more than the maximum replica count' });
+        conditions = setCondition(conditions, {
+          type: 'ScalingLimited',
+          status: 'True',
+          reason: 'TooManyReplicas',
+          message: 'the desired replica count is more than the maximum replica count',
+        });
       } else if (desired < min) {
         desired = min;
-        conditions = setCondition(conditions, { type: 'ScalingLimited', status: 'True', reason: 'TooFewReplicas', message: 'the desired replica count is less than the minimum replica count' });
+        conditions = setCondition(conditions, {
+          type: 'ScalingLimited',
+          status: 'True',
+          reason: 'TooFewReplicas',
+          message: 'the desired replica count is less than the minimum replica count',
+        });
       } else {
-        conditions = setCondition(conditions, { type: 'ScalingLimited', status: 'False', reason: 'DesiredWithinRange', message: 'the desired count is within the acceptable range' });
+        conditions = setCondition(conditions, {
+          type: 'ScalingLimited',
+          status: 'False',
+          reason: 'DesiredWithinRange',
+          message: 'the desired count is within the acceptable range',
+        });
       }
     }
     // Forbidden windows since the last scale.
@@ -205,23 +273,66 @@ export class HorizontalPodAutoscaler implements Controller {
       try {
         await ctx.client.patch(path!, { spec: { replicas: desired } }, 'application/merge-patch+json', ctx.signal);
       } catch (err) {
-        this.events?.event(ref, 'Warning', 'FailedRescale', `New size: ${desired}; reason: ${METRIC} ${desired > current ? 'above' : 'below'} target; error: ${(err as Error).message}`);
-        conditions = setCondition(conditions, { type: 'AbleToScale', status: 'False', reason: 'FailedUpdateScale', message: `the HPA controller was unable to update the target scale: ${(err as Error).message}` });
-        await this.write(ctx, hpa, { currentReplicas: current, desiredReplicas: desired, ...(lastScaleTime ? { lastScaleTime } : {}) }, conditions, utilization);
+        this.events?.event(
+          ref,
+          'Warning',
+          'FailedRescale',
+          `New size: ${desired}; reason: ${METRIC} ${desired > current ? 'above' : 'below'} target; error: ${(err as Error).message}`,
+        );
+        conditions = setCondition(conditions, {
+          type: 'AbleToScale',
+          status: 'False',
+          reason: 'FailedUpdateScale',
+          message: `the HPA controller was unable to update the target scale: ${(err as Error).message}`,
+        });
+        await this.write(
+          ctx,
+          hpa,
+          { currentReplicas: current, desiredReplicas: desired, ...(lastScaleTime ? { lastScaleTime } : {}) },
+          conditions,
+          utilization,
+        );
         throw err;
       }
       lastScaleTime = rfc3339();
       this.events?.event(ref, 'Normal', 'SuccessfulRescale', `New size: ${desired}; reason: ${METRIC} ${desired > current ? 'above' : 'below'} target`);
-      conditions = setCondition(conditions, { type: 'AbleToScale', status: 'True', reason: 'SucceededRescale', message: `the HPA controller was able to update the target scale to ${desired}` });
+      conditions = setCondition(conditions, {
+        type: 'AbleToScale',
+        status: 'True',
+        reason: 'SucceededRescale',
+        message: `the HPA controller was able to update the target scale to ${desired}`,
+      });
     } else if (desired !== current && current !== 0) {
       const reason = !upOk && !downOk ? 'BackoffBoth' : !downOk ? 'BackoffDownscale' : 'BackoffUpscale';
-      const what = reason === 'BackoffBoth' ? 'both the downscale and upscale forbidden windows' : reason === 'BackoffDownscale' ? 'the downscale forbidden window' : 'the upscale forbidden window';
-      conditions = setCondition(conditions, { type: 'AbleToScale', status: 'True', reason, message: `the time since the previous scale is still within ${what}` });
+      const what =
+        reason === 'BackoffBoth'
+          ? 'both the downscale and upscale forbidden windows'
+          : reason === 'BackoffDownscale'
+            ? 'the downscale forbidden window'
+            : 'the upscale forbidden window';
+      conditions = setCondition(conditions, {
+        type: 'AbleToScale',
+        status: 'True',
+        reason,
+        message: `the time since the previous scale is still within ${what}`,
+      });
       desired = current;
     } else {
-      conditions = setCondition(conditions, { type: 'AbleToScale', status: 'True', reason: 'ReadyForNewScale', message: 'the last scale time was sufficiently old as to warrant a new scale' });
+      conditions = setCondition(conditions, {
+        type: 'AbleToScale',
+        status: 'True',
+        reason: 'ReadyForNewScale',
+        message: 'the last scale time was sufficiently old as to warrant a new scale',
+      });
     }
-    await this.write(ctx, hpa, { currentReplicas: current, desiredReplicas: desired, ...(lastScaleTime ? { lastScaleTime } : {}) }, conditions, utilization, usageMilli);
+    await this.write(
+      ctx,
+      hpa,
+      { currentReplicas: current, desiredReplicas: desired, ...(lastScaleTime ? { lastScaleTime } : {}) },
+      conditions,
+      utilization,
+      usageMilli,
+    );
     void name;
   }
 
@@ -238,7 +349,10 @@ export class HorizontalPodAutoscaler implements Controller {
       });
     }
     const conditionsText = JSON.stringify(conditions);
-    const metricsText = utilization !== undefined ? JSON.stringify([{ type: 'Resource', resource: { name: 'cpu', currentAverageUtilization: utilization, currentAverageValue: `${usageMilli}m` } }]) : undefined;
+    const metricsText =
+      utilization !== undefined
+        ? JSON.stringify([{ type: 'Resource', resource: { name: 'cpu', currentAverageUtilization: utilization, currentAverageValue: `${usageMilli}m` } }])
+        : undefined;
     const a = hpa.metadata.annotations ?? {};
     if (a[CONDITIONS_ANNOTATION] !== conditionsText || (metricsText !== undefined && a[METRICS_ANNOTATION] !== metricsText)) {
       await ctx.client.patch(path, { metadata: { annotations: { [CONDITIONS_ANNOTATION]: conditionsText, ...(metricsText ? { [METRICS_ANNOTATION]: metricsText } : {}) } } }, 'application/merge-patch+json', ctx.signal).catch((err: unknown) => {

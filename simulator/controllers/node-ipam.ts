@@ -88,8 +88,10 @@ export class NodeIpam {
       const mask = o.int('--node-cidr-mask-size');
       if (!o.string('--cluster-cidr')) this.failure = 'must specify --cluster-cidr if --allocate-node-cidrs is true';
       else if (!cluster) this.failure = `--cluster-cidr ${o.string('--cluster-cidr')}: only IPv4 ranges can be allocated here`;
-      else if (mask < cluster.bits || mask > 32) this.failure = `invalid --cluster-cidr ${o.string('--cluster-cidr')}: its mask size must not be greater than --node-cidr-mask-size ${mask}`;
-      else if (mask - cluster.bits > 24) this.failure = `--cluster-cidr ${o.string('--cluster-cidr')} with --node-cidr-mask-size ${mask} makes too many node ranges`;
+      else if (mask < cluster.bits || mask > 32)
+        this.failure = `invalid --cluster-cidr ${o.string('--cluster-cidr')}: its mask size must not be greater than --node-cidr-mask-size ${mask}`;
+      else if (mask - cluster.bits > 24)
+        this.failure = `--cluster-cidr ${o.string('--cluster-cidr')} with --node-cidr-mask-size ${mask} makes too many node ranges`;
       else {
         this.set = new CidrSet(cluster, mask);
         const service = parseCidr4(o.string('--service-cluster-ip-range'));
@@ -146,12 +148,24 @@ export class NodeIpam {
         return;
       }
       try {
-        await this.ctx.client.patch(`/api/v1/nodes/${encodeURIComponent(name)}`, { spec: { podCIDR: cidr } }, 'application/strategic-merge-patch+json', this.ctx.signal);
+        await this.ctx.client.patch(
+          `/api/v1/nodes/${encodeURIComponent(name)}`,
+          { spec: { podCIDR: cidr } },
+          'application/strategic-merge-patch+json',
+          this.ctx.signal,
+        );
         this.byNode.set(name, cidr);
         this.stats.allocated++;
         this.ctx.log(`node IPAM: ${cidr} for node ${name}`);
         if (this.type === 'CloudAllocator') {
-          const condition = { type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated', message: 'NodeController create implicit route', lastHeartbeatTime: rfc3339(), lastTransitionTime: rfc3339() };
+          const condition = {
+            type: 'NetworkUnavailable',
+            status: 'False',
+            reason: 'RouteCreated',
+            message: 'NodeController create implicit route',
+            lastHeartbeatTime: rfc3339(),
+            lastTransitionTime: rfc3339(),
+          };
           await setNodeCondition(this.ctx, name, condition);
         }
       } catch (err) {
@@ -177,7 +191,9 @@ export async function setNodeCondition(ctx: ControllerContext, name: string, con
       if (isNotFound(err)) return false;
       throw err;
     }
-    const conditions = [...((node.status as { conditions?: Array<{ type: string; status: string; lastTransitionTime?: string }> } | undefined)?.conditions ?? [])];
+    const conditions = [
+      ...((node.status as { conditions?: Array<{ type: string; status: string; lastTransitionTime?: string }> } | undefined)?.conditions ?? []),
+    ];
     const i = conditions.findIndex((c) => c.type === condition.type);
     if (i >= 0 && conditions[i].status === condition.status) return false;
     if (i >= 0) conditions[i] = condition;

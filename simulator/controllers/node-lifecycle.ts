@@ -86,7 +86,8 @@ export function computeZoneState(ready: Array<NodeCondition | undefined>, unheal
   }
   if (readyNodes === 0 && notReady > 0) return { notReady, state: 'FullDisruption' };
   // float32 arithmetic in Go: compare in single precision too.
-  if (notReady > 2 && Math.fround(Math.fround(notReady) / Math.fround(notReady + readyNodes)) >= Math.fround(unhealthyZoneThreshold)) return { notReady, state: 'PartialDisruption' };
+  if (notReady > 2 && Math.fround(Math.fround(notReady) / Math.fround(notReady + readyNodes)) >= Math.fround(unhealthyZoneThreshold))
+    return { notReady, state: 'PartialDisruption' };
   return { notReady, state: 'Normal' };
 }
 
@@ -301,12 +302,16 @@ export class NodeLifecycleController implements Controller {
         if (this.useTaintBasedEvictions) {
           const [want, opposite] = observed.status === 'False' ? [TAINT_NOT_READY, TAINT_UNREACHABLE] : [TAINT_UNREACHABLE, TAINT_NOT_READY];
           // Swapped at once when the opposite taint is there already; otherwise through the rate-limited queue.
-          if (taintsOf(node).some((t) => t.key === opposite && t.effect === 'NoExecute')) await this.swapTaints(node, [{ key: want, effect: 'NoExecute' }], [opposite]);
-          else if (q.add(name, node.metadata.uid ?? '')) this.ctx.log(`node ${name} is ${observed.status === 'False' ? 'NotReady' : 'unresponsive'}; queued for tainting`);
+          if (taintsOf(node).some((t) => t.key === opposite && t.effect === 'NoExecute'))
+            await this.swapTaints(node, [{ key: want, effect: 'NoExecute' }], [opposite]);
+          else if (q.add(name, node.metadata.uid ?? ''))
+            this.ctx.log(`node ${name} is ${observed.status === 'False' ? 'NotReady' : 'unresponsive'}; queued for tainting`);
         } else {
           const since = observed.status === 'False' ? h.readyTransitionTimestamp : h.probeTimestamp;
           if (now > since + timeout && q.add(name, node.metadata.uid ?? '')) {
-            this.ctx.log(`node ${name} is ${observed.status === 'False' ? 'NotReady' : 'unresponsive'} for more than ${timeout} ms; its pods are queued for eviction in zone ${zoneName(zone)}`);
+            this.ctx.log(
+              `node ${name} is ${observed.status === 'False' ? 'NotReady' : 'unresponsive'} for more than ${timeout} ms; its pods are queued for eviction in zone ${zoneName(zone)}`,
+            );
           }
         }
       }
@@ -317,7 +322,9 @@ export class NodeLifecycleController implements Controller {
       }
       if (current.status !== 'True' && observed.status === 'True') {
         this.nodeEvent(node, 'Normal', 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
-        await this.markAllPodsNotReady(name).catch((err: unknown) => this.ctx.log(`unable to mark all pods NotReady on node ${name}: ${(err as Error).message}`));
+        await this.markAllPodsNotReady(name).catch((err: unknown) =>
+          this.ctx.log(`unable to mark all pods NotReady on node ${name}: ${(err as Error).message}`),
+        );
       }
       const cloud = this.ctx.cloud;
       if (cloud) {
@@ -386,23 +393,49 @@ export class NodeLifecycleController implements Controller {
       const ts = rfc3339();
       let ready = conditions.find((c) => c.type === 'Ready');
       if (!ready) {
-        const fresh: NodeCondition = { type: 'Ready', status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.', lastHeartbeatTime: createdTs, lastTransitionTime: ts };
+        const fresh: NodeCondition = {
+          type: 'Ready',
+          status: 'Unknown',
+          reason: 'NodeStatusNeverUpdated',
+          message: 'Kubelet never posted node status.',
+          lastHeartbeatTime: createdTs,
+          lastTransitionTime: ts,
+        };
         conditions.push(fresh);
         ready = fresh;
       } else if (observed.status !== 'Unknown') {
-        Object.assign(ready, { status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastHeartbeatTime: observed.lastHeartbeatTime, lastTransitionTime: ts });
+        Object.assign(ready, {
+          status: 'Unknown',
+          reason: 'NodeStatusUnknown',
+          message: 'Kubelet stopped posting node status.',
+          lastHeartbeatTime: observed.lastHeartbeatTime,
+          lastTransitionTime: ts,
+        });
       }
       // NetworkUnavailable is left alone: the route controller owns it.
       for (const type of ['MemoryPressure', 'DiskPressure']) {
         const c = conditions.find((x) => x.type === type);
-        if (!c) conditions.push({ type, status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.', lastHeartbeatTime: createdTs, lastTransitionTime: ts });
-        else if (c.status !== 'Unknown') Object.assign(c, { status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: ts });
+        if (!c)
+          conditions.push({
+            type,
+            status: 'Unknown',
+            reason: 'NodeStatusNeverUpdated',
+            message: 'Kubelet never posted node status.',
+            lastHeartbeatTime: createdTs,
+            lastTransitionTime: ts,
+          });
+        else if (c.status !== 'Unknown')
+          Object.assign(c, { status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: ts });
       }
       if (JSON.stringify(ready) !== JSON.stringify(currentReady ?? null) || !currentReady) {
         node.status = { ...(node.status ?? {}), conditions };
         const updated = await this.ctx.client.update(`/api/v1/nodes/${encodeURIComponent(name)}/status`, node, this.ctx.signal);
         this.stats.markedUnknown++;
-        this.health.set(name, { probeTimestamp: saved.probeTimestamp, readyTransitionTimestamp: Date.now(), ready: readyOf(updated) ? { ...readyOf(updated)! } : saved.ready });
+        this.health.set(name, {
+          probeTimestamp: saved.probeTimestamp,
+          readyTransitionTimestamp: Date.now(),
+          ready: readyOf(updated) ? { ...readyOf(updated)! } : saved.ready,
+        });
         // The saved condition stays the kubelet's last one, so the kubelet's next heartbeat counts as new.
         this.health.get(name)!.ready = saved.ready;
         return { node: updated, observed, current: readyOf(updated) };
@@ -498,7 +531,13 @@ export class NodeLifecycleController implements Controller {
   private async deletePods(nodeName: string, nodeUID: string): Promise<boolean> {
     const node = this.nodes.get(nodeName);
     if (node) this.nodeEvent(node, 'Normal', 'DeletingAllPods', `Node ${nodeName} event: Deleting all Pods from Node ${nodeName}.`);
-    else this.events.event({ kind: 'Node', name: nodeName, uid: nodeUID, namespace: '' } as never, 'Normal', 'DeletingAllPods', `Node ${nodeName} event: Deleting all Pods from Node ${nodeName}.`);
+    else
+      this.events.event(
+        { kind: 'Node', name: nodeName, uid: nodeUID, namespace: '' } as never,
+        'Normal',
+        'DeletingAllPods',
+        `Node ${nodeName} event: Deleting all Pods from Node ${nodeName}.`,
+      );
     let ok = true;
     for (const pod of this.podsOn(nodeName)) {
       if (pod.metadata.deletionTimestamp) continue;
@@ -507,7 +546,12 @@ export class NodeLifecycleController implements Controller {
         const status = (pod.status ?? {}) as { reason?: string };
         if (status.reason !== 'NodeLost') {
           await this.ctx.client
-            .patch(`${podPath(pod)}/status`, { status: { reason: 'NodeLost', message: `Node ${nodeName} which was running pod ${pod.metadata.name} is unresponsive` } }, 'application/merge-patch+json', this.ctx.signal)
+            .patch(
+              `${podPath(pod)}/status`,
+              { status: { reason: 'NodeLost', message: `Node ${nodeName} which was running pod ${pod.metadata.name} is unresponsive` } },
+              'application/merge-patch+json',
+              this.ctx.signal,
+            )
             .catch((err: unknown) => {
               if (!isNotFound(err)) throw err;
             });
@@ -609,7 +653,12 @@ export class NodeLifecycleController implements Controller {
     const extra = cloud.instanceAddresses(node.metadata.name ?? '').filter((a) => !have.some((h) => h.type === a.type && h.address === a.address));
     if (extra.length === 0) return;
     await this.ctx.client
-      .patch(`/api/v1/nodes/${encodeURIComponent(node.metadata.name ?? '')}/status`, { status: { addresses: [...have, ...extra] } }, 'application/merge-patch+json', this.ctx.signal)
+      .patch(
+        `/api/v1/nodes/${encodeURIComponent(node.metadata.name ?? '')}/status`,
+        { status: { addresses: [...have, ...extra] } },
+        'application/merge-patch+json',
+        this.ctx.signal,
+      )
       .catch((err: unknown) => !isNotFound(err) && this.ctx.log(`addresses of node ${node.metadata.name}: ${(err as Error).message}`));
   }
 }

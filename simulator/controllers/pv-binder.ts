@@ -46,7 +46,15 @@ export const CLASSES = '/apis/storage.k8s.io/v1/storageclasses';
 export const pvPath = (name: string) => `${PVS}/${encodeURIComponent(name)}`;
 export const pvcPath = (ns: string, name: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/persistentvolumeclaims/${encodeURIComponent(name)}`;
 
-type Spec = Obj & { accessModes?: string[]; claimRef?: ClaimRef | null; storageClassName?: string; volumeName?: string; selector?: LabelSelector; capacity?: Obj; resources?: { requests?: Obj } };
+type Spec = Obj & {
+  accessModes?: string[];
+  claimRef?: ClaimRef | null;
+  storageClassName?: string;
+  volumeName?: string;
+  selector?: LabelSelector;
+  capacity?: Obj;
+  resources?: { requests?: Obj };
+};
 interface ClaimRef { kind?: string; namespace?: string; name?: string; uid?: string; apiVersion?: string; resourceVersion?: string }
 
 const spec = (o: KubeObject): Spec => (o.spec ?? {}) as Spec;
@@ -140,7 +148,9 @@ export class PersistentVolumeBinder implements Controller {
     } });
     for (const inf of [this.pvs, this.pvcs, this.classes, this.pods]) if (!(await inf.waitForSync(ctx.signal))) return;
     const periodMs = ctx.options.durationMs('--pvclaimbinder-sync-period');
-    ctx.log(`syncing volumes and claims every ${periodMs} ms; dynamic provisioning ${ctx.options.bool('--enable-dynamic-provisioning') ? 'on' : 'off'}, host-path provisioner ${ctx.options.bool('--enable-hostpath-provisioner') ? 'on' : 'off'}`);
+    ctx.log(
+      `syncing volumes and claims every ${periodMs} ms; dynamic provisioning ${ctx.options.bool('--enable-dynamic-provisioning') ? 'on' : 'off'}, host-path provisioner ${ctx.options.bool('--enable-hostpath-provisioner') ? 'on' : 'off'}`,
+    );
     const timer = setInterval(() => {
       this.pvs.list().forEach(onVolume);
       this.pvcs.list().forEach(onClaim);
@@ -174,7 +184,12 @@ export class PersistentVolumeBinder implements Controller {
       if (phase(c) === 'Bound' || ann(c, ANN_BIND_COMPLETED)) {
         if (phase(c) !== 'Lost') {
           await this.claimPhase(c, 'Lost');
-          this.events.event(refOf(c, 'v1', 'PersistentVolumeClaim'), 'Warning', 'ClaimLost', 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!');
+          this.events.event(
+            refOf(c, 'v1', 'PersistentVolumeClaim'),
+            'Warning',
+            'ClaimLost',
+            'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!',
+          );
         }
       } else this.tell(c, 'Normal', 'FailedBinding', `volume "${name}" not found`);
       return;
@@ -198,7 +213,9 @@ export class PersistentVolumeBinder implements Controller {
   }
 
   private async claimPhase(c: KubeObject, p: string): Promise<void> {
-    await this.ctx.client.patch(`${pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? '')}/status`, { status: { phase: p } }, 'application/merge-patch+json', this.ctx.signal).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    await this.ctx.client
+      .patch(`${pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? '')}/status`, { status: { phase: p } }, 'application/merge-patch+json', this.ctx.signal)
+      .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
   }
 
   /** Both halves of a binding, each written only when it is not already so. */
@@ -209,7 +226,14 @@ export class PersistentVolumeBinder implements Controller {
     if (!ref || ref.uid !== c.metadata.uid) {
       const annotations = { ...(v.metadata.annotations ?? {}) };
       if (!ref) annotations[ANN_BOUND_BY_CONTROLLER] = 'yes';
-      const claimRef: ClaimRef = { kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace, name: c.metadata.name, uid: c.metadata.uid, apiVersion: 'v1', resourceVersion: c.metadata.resourceVersion };
+      const claimRef: ClaimRef = {
+        kind: 'PersistentVolumeClaim',
+        namespace: c.metadata.namespace,
+        name: c.metadata.name,
+        uid: c.metadata.uid,
+        apiVersion: 'v1',
+        resourceVersion: c.metadata.resourceVersion,
+      };
       try {
         v = await client.update(pvPath(v.metadata.name ?? ''), { ...v, metadata: { ...v.metadata, annotations }, spec: { ...spec(v), claimRef } }, signal);
       } catch (err) {
@@ -217,13 +241,18 @@ export class PersistentVolumeBinder implements Controller {
         throw err;
       }
     }
-    if (phase(v) !== 'Bound') await client.patch(`${pvPath(v.metadata.name ?? '')}/status`, { status: { phase: 'Bound' } }, 'application/merge-patch+json', signal);
+    if (phase(v) !== 'Bound')
+      await client.patch(`${pvPath(v.metadata.name ?? '')}/status`, { status: { phase: 'Bound' } }, 'application/merge-patch+json', signal);
     const cAnn = c.metadata.annotations ?? {};
     if (spec(c).volumeName !== v.metadata.name || cAnn[ANN_BIND_COMPLETED] !== 'yes') {
       const annotations: Record<string, string> = { ...cAnn, [ANN_BIND_COMPLETED]: 'yes' };
       if (!spec(c).volumeName) annotations[ANN_BOUND_BY_CONTROLLER] = 'yes';
       try {
-        c = await client.update(pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? ''), { ...c, metadata: { ...c.metadata, annotations }, spec: { ...spec(c), volumeName: v.metadata.name } }, signal);
+        c = await client.update(
+          pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? ''),
+          { ...c, metadata: { ...c.metadata, annotations }, spec: { ...spec(c), volumeName: v.metadata.name } },
+          signal,
+        );
       } catch (err) {
         if (isConflict(err)) return this.queue.addRateLimited(claimKey(c.metadata.namespace ?? '', c.metadata.name ?? ''));
         if (isNotFound(err)) return;
@@ -232,8 +261,14 @@ export class PersistentVolumeBinder implements Controller {
     }
     const st = statusOf(c) as Obj;
     const want = { phase: 'Bound', accessModes: spec(v).accessModes ?? [], capacity: spec(v).capacity ?? {} };
-    if (st.phase !== 'Bound' || JSON.stringify(st.capacity) !== JSON.stringify(want.capacity) || JSON.stringify(st.accessModes) !== JSON.stringify(want.accessModes)) {
-      await client.patch(`${pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? '')}/status`, { status: want }, 'application/merge-patch+json', signal).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    if (
+      st.phase !== 'Bound' ||
+      JSON.stringify(st.capacity) !== JSON.stringify(want.capacity) ||
+      JSON.stringify(st.accessModes) !== JSON.stringify(want.accessModes)
+    ) {
+      await client
+        .patch(`${pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? '')}/status`, { status: want }, 'application/merge-patch+json', signal)
+        .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
     }
   }
 
@@ -248,12 +283,24 @@ export class PersistentVolumeBinder implements Controller {
     if (provisioner !== HOST_PATH_PROVISIONER) {
       if (ann(c, ANN_STORAGE_PROVISIONER) !== provisioner) {
         const annotations = { ...(c.metadata.annotations ?? {}), [ANN_STORAGE_PROVISIONER]: provisioner };
-        await this.ctx.client.update(pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? ''), { ...c, metadata: { ...c.metadata, annotations } }, this.ctx.signal).catch((e: unknown) => (isConflict(e) || isNotFound(e) ? undefined : Promise.reject(e)));
+        await this.ctx.client
+          .update(pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? ''), { ...c, metadata: { ...c.metadata, annotations } }, this.ctx.signal)
+          .catch((e: unknown) => (isConflict(e) || isNotFound(e) ? undefined : Promise.reject(e)));
       }
-      return this.tell(c, 'Normal', 'ExternalProvisioning', `waiting for a volume to be created, either by external provisioner "${provisioner}" or manually created by system administrator`);
+      return this.tell(
+        c,
+        'Normal',
+        'ExternalProvisioning',
+        `waiting for a volume to be created, either by external provisioner "${provisioner}" or manually created by system administrator`,
+      );
     }
     if (!this.ctx.options.bool('--enable-hostpath-provisioner')) {
-      return this.tell(c, 'Warning', 'ProvisioningFailed', `Failed to create provisioner: Provisioning in volume plugin "${HOST_PATH_PROVISIONER}" is disabled`);
+      return this.tell(
+        c,
+        'Warning',
+        'ProvisioningFailed',
+        `Failed to create provisioner: Provisioning in volume plugin "${HOST_PATH_PROVISIONER}" is disabled`,
+      );
     }
     const name = `pvc-${c.metadata.uid}`;
     if (this.pvs.get(name)) return; // made already; its event finishes the binding
@@ -280,14 +327,26 @@ export class PersistentVolumeBinder implements Controller {
         throw err;
       }
     }
-    this.events.event(refOf(c, 'v1', 'PersistentVolumeClaim'), 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${name} using ${HOST_PATH_PROVISIONER}`);
+    this.events.event(
+      refOf(c, 'v1', 'PersistentVolumeClaim'),
+      'Normal',
+      'ProvisioningSucceeded',
+      `Successfully provisioned volume ${name} using ${HOST_PATH_PROVISIONER}`,
+    );
   }
 
   // ---- volumes ----
 
   private async volumePhase(v: KubeObject, p: string, message?: string): Promise<void> {
     if (phase(v) === p && (statusOf(v) as Obj).message === message) return;
-    await this.ctx.client.patch(`${pvPath(v.metadata.name ?? '')}/status`, { status: { phase: p, message: message ?? null, reason: null } }, 'application/merge-patch+json', this.ctx.signal).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    await this.ctx.client
+      .patch(
+        `${pvPath(v.metadata.name ?? '')}/status`,
+        { status: { phase: p, message: message ?? null, reason: null } },
+        'application/merge-patch+json',
+        this.ctx.signal,
+      )
+      .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
   }
 
   private async syncVolume(v: KubeObject): Promise<void> {
@@ -298,7 +357,9 @@ export class PersistentVolumeBinder implements Controller {
     let c = this.pvcs.get(`${ref.namespace ?? ''}/${ref.name ?? ''}`);
     if (!c || c.metadata.uid !== ref.uid) {
       // The cache may lag behind a claim made just now: ask the API before releasing.
-      c = await this.ctx.client.get(pvcPath(ref.namespace ?? '', ref.name ?? ''), undefined, this.ctx.signal).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+      c = await this.ctx.client
+        .get(pvcPath(ref.namespace ?? '', ref.name ?? ''), undefined, this.ctx.signal)
+        .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
     }
     if (c && c.metadata.uid === ref.uid) {
       const name = spec(c).volumeName;
@@ -352,7 +413,8 @@ export class PersistentVolumeBinder implements Controller {
   private async deleteVolume(v: KubeObject): Promise<void> {
     const name = v.metadata.name ?? '';
     const hostPath = (spec(v).hostPath as { path?: string } | undefined)?.path;
-    if (hostPath === undefined) return this.fail(v, 'VolumeFailedDelete', `Error getting deleter volume plugin for volume "${name}": no deletable volume plugin matched`);
+    if (hostPath === undefined)
+      return this.fail(v, 'VolumeFailedDelete', `Error getting deleter volume plugin for volume "${name}": no deletable volume plugin matched`);
     if (!/^\/tmp\/.+/.test(hostPath)) return this.fail(v, 'VolumeFailedDelete', `host_path deleter only supports /tmp/.+ but received provided ${hostPath}`);
     await deleteObject(this.ctx.client, pvPath(name), v.metadata.uid, this.ctx.signal);
     this.ctx.log(`deleted volume ${name} (${hostPath})`);
@@ -380,7 +442,12 @@ export class PersistentVolumeBinder implements Controller {
     pod.spec.activeDeadlineSeconds = recyclerDeadlineSeconds(config.minimumTimeout, config.timeoutIncrement, capacityOf(v));
     pod.spec.volumes[0] = { name: pod.spec.volumes[0].name, ...source };
     const podPath = `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(pod.metadata.name!)}`;
-    this.events.event(refOf(v, 'v1', 'PersistentVolume'), 'Normal', 'RecyclerPod', `Recycler pod: ${pod.metadata.name} created with activeDeadlineSeconds ${pod.spec.activeDeadlineSeconds}`);
+    this.events.event(
+      refOf(v, 'v1', 'PersistentVolume'),
+      'Normal',
+      'RecyclerPod',
+      `Recycler pod: ${pod.metadata.name} created with activeDeadlineSeconds ${pod.spec.activeDeadlineSeconds}`,
+    );
     let created: KubeObject;
     try {
       created = await this.ctx.client.create(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, pod, this.ctx.signal);

@@ -30,7 +30,11 @@ export class PersistentVolumeExpander implements Controller {
     const queue = new WorkQueue<string>({ name: 'volume_expand', metrics: ctx.metrics });
     pvcs.addEventHandler({ onAdd: (c) => queue.add(keyOf(c)), onUpdate: (_o, c) => queue.add(keyOf(c)) });
     for (const inf of [pvcs, pvs, classes]) if (!(await inf.waitForSync(ctx.signal))) return;
-    await runWorkers(queue, 1, (key) => this.sync(ctx, events, key, pvcs, pvs, classes), ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
+    await runWorkers(queue, 1, (key) => this.sync(ctx, events, key, pvcs, pvs, classes), ctx.signal, {
+      controller: this.name,
+      metrics: ctx.metrics,
+      log: ctx.log,
+    });
   }
 
   private async sync(ctx: ControllerContext, events: EventRecorder, key: string, pvcs: Informer, pvs: Informer, classes: Informer): Promise<void> {
@@ -58,13 +62,23 @@ export class PersistentVolumeExpander implements Controller {
     try {
       await patchClaim({ conditions: [{ type: 'Resizing', status: 'True', lastProbeTime: now, lastTransitionTime: now }] });
       const vs = (v.spec ?? {}) as Obj;
-      await ctx.client.patch(pvPath(volumeName), { spec: { capacity: { ...((vs.capacity as Obj | undefined) ?? {}), storage: request(c) } } }, 'application/merge-patch+json', ctx.signal);
+      await ctx.client.patch(
+        pvPath(volumeName),
+        { spec: { capacity: { ...((vs.capacity as Obj | undefined) ?? {}), storage: request(c) } } },
+        'application/merge-patch+json',
+        ctx.signal,
+      );
       await patchClaim({ capacity: { ...(((statusOf(c) as Obj).capacity as Obj | undefined) ?? {}), storage: request(c) }, conditions: null });
     } catch (err) {
       if (isNotFound(err)) return;
       throw err;
     }
-    events.event(refOf(c, 'v1', 'PersistentVolumeClaim'), 'Normal', 'VolumeResizeSuccessful', `ExpandVolume succeeded for volume ${volumeName}: ${capacity(c)} -> ${request(c)}`);
+    events.event(
+      refOf(c, 'v1', 'PersistentVolumeClaim'),
+      'Normal',
+      'VolumeResizeSuccessful',
+      `ExpandVolume succeeded for volume ${volumeName}: ${capacity(c)} -> ${request(c)}`,
+    );
   }
 }
 

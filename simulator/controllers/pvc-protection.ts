@@ -18,7 +18,8 @@ const claimsOf = (pod: KubeObject): string[] =>
     .map((v) => v.persistentVolumeClaim?.claimName)
     .filter((n): n is string => typeof n === 'string' && n !== '');
 
-export const podUsesClaim = (pod: KubeObject, claim: string) => Boolean((pod.spec as Obj | undefined)?.nodeName) && !isTerminated(pod) && claimsOf(pod).includes(claim);
+export const podUsesClaim = (pod: KubeObject, claim: string) =>
+  Boolean((pod.spec as Obj | undefined)?.nodeName) && !isTerminated(pod) && claimsOf(pod).includes(claim);
 
 export class PvcProtectionController implements Controller {
   readonly name = 'pvc-protection';

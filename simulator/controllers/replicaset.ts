@@ -76,7 +76,11 @@ export function deletionRank(a: KubeObject, b: KubeObject): number {
   const scheduled = (p: KubeObject) => (specOf<{ nodeName?: string }>(p).nodeName ? 1 : 0);
   const phase = (p: KubeObject) => ({ Pending: 0, Unknown: 1, Running: 2 } as Record<string, number>)[statusOf(p).phase ?? 'Pending'] ?? 0;
   const ready = (p: KubeObject) => (isPodReady(p) ? 1 : 0);
-  const restarts = (p: KubeObject) => ((p.status as { containerStatuses?: Array<{ restartCount?: number }> } | undefined)?.containerStatuses ?? []).reduce((n, c) => Math.max(n, c.restartCount ?? 0), 0);
+  const restarts = (p: KubeObject) =>
+    ((p.status as { containerStatuses?: Array<{ restartCount?: number }> } | undefined)?.containerStatuses ?? []).reduce(
+      (n, c) => Math.max(n, c.restartCount ?? 0),
+      0,
+    );
   const created = (p: KubeObject) => Date.parse(p.metadata.creationTimestamp ?? '') || 0;
   return (
     scheduled(a) - scheduled(b) ||
@@ -116,7 +120,14 @@ export async function claimPods(client: ApiClient, owner: KubeObject, selector: 
     if (!matches || !isPodActive(pod) || owner.metadata.deletionTimestamp) continue;
     try {
       const refs = [...(pod.metadata.ownerReferences ?? []), ownerRef(owner, apiVersion, kind)];
-      out.push(await client.patch(pathOf(pod), { metadata: { ownerReferences: refs, resourceVersion: pod.metadata.resourceVersion } }, 'application/merge-patch+json', signal));
+      out.push(
+        await client.patch(
+          pathOf(pod),
+          { metadata: { ownerReferences: refs, resourceVersion: pod.metadata.resourceVersion } },
+          'application/merge-patch+json',
+          signal,
+        ),
+      );
     } catch (err) {
       if (!isNotFound(err) && !isConflict(err)) throw err;
     }
@@ -133,7 +144,11 @@ export class ReplicaManager implements Controller {
 
   async run(ctx: ControllerContext): Promise<void> {
     const k = this.k;
-    this.events = new EventRecorder(ctx.client, { component: k.controller === 'replicaset' ? 'replicaset-controller' : 'replication-controller' }, { log: ctx.log, signal: ctx.signal });
+    this.events = new EventRecorder(
+      ctx.client,
+      { component: k.controller === 'replicaset' ? 'replicaset-controller' : 'replication-controller' },
+      { log: ctx.log, signal: ctx.signal },
+    );
     const owners = ctx.informers.informerFor(k.informerPath);
     const podInformer = ctx.informers.informerFor('/api/v1/pods');
     const pods = new PodIndex(podInformer);
@@ -217,7 +232,14 @@ export class ReplicaManager implements Controller {
       }),
       ...(manageError ? { conditions: [replicaFailure(owner, (manageError as Error).message)] } : {}),
     };
-    await writeStatus(ctx.client, k.objectPath(ns, owner.metadata.name ?? ''), owner.status as Obj | undefined, status, ctx.signal, owner.metadata.resourceVersion);
+    await writeStatus(
+      ctx.client,
+      k.objectPath(ns, owner.metadata.name ?? ''),
+      owner.status as Obj | undefined,
+      status,
+      ctx.signal,
+      owner.metadata.resourceVersion,
+    );
     // Ready pods that become available later: look again then (the real controller's AddAfter on minReadySeconds).
     const waits = active.map((p) => msUntilAvailable(p, minReady, now)).filter((ms): ms is number => ms !== undefined);
     if (waits.length) queue.addAfter(key, Math.min(...waits) + 50);
@@ -269,7 +291,9 @@ export const replicaSetController = (): Controller => new ReplicaManager(REPLICA
  * write, and the write's watch event would requeue the key at once, around the work queue's backoff.
  */
 function replicaFailure(owner: KubeObject, message: string): Record<string, unknown> {
-  const old = ((owner.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []).find((c) => c.type === 'ReplicaFailure' && c.status === 'True' && c.reason === 'FailedCreate');
+  const old = ((owner.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []).find(
+    (c) => c.type === 'ReplicaFailure' && c.status === 'True' && c.reason === 'FailedCreate',
+  );
   // The message names a generated pod, different on each attempt: the first failure's stays.
   if (old) return old;
   return { type: 'ReplicaFailure', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), reason: 'FailedCreate', message };

@@ -119,10 +119,19 @@ export class ServiceController implements Controller {
     if (first) events.event(refOf(svc, 'v1', 'Service'), 'Normal', 'CreatingLoadBalancer', 'Creating load balancer');
     let lb: LoadBalancer;
     try {
-      const ports = (specOf<ServiceSpec>(svc).ports ?? []).map((p) => ({ protocol: p.protocol ?? 'TCP', port: p.port, ...(p.nodePort ? { nodePort: p.nodePort } : {}) }));
+      const ports = (specOf<ServiceSpec>(svc).ports ?? []).map((p) => ({
+        protocol: p.protocol ?? 'TCP',
+        port: p.port,
+        ...(p.nodePort ? { nodePort: p.nodePort } : {}),
+      }));
       lb = await cloud.ensureLoadBalancer(name, key, ports, hosts);
     } catch (err) {
-      events.event(refOf(svc, 'v1', 'Service'), 'Warning', 'CreatingLoadBalancerFailed', `Error creating load balancer (will retry): ${(err as Error).message}`);
+      events.event(
+        refOf(svc, 'v1', 'Service'),
+        'Warning',
+        'CreatingLoadBalancerFailed',
+        `Error creating load balancer (will retry): ${(err as Error).message}`,
+      );
       throw err;
     }
     this.provisioned.set(key, svc);
@@ -135,7 +144,12 @@ export class ServiceController implements Controller {
     const have = (svc.status as { loadBalancer?: { ingress?: Array<{ ip?: string }> } } | undefined)?.loadBalancer?.ingress ?? [];
     if (JSON.stringify(have) === JSON.stringify(ingress)) return;
     try {
-      await ctx.client.patch(`${svcPath(svc.metadata.namespace ?? 'default', svc.metadata.name ?? '')}/status`, { status: { loadBalancer: ingress.length ? { ingress } : { ingress: null } } }, 'application/merge-patch+json', signal);
+      await ctx.client.patch(
+        `${svcPath(svc.metadata.namespace ?? 'default', svc.metadata.name ?? '')}/status`,
+        { status: { loadBalancer: ingress.length ? { ingress } : { ingress: null } } },
+        'application/merge-patch+json',
+        signal,
+      );
     } catch (err) {
       if (!isNotFound(err) && !isConflict(err)) throw err;
     }

@@ -119,7 +119,14 @@ export class ServiceAccountTokenController implements Controller {
   }
 
   /** The account, from the cache or (fetchOnMiss) the API, if it still has that uid. */
-  private async account(ctx: ControllerContext, accounts: Informer, ns: string, name: string, uid: string, fetchOnMiss: boolean): Promise<KubeObject | undefined> {
+  private async account(
+    ctx: ControllerContext,
+    accounts: Informer,
+    ns: string,
+    name: string,
+    uid: string,
+    fetchOnMiss: boolean,
+  ): Promise<KubeObject | undefined> {
     let sa = accounts.get(`${ns}/${name}`);
     if (!sa && fetchOnMiss) sa = await this.getLive(ctx, `/api/v1/namespaces/${enc(ns)}/serviceaccounts/${enc(name)}`);
     if (!sa || (uid && sa.metadata.uid !== uid)) return undefined;

@@ -224,7 +224,16 @@ export class StatefulSetController implements Controller {
     set: KubeObject,
     slots: Array<KubeObject | undefined>,
     condemned: KubeObject[],
-    o: { updateName: string; currentName: string; currentTemplate: PodTemplate | undefined; parallel: boolean; rolling: boolean; partition: number; ns: string; ref: ReturnType<typeof refOf> },
+    o: {
+      updateName: string;
+      currentName: string;
+      currentTemplate: PodTemplate | undefined;
+      parallel: boolean;
+      rolling: boolean;
+      partition: number;
+      ns: string;
+      ref: ReturnType<typeof refOf>;
+    },
   ): Promise<void> {
     const spec = specOf<StatefulSetSpec>(set);
     const setName = set.metadata.name ?? '';

@@ -84,7 +84,12 @@ export interface VolumePluginConfig {
 export function volumePluginConfig(o: DaemonOptions): VolumePluginConfig {
   const recycler = (min: string, inc: string, file: string): RecyclerConfig => {
     const path = o.string(file);
-    return { minimumTimeout: o.int(min), timeoutIncrement: o.int(inc), template: path ? loadRecyclerTemplate(path) : defaultRecyclerPod(), templateFile: path || undefined };
+    return {
+      minimumTimeout: o.int(min),
+      timeoutIncrement: o.int(inc),
+      template: path ? loadRecyclerTemplate(path) : defaultRecyclerPod(),
+      templateFile: path || undefined,
+    };
   };
   return {
     hostPath: recycler('--pv-recycler-minimum-timeout-hostpath', '--pv-recycler-timeout-increment-hostpath', '--pv-recycler-pod-template-filepath-hostpath'),

@@ -93,7 +93,11 @@ function notAcceptable(reply: FastifyReply): FastifyReply {
 }
 
 function notFound(reply: FastifyReply): FastifyReply {
-  return reply.code(404).header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(Buffer.from('404 page not found\n'));
+  return reply
+    .code(404)
+    .header('Content-Type', 'text/plain; charset=utf-8')
+    .header('X-Content-Type-Options', 'nosniff')
+    .send(Buffer.from('404 page not found\n'));
 }
 
 /** Whether this path is served here (/openapi/v2, /openapi/v3, /openapi/v3/...). */
@@ -131,7 +135,11 @@ export function serveOpenApi(registry: Registry, protobufMediaType: string, requ
   if (hash) {
     if (hash !== doc.hash) {
       const location = `/openapi/v3/${key}?hash=${doc.hash}`;
-      return reply.code(301).header('Location', location).header('Content-Type', 'text/html; charset=utf-8').send(Buffer.from(`<a href="${location}">Moved Permanently</a>.\n\n`));
+      return reply
+        .code(301)
+        .header('Location', location)
+        .header('Content-Type', 'text/html; charset=utf-8')
+        .send(Buffer.from(`<a href="${location}">Moved Permanently</a>.\n\n`));
     }
     const expires = new Date(Date.now() + 365 * 24 * 3600 * 1000);
     reply.header('Cache-Control', 'public, immutable').header('Expires', expires.toUTCString());

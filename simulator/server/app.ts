@@ -14,7 +14,17 @@ import { encodeAs, encodeJson, negotiateOutput, wantsPretty } from './serializer
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
 import { EncodedCache } from './encoded-cache.ts';
 import * as discovery from './discovery.ts';
-import { bindPodSubresource, create, finalizeNamespace, getScale, rollbackDeployment, update, updateApproval, updateScale, updateStatus } from './handlers/write.ts';
+import {
+  bindPodSubresource,
+  create,
+  finalizeNamespace,
+  getScale,
+  rollbackDeployment,
+  update,
+  updateApproval,
+  updateScale,
+  updateStatus,
+} from './handlers/write.ts';
 import { get, list } from './handlers/read.ts';
 import { deleteCollection, deleteObject } from './handlers/delete.ts';
 import { prepareWatch } from './handlers/watch.ts';
@@ -99,11 +109,17 @@ export function buildApp(ctx: ServerContext, tls?: TlsOptions): FastifyInstance 
   const timeouts = ctx.settings.requestReceiveTimeoutMs ?? 60_000;
   // A request whose headers or body do not arrive in time is cut with 408 (clientErrorHandler below). Node
   // checks pending requests every connectionsCheckingInterval, so the cut comes within a fraction of it.
-  const serverTimeouts = { headersTimeout: Math.min(timeouts, 60_000), requestTimeout: timeouts, connectionsCheckingInterval: Math.max(100, Math.min(1000, timeouts / 4)) };
+  const serverTimeouts = {
+    headersTimeout: Math.min(timeouts, 60_000),
+    requestTimeout: timeouts,
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, timeouts / 4)),
+  };
   const https = tls
     ? // Client certificates are asked for but not required: without one the request goes on to token or
       // anonymous authentication; the authenticator looks at socket.authorized (server/authentication).
-      { https: { ...serverTimeouts, cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) } }
+      {
+        https: { ...serverTimeouts, cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) },
+      }
     : { http: serverTimeouts };
   const app = (Fastify as unknown as (o: object) => FastifyInstance)({
     ...https,
@@ -157,7 +173,8 @@ export function buildApp(ctx: ServerContext, tls?: TlsOptions): FastifyInstance 
     checkRequest(ctx.security, ctx.store, request.raw).then(() => done(), done);
   });
   const requestLog = ctx.settings.requestLog;
-  if (requestLog) app.addHook('onResponse', async (request, reply) => requestLog(requestLogLine(requestLogEntry(request, reply, ctx.security.authentication !== undefined))));
+  if (requestLog)
+    app.addHook('onResponse', async (request, reply) => requestLog(requestLogLine(requestLogEntry(request, reply, ctx.security.authentication !== undefined))));
   const handler = async (request: FastifyRequest, reply: FastifyReply) => dispatch(ctx, request, reply);
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', ...EXTRA_METHODS], url: '/*', handler });
   app.route({ method: ['GET'], url: '/', handler: async (_req, reply) => reply.send({ paths: rootPaths(ctx) }) });
@@ -185,11 +202,21 @@ function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyR
   const accept = request.headers.accept;
   // Server-side printing (simulator/server/table) is looked at only when the client asks for a Table at all.
   const tableSource = accept !== undefined && accept.includes('Table') ? tableSourceOf(ctx.registry, result.object) : undefined;
-  const negotiated = negotiateOutput(accept, { stream: false, protobuf: ctx.protobuf, protobufOk: protobufOk && hasProtobufForm(ctx, protobufForm), table: tableSource !== undefined });
+  const negotiated = negotiateOutput(accept, {
+    stream: false,
+    protobuf: ctx.protobuf,
+    protobufOk: protobufOk && hasProtobufForm(ctx, protobufForm),
+    table: tableSource !== undefined,
+  });
   const pretty = wantsPretty(query, request.headers['user-agent']);
   let body: string | Buffer;
   if (negotiated.table && tableSource) {
-    const table = toTable(tableSource, result.object, { version: negotiated.table, includeObject: parseIncludeObject(query.includeObject), now: ctx.now().getTime(), headers: true });
+    const table = toTable(tableSource, result.object, {
+      version: negotiated.table,
+      includeObject: parseIncludeObject(query.includeObject),
+      now: ctx.now().getTime(),
+      headers: true,
+    });
     body = encodeAs(negotiated.format, table, pretty, ctx.protobuf);
   } else if (negotiated.format === 'json' && !pretty && request.method === 'GET' && Object.isFrozen(result.object)) {
     // Stored objects are frozen and never change (storage README): the compact JSON of one read often is computed
@@ -238,14 +265,22 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
     const clean = cleanPath(path);
     if (clean !== path) {
       const query = url.slice(path.length);
-      return reply.code(301).header('Location', clean + query).header('Content-Type', 'text/html; charset=utf-8').send(`<a href="${clean + query}">Moved Permanently</a>.\n`);
+      return reply
+        .code(301)
+        .header('Location', clean + query)
+        .header('Content-Type', 'text/html; charset=utf-8')
+        .send(`<a href="${clean + query}">Moved Permanently</a>.\n`);
     }
     if (path === '/healthz' || path.startsWith('/healthz/') || path === '/livez' || path === '/readyz') {
       return reply.header('Content-Type', 'text/plain; charset=utf-8').send('ok');
     }
     // The Python client's VersionApi asks for /version/.
     // Written as the real server's version handler writes it (WriteRawJSON: indented JSON, whatever the Accept).
-    if (path === '/version' || path === '/version/') return reply.code(200).header('Content-Type', 'application/json').send(Buffer.from(JSON.stringify(versionInfo(), null, 2)));
+    if (path === '/version' || path === '/version/')
+      return reply
+        .code(200)
+        .header('Content-Type', 'application/json')
+        .send(Buffer.from(JSON.stringify(versionInfo(), null, 2)));
     // OpenAPI documents (simulator/openapi): /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>.
     if (isOpenApiPath(path)) return serveOpenApi(ctx.registry, ctx.protobuf?.mediaType ?? 'application/vnd.kubernetes.protobuf', request, reply);
     const target = parseRequestPath(path);

@@ -124,7 +124,13 @@ async function prepareNew(ctx: ServerContext, def: ResourceDef, namespace: strin
  * The create path (POST, and PUT of a missing object for kinds that allow it goes through `prepareNew` too).
  * `obj` is a private copy in the request's version with its namespace settled. Answers the stored object.
  */
-export async function createResource(ctx: ServerContext, def: ResourceDef, namespace: string | undefined, obj: KubeObject, opts: WriteOptions = {}): Promise<StoredObject> {
+export async function createResource(
+  ctx: ServerContext,
+  def: ResourceDef,
+  namespace: string | undefined,
+  obj: KubeObject,
+  opts: WriteOptions = {},
+): Promise<StoredObject> {
   const meta = obj.metadata;
   const explicitName = !!meta.name;
   if (!meta.name && meta.generateName && typeof meta.generateName === 'string') meta.name = generateName(meta.generateName);
@@ -229,7 +235,8 @@ function repairServerOwnedMeta(meta: KubeObject['metadata'], old: KubeObject['me
   if (old.creationTimestamp) meta.creationTimestamp = old.creationTimestamp;
   if (!meta.uid) meta.uid = old.uid;
   if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
-  if (old.deletionGracePeriodSeconds !== undefined && (meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === null)) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+  if (old.deletionGracePeriodSeconds !== undefined && (meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === null))
+    meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
   if (old.selfLink !== undefined) meta.selfLink = old.selfLink;
   if (old.generation !== undefined) meta.generation = old.generation;
 }
@@ -282,7 +289,8 @@ function nextForFinalize(def: ResourceDef, body: KubeObject, cur: StoredObject):
   const errs: FieldError[] = [];
   if (!Array.isArray(fins)) errs.push(invalidValue('spec.finalizers', fins, 'must be a list of strings'));
   else fins.forEach((f, i) => {
-    if (typeof f !== 'string' || !FINALIZER_NAME.test(f)) errs.push(invalidValue(`spec.finalizers[${i}]`, f, 'a qualified name must be a valid finalizer name'));
+    if (typeof f !== 'string' || !FINALIZER_NAME.test(f))
+      errs.push(invalidValue(`spec.finalizers[${i}]`, f, 'a qualified name must be a valid finalizer name'));
   });
   throwIfInvalid(def, body.metadata.name ?? '', errs);
   return next;
@@ -339,7 +347,16 @@ export async function updateResource(ctx: ServerContext, u: UpdateRequest): Prom
       // /finalize leaves the removal of a freed object to the delete below, so watchers see the change first.
       const settled = settle(canonicalObject(next), cur.value, target !== 'finalize');
       if (settled !== undefined) {
-        await admit(ctx, { operation: settled === null ? 'DELETE' : 'UPDATE', def, namespace: u.namespace, name, subresource: target === 'main' ? undefined : target, object: settled ?? undefined, oldObject: cur.value, dryRun });
+        await admit(ctx, {
+          operation: settled === null ? 'DELETE' : 'UPDATE',
+          def,
+          namespace: u.namespace,
+          name,
+          subresource: target === 'main' ? undefined : target,
+          object: settled ?? undefined,
+          oldObject: cur.value,
+          dryRun,
+        });
       }
       // dryRun: the update stops here (readModifyWrite does not write).
       return settled;
@@ -403,7 +420,11 @@ export async function deleteResource(ctx: ServerContext, def: ResourceDef, names
       throw conflict(groupResource(def), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
     }
     if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-      throw conflict(groupResource(def), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+      throw conflict(
+        groupResource(def),
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
+      );
     }
     await admit(ctx, { operation: 'DELETE', def, namespace, name, oldObject: obj, dryRun });
     const finalizers = finalizersAfter(def, obj.metadata.finalizers ?? [], opts);

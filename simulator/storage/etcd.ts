@@ -305,7 +305,13 @@ export class EtcdStore implements Store {
       let res;
       try {
         // Every page after the first reads at the first page's revision: one consistent snapshot.
-        res = await this.client.kv.range({ key: start, range_end: end, revision: revision ?? 0, limit: batch, ...(req.serializable ? { serializable: true } : {}) });
+        res = await this.client.kv.range({
+          key: start,
+          range_end: end,
+          revision: revision ?? 0,
+          limit: batch,
+          ...(req.serializable ? { serializable: true } : {}),
+        });
       } catch (err) {
         throw await this.translateReadError(err, revision ?? 0);
       }

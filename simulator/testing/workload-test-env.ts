@@ -58,14 +58,36 @@ export interface WorkloadEnvOptions {
 export async function startWorkloadEnv(opts: WorkloadEnvOptions): Promise<WorkloadEnv> {
   const log = opts.log ?? (() => {});
   const sim = await startSimulator();
-  const nodes = await startNodes(sim.url, { startMs: 30, batchRunMs: 200, stopMs: 20, restartBackoffMs: 100, kubeletQps: -1, schedulerQps: -1, log, ...opts.nodes });
+  const nodes = await startNodes(sim.url, {
+    startMs: 30,
+    batchRunMs: 200,
+    stopMs: 20,
+    restartBackoffMs: 100,
+    kubeletQps: -1,
+    schedulerQps: -1,
+    log,
+    ...opts.nodes,
+  });
   const plans: Record<string, ControllerPlan> = {};
   for (const name of opts.controllers) {
     const create = opts.factories?.[name] ?? WORKLOAD_CONTROLLERS[name];
     if (create) plans[name] = { ...CONTROLLER_PLANS[name], create };
   }
   const daemon = await startDaemon(
-    ['--master', sim.url, '--leader-elect=false', '--port', '0', '--address', '127.0.0.1', '--controllers', opts.controllers.join(','), '--x-api-content-type', 'application/json', ...(opts.flags ?? [])],
+    [
+      '--master',
+      sim.url,
+      '--leader-elect=false',
+      '--port',
+      '0',
+      '--address',
+      '127.0.0.1',
+      '--controllers',
+      opts.controllers.join(','),
+      '--x-api-content-type',
+      'application/json',
+      ...(opts.flags ?? []),
+    ],
     { plans, log },
   );
   return {
@@ -85,7 +107,11 @@ export class Api {
   constructor(readonly url: string) {}
 
   async req<T = KubeObject>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: T }> {
-    const res = await fetch(`${this.url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': contentType }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': contentType },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
   }
@@ -149,7 +175,8 @@ export const podTemplate = (labels: Record<string, string>, opts: { image?: stri
 });
 
 export const phaseOf = (p: KubeObject) => (p.status as { phase?: string } | undefined)?.phase;
-export const isReady = (p: KubeObject) => ((p.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+export const isReady = (p: KubeObject) =>
+  ((p.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** Records a watch's events (type and object) from now until stop(), for asserting orders. */
 export async function recordWatch(url: string, path: string): Promise<{ events: Array<{ type: string; object: KubeObject }>; stop(): void }> {

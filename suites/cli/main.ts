@@ -67,7 +67,8 @@ export function renderTimes(engine: Pick<EngineResult, 'durationMs' | 'checks' |
   const s = (ms: number) => `${(ms / 1000).toFixed(1)}`;
   const spans = Object.entries(engine.suiteSpans ?? {}).sort((a, b) => b[1].endMs - b[1].startMs - (a[1].endMs - a[1].startMs));
   const lines = ['Time by suite file (s after start: from - to = span, checks):'];
-  for (const [suite, sp] of spans) lines.push(`  ${suite.padEnd(22)} ${s(sp.startMs).padStart(6)} - ${s(sp.endMs).padStart(6)} = ${s(sp.endMs - sp.startMs).padStart(6)}  (${sp.checks})`);
+  for (const [suite, sp] of spans)
+    lines.push(`  ${suite.padEnd(22)} ${s(sp.startMs).padStart(6)} - ${s(sp.endMs).padStart(6)} = ${s(sp.endMs - sp.startMs).padStart(6)}  (${sp.checks})`);
   const slow = [...engine.checks].sort((a, b) => b.durationMs - a.durationMs).slice(0, 10);
   lines.push(`Slowest checks: ${slow.map((c) => `${c.id} ${s(c.durationMs)} s`).join(', ')}`);
   return lines.join('\n');
@@ -196,7 +197,9 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         replayCommand: replayBase(options, embeddedTarget, conn),
         signal: controller.signal,
         transcripts: differential,
-        ...(onProgress ? { onPlan: (n: number) => progress.plan(n), onCheckStart: (id: string) => progress.start(id), onCheckDone: (o: CheckOutcome) => progress.done(o) } : {}),
+        ...(onProgress
+          ? { onPlan: (n: number) => progress.plan(n), onCheckStart: (id: string) => progress.start(id), onCheckDone: (o: CheckOutcome) => progress.done(o) }
+          : {}),
       });
     let engine;
     let referenceEngine;

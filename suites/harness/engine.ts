@@ -129,7 +129,18 @@ function failureMessage(error: FailureData | undefined): string {
  * daemons each (80-95 s together); workloads wait for pods to run. Unknown suites
  * count as average. Only the order of the files depends on this.
  */
-const SUITE_WEIGHTS: Record<string, number> = { 'daemon-options': 50, lifecycle: 30, 'daemon-controllers': 40, workloads: 10, chunking: 7, defaults: 6, watch: 6, patch: 5, subresources: 5, 'namespace-lifecycle': 4 };
+const SUITE_WEIGHTS: Record<string, number> = {
+  'daemon-options': 50,
+  lifecycle: 30,
+  'daemon-controllers': 40,
+  workloads: 10,
+  chunking: 7,
+  defaults: 6,
+  watch: 6,
+  patch: 5,
+  subresources: 5,
+  'namespace-lifecycle': 4,
+};
 
 function suiteWeight(name: string): number {
   return SUITE_WEIGHTS[name] ?? 3;
@@ -208,7 +219,15 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     if (outcomes.has(c.id)) continue;
     const fileError = [...fileErrors.entries()].find(([file]) => file.endsWith(`${c.suite}.suite.ts`))?.[1];
     const message = interrupted ? 'not run: the run was interrupted' : `did not report a result${fileError ? `: ${fileError}` : ''}`;
-    done({ id: c.id, suite: c.suite, title: c.title, rows: c.rows, status: interrupted ? 'skipped' : 'failed', durationMs: 0, ...(interrupted ? { reason: message } : { message }) });
+    done({
+      id: c.id,
+      suite: c.suite,
+      title: c.title,
+      rows: c.rows,
+      status: interrupted ? 'skipped' : 'failed',
+      durationMs: 0,
+      ...(interrupted ? { reason: message } : { message }),
+    });
   }
 
   if (options.transcripts) {
@@ -280,7 +299,13 @@ async function runPhase(
       if (event.type === 'test:fail') fileErrors.set(String(data.file ?? data.name), failureMessage(details.error));
       continue;
     }
-    const base = { id: definition.id, suite: definition.suite, title: definition.title, rows: definition.rows, durationMs: Math.round(details.duration_ms ?? 0) };
+    const base = {
+      id: definition.id,
+      suite: definition.suite,
+      title: definition.title,
+      rows: definition.rows,
+      durationMs: Math.round(details.duration_ms ?? 0),
+    };
     if (event.type === 'test:pass' && data.skip !== undefined && data.skip !== false) {
       done({ ...base, status: 'skipped', reason: typeof data.skip === 'string' ? data.skip : 'skipped by the check' });
     } else if (event.type === 'test:pass') {

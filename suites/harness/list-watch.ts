@@ -74,7 +74,12 @@ export async function listPage(ctx: CheckContext, path: string, query: Query = {
 }
 
 /** A full list (no limit) that must succeed; its items by name and its resourceVersion. */
-export async function listAll(ctx: CheckContext, path: string, query: Query = {}, rows?: string | string[]): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+export async function listAll(
+  ctx: CheckContext,
+  path: string,
+  query: Query = {},
+  rows?: string | string[],
+): Promise<{ items: KubeObject[]; resourceVersion: string }> {
   const page = await listPage(ctx, path, query);
   if (page.res.status !== 200 || !page.res.object)
     fail(`GET ${path} ${JSON.stringify(query)}: expected 200 with a list, got ${describeResponse(page.res)}`, rows);

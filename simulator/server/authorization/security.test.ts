@@ -35,7 +35,12 @@ describe('secure simulator with RBAC', () => {
   let adminKubeconfig: string;
   let viewerKubeconfig: string;
 
-  const call = async (agent: Agent, method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Res> => {
+  const call = async (
+    agent: Agent,
+    method: string,
+    path: string,
+    opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Res> => {
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';

@@ -127,7 +127,13 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
     items,
   };
   if (result.nextKey !== undefined) {
-    listObj.metadata.continue = encodeContinueToken({ revision: result.revision, startKey: result.nextKey, prefix, issuedAt: Date.now(), queryHash: listQueryHash(req) });
+    listObj.metadata.continue = encodeContinueToken({
+      revision: result.revision,
+      startKey: result.nextKey,
+      prefix,
+      issuedAt: Date.now(),
+      queryHash: listQueryHash(req),
+    });
   }
   return { code: 200, object: listObj };
 }

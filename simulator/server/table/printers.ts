@@ -141,7 +141,17 @@ const podPrinter: Printer = {
       gatesCell = `${trueCount}/${gates.length}`;
     }
     const row: PrintedRow = {
-      cells: [str(pod?.metadata?.name), s.ready, s.status, s.restarts, age(pod, now), orNone(ip), orNone(str(pod?.spec?.nodeName)), orNone(str(status.nominatedNodeName)), gatesCell],
+      cells: [
+        str(pod?.metadata?.name),
+        s.ready,
+        s.status,
+        s.restarts,
+        age(pod, now),
+        orNone(ip),
+        orNone(str(pod?.spec?.nodeName)),
+        orNone(str(status.nominatedNodeName)),
+        gatesCell,
+      ],
     };
     if (status.phase === 'Succeeded') row.conditions = podCompleted;
     else if (status.phase === 'Failed') row.conditions = podFailed;
@@ -166,7 +176,18 @@ const deploymentPrinter: Printer = {
     const desired = d?.spec?.replicas === undefined ? 1 : int(d.spec.replicas);
     const st = d?.status ?? {};
     const [names, images] = containerCells(d?.spec?.template?.spec?.containers);
-    return { cells: [str(d?.metadata?.name), `${int(st.readyReplicas)}/${desired}`, int(st.updatedReplicas), int(st.availableReplicas), age(d, now), names, images, formatLabelSelector(d?.spec?.selector)] };
+    return {
+      cells: [
+        str(d?.metadata?.name),
+        `${int(st.readyReplicas)}/${desired}`,
+        int(st.updatedReplicas),
+        int(st.availableReplicas),
+        age(d, now),
+        names,
+        images,
+        formatLabelSelector(d?.spec?.selector),
+      ],
+    };
   },
 };
 
@@ -210,8 +231,17 @@ const daemonSetPrinter: Printer = {
     const [names, images] = containerCells(o?.spec?.template?.spec?.containers);
     return {
       cells: [
-        str(o?.metadata?.name), int(st.desiredNumberScheduled), int(st.currentNumberScheduled), int(st.numberReady), int(st.updatedNumberScheduled), int(st.numberAvailable),
-        formatLabels(o?.spec?.template?.spec?.nodeSelector), age(o, now), names, images, formatLabelSelector(o?.spec?.selector),
+        str(o?.metadata?.name),
+        int(st.desiredNumberScheduled),
+        int(st.currentNumberScheduled),
+        int(st.numberReady),
+        int(st.updatedNumberScheduled),
+        int(st.numberAvailable),
+        formatLabels(o?.spec?.template?.spec?.nodeSelector),
+        age(o, now),
+        names,
+        images,
+        formatLabelSelector(o?.spec?.selector),
       ],
     };
   },
@@ -236,7 +266,12 @@ const statefulSetPrinter: Printer = {
 
 // ControllerRevision (1.9 printer): the controlling object as <kind>.<group>/<name>, and the revision number.
 const controllerRevisionPrinter: Printer = {
-  columns: [NAME, col('Controller', 'string', 'The object controlling the revision (kind.group/name).'), col('Revision', 'string', 'The revision number.'), AGE],
+  columns: [
+    NAME,
+    col('Controller', 'string', 'The object controlling the revision (kind.group/name).'),
+    col('Revision', 'string', 'The revision number.'),
+    AGE,
+  ],
   row(o, now) {
     const ref = (Array.isArray(o?.metadata?.ownerReferences) ? o.metadata.ownerReferences : []).find((r: Obj) => r?.controller === true);
     let controller = '<none>';
@@ -287,7 +322,17 @@ const hpaPrinter: Printer = {
   row(o, now) {
     const ref = o?.spec?.scaleTargetRef ?? {};
     const min = o?.spec?.minReplicas === undefined || o?.spec?.minReplicas === null ? '<unset>' : int(o.spec.minReplicas);
-    return { cells: [str(o?.metadata?.name), `${str(ref.kind)}/${str(ref.name)}`, hpaTargets(o), min, int(o?.spec?.maxReplicas), int(o?.status?.currentReplicas), age(o, now)] };
+    return {
+      cells: [
+        str(o?.metadata?.name),
+        `${str(ref.kind)}/${str(ref.name)}`,
+        hpaTargets(o),
+        min,
+        int(o?.spec?.maxReplicas),
+        int(o?.status?.currentReplicas),
+        age(o, now),
+      ],
+    };
   },
 };
 
@@ -355,7 +400,19 @@ const cronJobPrinter: Printer = {
     const last = st.lastScheduleTime ? since(st.lastScheduleTime, now) : '<none>';
     const tmpl = spec.jobTemplate?.spec ?? {};
     const [names, images] = containerCells(tmpl.template?.spec?.containers);
-    return { cells: [str(c?.metadata?.name), str(spec.schedule), boolPtr(spec.suspend), len(st.active), last, age(c, now), names, images, formatLabelSelector(tmpl.selector)] };
+    return {
+      cells: [
+        str(c?.metadata?.name),
+        str(spec.schedule),
+        boolPtr(spec.suspend),
+        len(st.active),
+        last,
+        age(c, now),
+        names,
+        images,
+        formatLabelSelector(tmpl.selector),
+      ],
+    };
   },
 };
 
@@ -406,7 +463,17 @@ const servicePrinter: Printer = {
   row(s, now) {
     const spec = s?.spec ?? {};
     const clusterIp = str(spec.clusterIPs?.[0]) || str(spec.clusterIP);
-    return { cells: [str(s?.metadata?.name), str(spec.type), orNone(clusterIp), serviceExternalIp(s), orNone(servicePorts(spec.ports)), age(s, now), formatLabels(spec.selector)] };
+    return {
+      cells: [
+        str(s?.metadata?.name),
+        str(spec.type),
+        orNone(clusterIp),
+        serviceExternalIp(s),
+        orNone(servicePorts(spec.ports)),
+        age(s, now),
+        formatLabels(spec.selector),
+      ],
+    };
   },
 };
 
@@ -462,7 +529,16 @@ const ingressPrinter: Printer = {
     let hostsCell = hosts.length === 0 ? '*' : hosts.join(',');
     if (hosts.length > 0 && more) hostsCell += ` + ${rules.length - max} more...`;
     const ports = Array.isArray(spec.tls) && spec.tls.length > 0 ? '80, 443' : '80';
-    return { cells: [str(i?.metadata?.name), spec.ingressClassName ? str(spec.ingressClassName) : '<none>', hostsCell, loadBalancerAddresses(i?.status?.loadBalancer), ports, age(i, now)] };
+    return {
+      cells: [
+        str(i?.metadata?.name),
+        spec.ingressClassName ? str(spec.ingressClassName) : '<none>',
+        hostsCell,
+        loadBalancerAddresses(i?.status?.loadBalancer),
+        ports,
+        age(i, now),
+      ],
+    };
   },
 };
 
@@ -505,8 +581,16 @@ const nodePrinter: Printer = {
     const orUnknown = (v: unknown) => str(v) || '<unknown>';
     return {
       cells: [
-        str(n?.metadata?.name), status.join(','), nodeRoles(n), age(n, now), str(info.kubeletVersion),
-        nodeAddress(n, 'InternalIP'), nodeAddress(n, 'ExternalIP'), orUnknown(info.osImage), orUnknown(info.kernelVersion), orUnknown(info.containerRuntimeVersion),
+        str(n?.metadata?.name),
+        status.join(','),
+        nodeRoles(n),
+        age(n, now),
+        str(info.kubeletVersion),
+        nodeAddress(n, 'InternalIP'),
+        nodeAddress(n, 'ExternalIP'),
+        orUnknown(info.osImage),
+        orUnknown(info.kernelVersion),
+        orUnknown(info.containerRuntimeVersion),
       ],
     };
   },
@@ -549,7 +633,14 @@ const roleBindingPrinter: Printer = {
     col('ServiceAccounts', 'string', 'Service accounts in the binding (namespace/name).', { priority: 1 }),
   ],
   row: (b, now) => ({
-    cells: [str(b?.metadata?.name), age(b, now), `${str(b?.roleRef?.kind)}/${str(b?.roleRef?.name)}`, subjectsOf(b, 'User'), subjectsOf(b, 'Group'), subjectsOf(b, 'ServiceAccount')],
+    cells: [
+      str(b?.metadata?.name),
+      age(b, now),
+      `${str(b?.roleRef?.kind)}/${str(b?.roleRef?.name)}`,
+      subjectsOf(b, 'User'),
+      subjectsOf(b, 'Group'),
+      subjectsOf(b, 'ServiceAccount'),
+    ],
   }),
 };
 
@@ -565,7 +656,12 @@ function csrCondition(o: Obj): string {
 }
 
 const csrPrinter: Printer = {
-  columns: [NAME, AGE, col('Requestor', 'string', 'Name of the user who made the request.'), col('Condition', 'string', 'State of the request (approval, issuance).')],
+  columns: [
+    NAME,
+    AGE,
+    col('Requestor', 'string', 'Name of the user who made the request.'),
+    col('Condition', 'string', 'State of the request (approval, issuance).'),
+  ],
   row: (o, now) => ({ cells: [str(o?.metadata?.name), age(o, now), str(o?.spec?.username), csrCondition(o)] }),
 };
 
@@ -599,7 +695,9 @@ const eventPrinter: Printer = {
     const io = e?.involvedObject ?? {};
     const kind = str(io.kind).toLowerCase();
     const target = io.name ? `${kind}/${str(io.name)}` : kind;
-    return { cells: [last, str(e?.type), str(e?.reason), target, str(io.fieldPath), eventSource(e), str(e?.message).trim(), first, count, str(e?.metadata?.name)] };
+    return {
+      cells: [last, str(e?.type), str(e?.reason), target, str(io.fieldPath), eventSource(e), str(e?.message).trim(), first, count, str(e?.metadata?.name)],
+    };
   },
 };
 
@@ -627,7 +725,19 @@ const persistentVolumePrinter: Printer = {
   row: (o, now) => {
     const ref = o?.spec?.claimRef;
     const claim = ref ? `${str(ref.namespace)}/${str(ref.name)}` : '';
-    return { cells: [str(o?.metadata?.name), str(o?.spec?.capacity?.storage), accessModesText(o?.spec?.accessModes), str(o?.spec?.persistentVolumeReclaimPolicy), str(o?.status?.phase), claim, storageClassOf(o), str(o?.status?.reason), age(o, now)] };
+    return {
+      cells: [
+        str(o?.metadata?.name),
+        str(o?.spec?.capacity?.storage),
+        accessModesText(o?.spec?.accessModes),
+        str(o?.spec?.persistentVolumeReclaimPolicy),
+        str(o?.status?.phase),
+        claim,
+        storageClassOf(o),
+        str(o?.status?.reason),
+        age(o, now),
+      ],
+    };
   },
 };
 
@@ -645,11 +755,22 @@ const persistentVolumeClaimPrinter: Printer = {
     const bound = str(o?.spec?.volumeName) !== '';
     // A claim held by its finalizer shows Terminating, as kubectl users know it.
     const phase = o?.metadata?.deletionTimestamp ? 'Terminating' : str(o?.status?.phase);
-    return { cells: [str(o?.metadata?.name), phase, str(o?.spec?.volumeName), bound ? str(o?.status?.capacity?.storage) : '', bound ? accessModesText(o?.status?.accessModes) : '', storageClassOf(o), age(o, now)] };
+    return {
+      cells: [
+        str(o?.metadata?.name),
+        phase,
+        str(o?.spec?.volumeName),
+        bound ? str(o?.status?.capacity?.storage) : '',
+        bound ? accessModesText(o?.status?.accessModes) : '',
+        storageClassOf(o),
+        age(o, now),
+      ],
+    };
   },
 };
 
-const isDefaultClass = (o: Obj) => ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'].some((k) => o?.metadata?.annotations?.[k] === 'true');
+const isDefaultClass = (o: Obj) =>
+  ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'].some((k) => o?.metadata?.annotations?.[k] === 'true');
 
 const storageClassPrinter: Printer = {
   columns: [NAME, col('Provisioner', 'string', 'The volume plugin that provisions volumes of the class.'), AGE],
@@ -665,7 +786,16 @@ const volumeAttachmentPrinter: Printer = {
     col('Attached', 'boolean', 'Whether the volume is attached.'),
     AGE,
   ],
-  row: (o, now) => ({ cells: [str(o?.metadata?.name), str(o?.spec?.attacher), str(o?.spec?.source?.persistentVolumeName), str(o?.spec?.nodeName), o?.status?.attached === true, age(o, now)] }),
+  row: (o, now) => ({
+    cells: [
+      str(o?.metadata?.name),
+      str(o?.spec?.attacher),
+      str(o?.spec?.source?.persistentVolumeName),
+      str(o?.spec?.nodeName),
+      o?.status?.attached === true,
+      age(o, now),
+    ],
+  }),
 };
 
 /** The table every kind without its own printer gets: the name and the creation time. */
