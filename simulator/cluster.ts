@@ -85,7 +85,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         extra.push(...serving.daemonArgs);
         credentialDir = mkdtempSync(join(tmpdir(), 'cluster-simulator-daemon-'));
         const xconfig = join(credentialDir, 'controller-manager.kubeconfig');
-        writeFileSync(xconfig, renderKubeconfig({ server: url, ca: serving.ca, ...credentialFields(serving.controllerManager), name: 'controller-manager' }), { mode: 0o600 });
+        writeFileSync(xconfig, renderKubeconfig({ server: url, ca: serving.ca, ...credentialFields(serving.controllerManager), name: 'controller-manager' }), {
+          mode: 0o600,
+        });
         extra.push(`--xconfig=${xconfig}`);
         if (serving.ca) {
           writeFileSync(join(credentialDir, 'ca.crt'), serving.ca);
@@ -99,7 +101,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       daemon = await startControllers(url, vendor, { ...opts, controllerArgs: [...extra, ...(opts.controllerArgs ?? [])] });
     }
     const nodeOpts0 = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
-    const nodeOpts = nodeOpts0 && serving?.enabled ? { ...nodeOpts0, clientConfig: { ca: serving.ca ? Buffer.from(serving.ca) : undefined, ...credentialBuffers(serving.nodes) } } : nodeOpts0;
+    const nodeOpts =
+      nodeOpts0 && serving?.enabled
+        ? { ...nodeOpts0, clientConfig: { ca: serving.ca ? Buffer.from(serving.ca) : undefined, ...credentialBuffers(serving.nodes) } }
+        : nodeOpts0;
     if (nodeOpts && (nodeOpts.count ?? 3) > 0) {
       // Loaded only when asked for, like the daemon.
       const { startNodes } = await import('./nodes/index.ts');

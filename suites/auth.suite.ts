@@ -74,7 +74,14 @@ function writeKubeconfig(c: TargetConnection): string {
   const cluster: Record<string, unknown> = { server: c.url };
   if (c.caData) cluster['certificate-authority-data'] = b64(c.caData);
   if (c.insecureSkipTlsVerify) cluster['insecure-skip-tls-verify'] = true;
-  const doc = { apiVersion: 'v1', kind: 'Config', clusters: [{ name: 't', cluster }], users: [{ name: 't', user }], contexts: [{ name: 't', context: { cluster: 't', user: 't' } }], 'current-context': 't' };
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 't', cluster }],
+    users: [{ name: 't', user }],
+    contexts: [{ name: 't', context: { cluster: 't', user: 't' } }],
+    'current-context': 't',
+  };
   const file = join(tempDir(), 'kubeconfig');
   writeFileSync(file, JSON.stringify(doc), { mode: 0o600 });
   return file;
@@ -94,14 +101,20 @@ async function resolveShared(): Promise<Shared | string> {
       kubeconfigFile: () => kubeconfig ?? (written ??= writeKubeconfig(c)),
     };
   }
-  if (!c.embedded) return 'the target\'s second identity is unknown: pass --as-user TOKEN (a user without cluster-wide grants) to check authentication and authorization';
+  if (!c.embedded)
+    return "the target's second identity is unknown: pass --as-user TOKEN (a user without cluster-wide grants) to check authentication and authorization";
   // The embedded simulator serves like the real insecure port; the checks need a secured one.
   const dir = tempDir();
   const token = `conformance-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
   const tokenFile = join(dir, 'tokens.csv');
   writeFileSync(tokenFile, `${token},${SECOND_USER},${SECOND_USER}\n`, { mode: 0o600 });
   const { startSimulator } = await import('../simulator/cluster.ts');
-  const sim = await startSimulator({ port: 0, host: '127.0.0.1', vendor: run.vendor, securityFlags: { secure: true, authorizationMode: 'RBAC', tokenAuthFile: tokenFile } });
+  const sim = await startSimulator({
+    port: 0,
+    host: '127.0.0.1',
+    vendor: run.vendor,
+    securityFlags: { secure: true, authorizationMode: 'RBAC', tokenAuthFile: tokenFile },
+  });
   cleanups.push(() => sim.close());
   const admin = sim.serving!.admin as { cert: string; key: string };
   const base: TargetConnection = { url: sim.url, caData: sim.serving!.ca };
@@ -114,7 +127,13 @@ async function authTarget(ctx: CheckContext): Promise<AuthTarget> {
   const s = await resolveShared();
   if (typeof s === 'string') ctx.skip(s);
   const client = (connection: TargetConnection) => new TargetClient({ connection, vendor: ctx.vendor, recorder: ctx.recorder });
-  return { admin: client(s.connections.admin), second: client(s.connections.second), anonymous: client(s.connections.anonymous), adminConnection: s.connections.admin, kubeconfigFile: s.kubeconfigFile };
+  return {
+    admin: client(s.connections.admin),
+    second: client(s.connections.second),
+    anonymous: client(s.connections.anonymous),
+    adminConnection: s.connections.admin,
+    kubeconfigFile: s.kubeconfigFile,
+  };
 }
 
 /** A namespace of this run on the auth target, made by the admin; removed by the engine (or here). */
@@ -195,7 +214,9 @@ check(
       else if (res.status === 403) expectForbidden(res, what, /User "system:anonymous" cannot (list|get)/, 'auth.namespace-scope');
       else fail(`${what}: expected 401 Unauthorized or 403 Forbidden, got ${describeResponse(res)}`);
     }
-    const bad = await t.anonymous.request('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, { headers: { Authorization: 'Bearer not-a-valid-token-of-this-cluster' } });
+    const bad = await t.anonymous.request('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, {
+      headers: { Authorization: 'Bearer not-a-valid-token-of-this-cluster' },
+    });
     expectStatusCode(bad, 401, 'GET with an unknown bearer token');
     expectStatusBody(bad, { status: 'Failure', code: 401, reason: 'Unauthorized' }, 'GET with an unknown bearer token');
   }),
@@ -208,8 +229,17 @@ check(
     const t = await authTarget(ctx);
     const ns = await namespaceOn(ctx, t);
     const { res } = await secondUserName(t, ns);
-    expectForbidden(res, `GET /api/v1/namespaces/${ns}/configmaps as the second identity`, new RegExp(`^configmaps is forbidden: User "[^"]+" cannot list (resource "configmaps"|configmaps) in (API group "" in )?the namespace "${esc(ns)}"`), AUTH_ROWS);
-    expectTrue((res.object as { details?: { kind?: string } }).details?.kind === 'configmaps', `details.kind of the 403: ${JSON.stringify((res.object as { details?: unknown }).details)}`, AUTH_ROWS);
+    expectForbidden(
+      res,
+      `GET /api/v1/namespaces/${ns}/configmaps as the second identity`,
+      new RegExp(`^configmaps is forbidden: User "[^"]+" cannot list (resource "configmaps"|configmaps) in (API group "" in )?the namespace "${esc(ns)}"`),
+      AUTH_ROWS,
+    );
+    expectTrue(
+      (res.object as { details?: { kind?: string } }).details?.kind === 'configmaps',
+      `details.kind of the 403: ${JSON.stringify((res.object as { details?: unknown }).details)}`,
+      AUTH_ROWS,
+    );
     const create = await t.second.create(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'denied' } });
     expectForbidden(create, `POST a ConfigMap in ${ns} as the second identity`, /cannot create/, AUTH_ROWS);
     const del = await t.second.delete(`/api/v1/namespaces/${ns}`);
@@ -225,7 +255,8 @@ check(
     const granted = await namespaceOn(ctx, t);
     const other = await namespaceOn(ctx, t);
     const { name, res } = await secondUserName(t, granted);
-    if (!name) fail(`the second identity is not denied in a fresh namespace (GET configmaps answered ${describeResponse(res)}), so no grant can be observed`, AUTH_ROWS);
+    if (!name)
+      fail(`the second identity is not denied in a fresh namespace (GET configmaps answered ${describeResponse(res)}), so no grant can be observed`, AUTH_ROWS);
     await role(t, granted, 'conformance-reader', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }]);
     await bind(t, granted, 'conformance-reader', name, { kind: 'Role', name: 'conformance-reader' });
     await forRows(AUTH_ROWS, async () => {
@@ -235,7 +266,11 @@ check(
       expectForbidden(inOther, `list configmaps in ${other} (no binding there)`, new RegExp(`User "${esc(name)}" cannot list .*"${esc(other)}"`), AUTH_ROWS);
       const clusterWide = await t.second.get('/api/v1/configmaps');
       expectForbidden(clusterWide, 'list configmaps in all namespaces', /at the cluster scope|cannot list/, AUTH_ROWS);
-      const write = await t.second.create(`/api/v1/namespaces/${granted}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-granted' } });
+      const write = await t.second.create(`/api/v1/namespaces/${granted}/configmaps`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'not-granted' },
+      });
       expectForbidden(write, `create a ConfigMap in ${granted} (the Role grants reading only)`, /cannot create/, AUTH_ROWS);
       const secrets = await t.second.get(`/api/v1/namespaces/${granted}/secrets`);
       expectForbidden(secrets, `list secrets in ${granted} (not in the Role)`, /cannot list/, AUTH_ROWS);
@@ -256,7 +291,11 @@ check(
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'auth-web' },
-      spec: { replicas: 0, selector: { matchLabels: { app: 'auth-web' } }, template: { metadata: { labels: { app: 'auth-web' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.13' }] } } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'auth-web' } },
+        template: { metadata: { labels: { app: 'auth-web' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.13' }] } },
+      },
     };
     expectStatusCode(await t.admin.create(`/apis/apps/v1/namespaces/${ns}/deployments`, dep), [200, 201, 202], 'create a Deployment as the admin');
     const base = `/apis/apps/v1/namespaces/${ns}/deployments/auth-web`;
@@ -264,7 +303,12 @@ check(
     await bind(t, ns, 'object-only', name, { kind: 'Role', name: 'object-only' });
     await forRows(rows, async () => {
       expectStatusCode(await untilAllowed(() => t.second.get(base)), 200, `GET ${base} with a grant of deployments`);
-      expectForbidden(await t.second.get(`${base}/status`), `GET ${base}/status with a grant of deployments only`, /deployments\.apps\/status|deployments\/status|"status"/, rows);
+      expectForbidden(
+        await t.second.get(`${base}/status`),
+        `GET ${base}/status with a grant of deployments only`,
+        /deployments\.apps\/status|deployments\/status|"status"/,
+        rows,
+      );
       expectForbidden(await t.second.get(`${base}/scale`), `GET ${base}/scale with a grant of deployments only`, /scale/, rows);
       const scale = { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'auth-web', namespace: ns }, spec: { replicas: 0 } };
       expectForbidden(await t.second.replace(`${base}/scale`, scale), `PUT ${base}/scale with a grant of deployments only`, /scale/, rows);
@@ -302,24 +346,42 @@ check(
       await bind(t, granted, 'cm-reader', name, { kind: 'Role', name: 'cm-reader' });
       await untilAllowed(() => t.second.get(`/api/v1/namespaces/${granted}/configmaps`));
     }
-    expectStatusCode(await t.admin.create(`/api/v1/namespaces/${granted}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'probe' } }), [200, 201, 202], 'create a ConfigMap as the admin');
+    expectStatusCode(
+      await t.admin.create(`/api/v1/namespaces/${granted}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'probe' } }),
+      [200, 201, 202],
+      'create a ConfigMap as the admin',
+    );
     const probes: Probe[] = [];
     for (const ns of [granted, other]) {
       const a = { namespace: ns, group: '', version: 'v1' };
       probes.push(
         { verb: 'list', method: 'GET', path: `/api/v1/namespaces/${ns}/configmaps`, attrs: { ...a, verb: 'list', resource: 'configmaps' } },
         { verb: 'get', method: 'GET', path: `/api/v1/namespaces/${ns}/configmaps/probe`, attrs: { ...a, verb: 'get', resource: 'configmaps', name: 'probe' } },
-        { verb: 'create', method: 'POST', path: `/api/v1/namespaces/${ns}/configmaps`, attrs: { ...a, verb: 'create', resource: 'configmaps' }, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ctx.uniqueName('sar') } } },
+        {
+          verb: 'create',
+          method: 'POST',
+          path: `/api/v1/namespaces/${ns}/configmaps`,
+          attrs: { ...a, verb: 'create', resource: 'configmaps' },
+          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ctx.uniqueName('sar') } },
+        },
         { verb: 'list', method: 'GET', path: `/api/v1/namespaces/${ns}/secrets`, attrs: { ...a, verb: 'list', resource: 'secrets' } },
       );
     }
     const disagreements: string[] = [];
     for (const p of probes) {
-      const ssar = await t.second.create('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: p.attrs } });
+      const ssar = await t.second.create('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: p.attrs },
+      });
       expectStatusCode(ssar, [200, 201], `POST a SelfSubjectAccessReview (${p.verb} ${p.path})`, rows);
       let sar: DecodedResponse | undefined;
       if (name) {
-        sar = await t.admin.create('/apis/authorization.k8s.io/v1/subjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: name, groups: ['system:authenticated'], resourceAttributes: p.attrs } });
+        sar = await t.admin.create('/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          spec: { user: name, groups: ['system:authenticated'], resourceAttributes: p.attrs },
+        });
         expectStatusCode(sar, [200, 201], `POST a SubjectAccessReview (${p.verb} ${p.path})`, rows);
       }
       const real = p.method === 'GET' ? await t.second.get(p.path) : await t.second.create(p.path, p.body);
@@ -336,7 +398,10 @@ check(
 
 /** `npx tsx simulator proxy` with the admin's client config on a free port; resolves with its base URL. */
 async function startProxyProcess(kubeconfig: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'simulator', 'index.ts'), 'proxy', '--kubeconfig', kubeconfig, '--port', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'simulator', 'index.ts'), 'proxy', '--kubeconfig', kubeconfig, '--port', '0'], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   cleanups.push(() => {
     child.kill('SIGTERM');
   });
@@ -344,7 +409,9 @@ async function startProxyProcess(kubeconfig: string): Promise<{ url: string; chi
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the proxy printed no address within 30 s: ${err.slice(0, 300)}`)), 30_000);
+    // The harness's own process starting (tsx compiling the simulator), not the target: under load (the 10-run
+    // repeat at load average ~30) that took over 30 s, so it gets 90 s, and the check a matching time limit.
+    const timer = setTimeout(() => reject(new Error(`the proxy printed no address within 90 s: ${err.slice(0, 300)}`)), 90_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /Starting to serve on (\S+)/.exec(out);
@@ -363,7 +430,7 @@ async function startProxyProcess(kubeconfig: string): Promise<{ url: string; chi
 
 check(
   'auth.client-proxy',
-  { rows: ['auth.client-proxy'], title: 'through npx tsx simulator proxy every request works in plain HTTP without credentials, watch streams included' },
+  { rows: ['auth.client-proxy'], title: 'through npx tsx simulator proxy every request works in plain HTTP without credentials, watch streams included', timeoutSeconds: 150 },
   async (ctx) => withCleanup(async () => {
     const rows = 'auth.client-proxy';
     const t = await authTarget(ctx);
@@ -376,13 +443,24 @@ check(
         expectStatusCode(await viaProxy.get(`/api/v1/namespaces/${ns}`), 200, `GET namespace ${ns} through the proxy`);
         const list = await viaProxy.get<{ metadata?: { resourceVersion?: string } }>(`/api/v1/namespaces/${ns}/configmaps`);
         expectStatusCode(list, 200, 'list configmaps through the proxy');
-        const watch = await viaProxy.watch(`/api/v1/namespaces/${ns}/configmaps`, { query: { watch: 'true', resourceVersion: list.object?.metadata?.resourceVersion }, timeoutMs: 30_000 });
+        const watch = await viaProxy.watch(`/api/v1/namespaces/${ns}/configmaps`, {
+          query: { watch: 'true', resourceVersion: list.object?.metadata?.resourceVersion },
+          timeoutMs: 30_000,
+        });
         try {
           expectTrue(watch.status === 200, `watch through the proxy answered ${watch.status}`);
-          const created = await viaProxy.create<KubeObject>(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'via-proxy' }, data: { a: '1' } });
+          const created = await viaProxy.create<KubeObject>(`/api/v1/namespaces/${ns}/configmaps`, {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'via-proxy' },
+            data: { a: '1' },
+          });
           expectStatusCode(created, [200, 201, 202], 'create a ConfigMap through the proxy');
           const ev = await watch.next(15_000);
-          expectTrue(ev?.type === 'ADDED' && (ev.object as KubeObject).metadata?.name === 'via-proxy', `the watch through the proxy delivered ${JSON.stringify(ev)?.slice(0, 200)} instead of ADDED via-proxy`);
+          expectTrue(
+            ev?.type === 'ADDED' && (ev.object as KubeObject).metadata?.name === 'via-proxy',
+            `the watch through the proxy delivered ${JSON.stringify(ev)?.slice(0, 200)} instead of ADDED via-proxy`,
+          );
         } finally {
           watch.close();
         }

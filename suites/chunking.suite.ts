@@ -92,7 +92,11 @@ class Collection {
       if (o.tier) labels.tier = o.tier;
       else delete labels.tier;
       const labelPatch: Record<string, string | null> = { ...labels, tier: o.tier ?? null };
-      const res = await this.ctx.client.patch(path, { metadata: { labels: labelPatch }, data: { v: String(Number((current.data as Record<string, string>).v) + 1) } }, 'merge');
+      const res = await this.ctx.client.patch(
+        path,
+        { metadata: { labels: labelPatch }, data: { v: String(Number((current.data as Record<string, string>).v) + 1) } },
+        'merge',
+      );
       if (res.status !== 200 || !res.object) fail(`setup: merge PATCH of ${name} failed: ${describeResponse(res)}`);
       this.objects.set(name, res.object);
     } else {
@@ -135,16 +139,21 @@ async function readChunks(ctx: CheckContext, path: string, query: Record<string,
     });
     await forRows([SNAPSHOT, 'field.ListMeta.resourceVersion'], () => {
       expectTrue(typeof page.resourceVersion === 'string' && page.resourceVersion !== '', `${what}: no metadata.resourceVersion`);
-      if (rv !== undefined && page.resourceVersion !== rv) fail(`${what}: metadata.resourceVersion ${page.resourceVersion} differs from the first chunk's ${rv}`);
+      if (rv !== undefined && page.resourceVersion !== rv)
+        fail(`${what}: metadata.resourceVersion ${page.resourceVersion} differs from the first chunk's ${rv}`);
     });
     rv ??= page.resourceVersion!;
     if (page.items.length > limit && page.continueToken !== '') {
-      fail(`${what}: ${page.items.length} items for limit ${limit}, and a continue token (a server may ignore limit, but then it returns everything)`, [LIMIT_CONTINUE, 'query.list.limit']);
+      fail(`${what}: ${page.items.length} items for limit ${limit}, and a continue token (a server may ignore limit, but then it returns everything)`, [
+        LIMIT_CONTINUE,
+        'query.list.limit',
+      ]);
     }
     items.push(...page.items);
     token = page.continueToken;
     chunks++;
-    if (token && chunks >= bound) fail(`${what}: still a continue token after ${chunks} chunks for a collection of at most ${bound - 3} objects`, [LIMIT_CONTINUE, EMPTY_AT_END]);
+    if (token && chunks >= bound)
+      fail(`${what}: still a continue token after ${chunks} chunks for a collection of at most ${bound - 3} objects`, [LIMIT_CONTINUE, EMPTY_AT_END]);
     if (token && between) await between(chunks - 1);
   } while (token);
   return { items, resourceVersion: rv!, chunks };
@@ -157,13 +166,18 @@ function compareToSnapshot(items: KubeObject[], expected: Map<string, string>, w
   const dups = [...seen].filter(([, n]) => n > 1).map(([name]) => name);
   if (dups.length) fail(`${what}: duplicated across chunks: ${dups.join(', ')}`, SNAPSHOT);
   const missing = [...expected.keys()].filter((n) => !seen.has(n));
-  if (missing.length) fail(`${what}: objects of the snapshot never returned (continue ended early or chunks skipped them): ${missing.join(', ')}`, [SNAPSHOT, EMPTY_AT_END]);
+  if (missing.length)
+    fail(`${what}: objects of the snapshot never returned (continue ended early or chunks skipped them): ${missing.join(', ')}`, [SNAPSHOT, EMPTY_AT_END]);
   const extra = [...seen.keys()].filter((n) => !expected.has(n));
-  if (extra.length) fail(`${what}: objects not in the snapshot at the first chunk (created after it, or not matching the selector): ${extra.join(', ')}`, SNAPSHOT);
+  if (extra.length)
+    fail(`${what}: objects not in the snapshot at the first chunk (created after it, or not matching the selector): ${extra.join(', ')}`, SNAPSHOT);
   for (const it of items) {
     const want = expected.get(it.metadata.name!);
     if (it.metadata.resourceVersion !== want) {
-      fail(`${what}: ${it.metadata.name} shows resourceVersion ${it.metadata.resourceVersion}, but the snapshot holds ${want} (a write made after the first chunk is visible)`, SNAPSHOT);
+      fail(
+        `${what}: ${it.metadata.name} shows resourceVersion ${it.metadata.resourceVersion}, but the snapshot holds ${want} (a write made after the first chunk is visible)`,
+        SNAPSHOT,
+      );
     }
   }
 }
@@ -191,7 +205,11 @@ check(
       const read = await readChunks(ctx, collectionPath(CONFIGMAPS, ns), query, v.limit, v.objects.length + 3, async (i) => {
         for (const o of v.between[i] ?? []) await col.apply(o);
       });
-      compareToSnapshot(read.items, expected, `union of ${read.chunks} chunks (limit ${v.limit}${query.labelSelector ? `, labelSelector ${query.labelSelector}` : ''})`);
+      compareToSnapshot(
+        read.items,
+        expected,
+        `union of ${read.chunks} chunks (limit ${v.limit}${query.labelSelector ? `, labelSelector ${query.labelSelector}` : ''})`,
+      );
     });
   },
 );
@@ -209,7 +227,13 @@ check(
       fc.record({ fieldSelector: fc.constant('metadata.name!=nothing-by-that-name') }),
       fc.record({ limit: fc.integer({ min: 1, max: 6 }) }),
     );
-    const input = fc.record({ count: fc.integer({ min: 3, max: 9 }), limit: fc.integer({ min: 1, max: 3 }), change, writes: fc.array(op, { maxLength: 4 }), garbage: fc.boolean() });
+    const input = fc.record({
+      count: fc.integer({ min: 3, max: 9 }),
+      limit: fc.integer({ min: 1, max: 3 }),
+      change,
+      writes: fc.array(op, { maxLength: 4 }),
+      garbage: fc.boolean(),
+    });
     await ctx.forAll(input, async (v) => {
       const ns = await ctx.namespace();
       const col = new Collection(ctx, ns);
@@ -225,7 +249,8 @@ check(
       const res = await ctx.client.get<{ items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } }>(path, { query });
       const what = `GET ${path} with ${v.garbage ? 'a damaged' : 'a reused'} continue token and ${JSON.stringify(v.change)}`;
       if (res.status === 400 || res.status === 410) {
-        if (!isStatus(res.object) || res.object.code !== res.status) fail(`${what}: refused with ${res.status}, but the body is not a Status with that code: ${short(res.object)}`, 'query.list.continue');
+        if (!isStatus(res.object) || res.object.code !== res.status)
+          fail(`${what}: refused with ${res.status}, but the body is not a Status with that code: ${short(res.object)}`, 'query.list.continue');
         return;
       }
       if (res.status !== 200) fail(`${what}: expected a refusal (400 or 410) or a consistent page (200), got ${describeResponse(res)}`, 'query.list.continue');
@@ -242,14 +267,19 @@ check(
           names.add(name);
           const before = snapshot.get(name);
           if (!before) fail(`${what}: honoured, but returned ${name}, which is not in the snapshot of the first chunk`);
-          if (it.metadata.resourceVersion !== before.metadata.resourceVersion) fail(`${what}: honoured, but ${name} shows resourceVersion ${it.metadata.resourceVersion} instead of its snapshot version ${before.metadata.resourceVersion}`);
+          if (it.metadata.resourceVersion !== before.metadata.resourceVersion)
+            fail(
+              `${what}: honoured, but ${name} shows resourceVersion ${it.metadata.resourceVersion} instead of its snapshot version ${before.metadata.resourceVersion}`,
+            );
           const changed = v.change as { labelSelector?: string };
           if (typeof changed.labelSelector === 'string') {
             const reqs = parseOwnSelector(changed.labelSelector);
-            if (!selectorMatches(reqs, before.metadata.labels)) fail(`${what}: honoured, but returned ${name} (labels ${short(before.metadata.labels)}), which the new labelSelector excludes`);
+            if (!selectorMatches(reqs, before.metadata.labels))
+              fail(`${what}: honoured, but returned ${name} (labels ${short(before.metadata.labels)}), which the new labelSelector excludes`);
           }
         }
-        if ('limit' in v.change && items.length > (v.change.limit as number) && res.object?.metadata?.continue) fail(`${what}: ${items.length} items for limit ${v.change.limit} with a continue token`);
+        if ('limit' in v.change && items.length > (v.change.limit as number) && res.object?.metadata?.continue)
+          fail(`${what}: ${items.length} items for limit ${v.change.limit} with a continue token`);
       });
     });
   },
@@ -294,13 +324,16 @@ check(
       last = await listPage(ctx, path, { limit: 2, continue: first.continueToken });
       if (last.res.status === 200) {
         // Still honoured: then it must still be the snapshot.
-        if (last.resourceVersion !== first.resourceVersion) fail(`GET ${path} with a continue token after many writes: resourceVersion ${last.resourceVersion} instead of ${first.resourceVersion}`, SNAPSHOT);
+        if (last.resourceVersion !== first.resourceVersion)
+          fail(`GET ${path} with a continue token after many writes: resourceVersion ${last.resourceVersion} instead of ${first.resourceVersion}`, SNAPSHOT);
         return false;
       }
       return true;
     });
     if (!forced.forced) {
-      ctx.skip(`could not force the token's snapshot out of the history window: ${forced.writes} changes in ${forced.ms} ms and the token was still honoured (the target keeps more history, e.g. 5 minutes by age); token expiry cannot be checked without waiting`);
+      ctx.skip(
+        `could not force the token's snapshot out of the history window: ${forced.writes} changes in ${forced.ms} ms and the token was still honoured (the target keeps more history, e.g. 5 minutes by age); token expiry cannot be checked without waiting`,
+      );
     }
     const res = last!.res;
     await forRows(['rule.lifecycle.continue-expiry', 'rule.watch.gone-410', 'error.410'], () => {
@@ -321,7 +354,9 @@ check(
         const created = [...col.objects.values()].at(-1)!;
         const events = await readUntil(stream, (evs) => evs.length >= 1, 5000);
         if (events.length !== 1 || events[0].type !== 'ADDED' || (events[0].object as KubeObject).metadata?.name !== created.metadata.name) {
-          fail(`the watch from the restarted list's resourceVersion: expected one ADDED event for ${created.metadata.name}, got ${short(events.map((e) => `${e.type}:${(e.object as KubeObject)?.metadata?.name}`))}`);
+          fail(
+            `the watch from the restarted list's resourceVersion: expected one ADDED event for ${created.metadata.name}, got ${short(events.map((e) => `${e.type}:${(e.object as KubeObject)?.metadata?.name}`))}`,
+          );
         }
       } finally {
         stream.close();

@@ -75,7 +75,8 @@ check(
     for (const kind of kinds) {
       const name = ctx.uniqueName(kind.kind);
       const res = await ctx.client.create(collectionPath(kind, ns), fixture(kind, name, ns));
-      if (![200, 201, 202].includes(res.status)) fail(`setup: creating ${kind.kind} ${name} through ${kind.group || 'core'}/${kind.version} failed: ${describeResponse(res)}`);
+      if (![200, 201, 202].includes(res.status))
+        fail(`setup: creating ${kind.kind} ${name} through ${kind.group || 'core'}/${kind.version} failed: ${describeResponse(res)}`);
     }
     const count = async () => {
       let n = 0;
@@ -93,18 +94,26 @@ check(
       if (!moved && elapsed > NO_CONTROLLER_BOUND_MS / 2) moved = (await count()) < before;
       // Nothing deleted at all within the bound: no namespace controller runs against this target.
       if (!moved && elapsed > NO_CONTROLLER_BOUND_MS) {
-        ctx.skip(`no namespace controller acts on this target: ${before} objects were still in the terminating namespace after ${NO_CONTROLLER_BOUND_MS / 1000} s`);
+        ctx.skip(
+          `no namespace controller acts on this target: ${before} objects were still in the terminating namespace after ${NO_CONTROLLER_BOUND_MS / 1000} s`,
+        );
       }
       return false;
     });
     if (!gone) {
-      fail(`namespace ${ns} was still there ${Math.round((performance.now() - started) / 1000)} s after its deletion, with ${await count()} of ${before} objects left`, 'rule.lifecycle.namespace-cascade');
+      fail(
+        `namespace ${ns} was still there ${Math.round((performance.now() - started) / 1000)} s after its deletion, with ${await count()} of ${before} objects left`,
+        'rule.lifecycle.namespace-cascade',
+      );
     }
     await forRows('rule.lifecycle.namespace-cascade', async () => {
       for (const kind of kinds) {
         const res = await ctx.client.get<KubeList>(collectionPath(kind, ns));
         const items = res.object?.items ?? [];
-        expectTrue(items.length === 0, `after the namespace went, ${kind.group || 'core'}/${kind.version} ${kind.resource} still lists ${items.map((i) => i.metadata.name).join(', ')}`);
+        expectTrue(
+          items.length === 0,
+          `after the namespace went, ${kind.group || 'core'}/${kind.version} ${kind.resource} still lists ${items.map((i) => i.metadata.name).join(', ')}`,
+        );
       }
     });
   },
@@ -121,16 +130,25 @@ check('controllers.gc-background', { rows: GC_ROWS, requires: GC_REQUIRES, title
   await createObject(ctx, CONFIGMAPS, depName, ns, { metadata: { name: depName, ownerReferences: [ownerRef(owner)] } });
   await createObject(ctx, SECRETS, secretName, ns, { metadata: { name: secretName, ownerReferences: [ownerRef(owner)] } });
   const bystander = await createObject(ctx, CONFIGMAPS, ctx.uniqueName('bystander'), ns);
-  const res = await ctx.client.delete(objectPath(CONFIGMAPS, owner.metadata.name!, ns), { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' } });
+  const res = await ctx.client.delete(objectPath(CONFIGMAPS, owner.metadata.name!, ns), {
+    body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' },
+  });
   if (res.status !== 200) fail(`deleting the owner: ${describeResponse(res)}`);
   const depPath = objectPath(CONFIGMAPS, depName, ns);
   const secretPath = objectPath(SECRETS, secretName, ns);
   const collected = await within(NO_CONTROLLER_BOUND_MS, async () => (await status(ctx, depPath)) === 404 && (await status(ctx, secretPath)) === 404);
   if (!collected) {
-    if ((await status(ctx, depPath)) === 200 && (await status(ctx, secretPath)) === 200) ctx.skip(`no garbage collector acts on this target: dependents of an owner deleted in the background were still there after ${NO_CONTROLLER_BOUND_MS / 1000} s`);
+    if ((await status(ctx, depPath)) === 200 && (await status(ctx, secretPath)) === 200)
+      ctx.skip(
+        `no garbage collector acts on this target: dependents of an owner deleted in the background were still there after ${NO_CONTROLLER_BOUND_MS / 1000} s`,
+      );
     fail('only some dependents of the deleted owner were collected', 'rule.ops.delete-dependents');
   }
-  expectTrue((await status(ctx, objectPath(CONFIGMAPS, bystander.metadata.name!, ns))) === 200, 'an object without owners was deleted too', 'rule.ops.delete-dependents');
+  expectTrue(
+    (await status(ctx, objectPath(CONFIGMAPS, bystander.metadata.name!, ns))) === 200,
+    'an object without owners was deleted too',
+    'rule.ops.delete-dependents',
+  );
 });
 
 check(
@@ -142,31 +160,50 @@ check(
     const blocker = ctx.uniqueName('blocker');
     const free = ctx.uniqueName('free');
     // The blocking dependent holds a finalizer of the check's own, so the owner's wait can be seen.
-    await createObject(ctx, CONFIGMAPS, blocker, ns, { metadata: { name: blocker, ownerReferences: [ownerRef(owner, { blockOwnerDeletion: true })], finalizers: ['conformance.example.com/hold'] } });
+    await createObject(ctx, CONFIGMAPS, blocker, ns, {
+      metadata: { name: blocker, ownerReferences: [ownerRef(owner, { blockOwnerDeletion: true })], finalizers: ['conformance.example.com/hold'] },
+    });
     await createObject(ctx, CONFIGMAPS, free, ns, { metadata: { name: free, ownerReferences: [ownerRef(owner)] } });
     const ownerPath = objectPath(CONFIGMAPS, owner.metadata.name!, ns);
     const blockerPath = objectPath(CONFIGMAPS, blocker, ns);
     const freePath = objectPath(CONFIGMAPS, free, ns);
     const res = await ctx.client.delete(ownerPath, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' } });
     if (res.status !== 200) fail(`deleting the owner in the foreground: ${describeResponse(res)}`);
-    const moved = await within(NO_CONTROLLER_BOUND_MS, async () => (await status(ctx, freePath)) === 404 && !!(await read(ctx, blockerPath))?.metadata.deletionTimestamp);
+    const moved = await within(
+      NO_CONTROLLER_BOUND_MS,
+      async () => (await status(ctx, freePath)) === 404 && !!(await read(ctx, blockerPath))?.metadata.deletionTimestamp,
+    );
     try {
       if (!moved) {
         const freeLeft = (await status(ctx, freePath)) === 200;
         const blockerDeleting = !!(await read(ctx, blockerPath))?.metadata.deletionTimestamp;
-        if (freeLeft && !blockerDeleting) ctx.skip(`no garbage collector acts on this target: no dependent of an owner deleted in the foreground was deleted within ${NO_CONTROLLER_BOUND_MS / 1000} s`);
-        fail(`after ${NO_CONTROLLER_BOUND_MS / 1000} s: the dependent without blockOwnerDeletion ${freeLeft ? 'was still there' : 'was gone'}, the blocking one ${blockerDeleting ? 'was being deleted' : 'was not being deleted'}`, 'rule.ops.delete-dependents');
+        if (freeLeft && !blockerDeleting)
+          ctx.skip(
+            `no garbage collector acts on this target: no dependent of an owner deleted in the foreground was deleted within ${NO_CONTROLLER_BOUND_MS / 1000} s`,
+          );
+        fail(
+          `after ${NO_CONTROLLER_BOUND_MS / 1000} s: the dependent without blockOwnerDeletion ${freeLeft ? 'was still there' : 'was gone'}, the blocking one ${blockerDeleting ? 'was being deleted' : 'was not being deleted'}`,
+          'rule.ops.delete-dependents',
+        );
       }
       const waiting = await read(ctx, ownerPath);
       expectTrue(waiting !== undefined, 'the owner went before its blocking dependent (blockOwnerDeletion)', 'rule.ops.delete-dependents');
-      expectTrue((waiting.metadata.finalizers ?? []).includes('foregroundDeletion'), `the waiting owner lost its foregroundDeletion finalizer: ${JSON.stringify(waiting.metadata.finalizers)}`, 'rule.ops.delete-dependents');
+      expectTrue(
+        (waiting.metadata.finalizers ?? []).includes('foregroundDeletion'),
+        `the waiting owner lost its foregroundDeletion finalizer: ${JSON.stringify(waiting.metadata.finalizers)}`,
+        'rule.ops.delete-dependents',
+      );
     } finally {
       // Let the blocking dependent go (also when the check fails), so the namespace can be cleaned up.
       const cur = await read(ctx, blockerPath);
       if (cur) await ctx.client.patch(blockerPath, { metadata: { finalizers: null } }, 'merge');
     }
     const done = await within(NO_CONTROLLER_BOUND_MS, async () => (await status(ctx, blockerPath)) === 404 && (await status(ctx, ownerPath)) === 404);
-    expectTrue(done, `once its blocking dependent was gone the owner ${(await status(ctx, ownerPath)) === 200 ? 'was still there' : 'went, but the dependent stayed'} after ${NO_CONTROLLER_BOUND_MS / 1000} s`, 'rule.ops.delete-dependents');
+    expectTrue(
+      done,
+      `once its blocking dependent was gone the owner ${(await status(ctx, ownerPath)) === 200 ? 'was still there' : 'went, but the dependent stayed'} after ${NO_CONTROLLER_BOUND_MS / 1000} s`,
+      'rule.ops.delete-dependents',
+    );
   },
 );
 
@@ -186,15 +223,24 @@ check('controllers.gc-orphan', { rows: [...GC_ROWS, 'query.delete.orphanDependen
   const sharedNow = await read(ctx, objectPath(CONFIGMAPS, shared, ns));
   if (!ownerGone) {
     const untouched = (onlyNow?.metadata.ownerReferences ?? []).some((r) => r.uid === owner.metadata.uid);
-    if (untouched) ctx.skip(`no garbage collector acts on this target: an owner deleted with Orphan kept its orphan finalizer and its dependents their references for ${NO_CONTROLLER_BOUND_MS / 1000} s`);
+    if (untouched)
+      ctx.skip(
+        `no garbage collector acts on this target: an owner deleted with Orphan kept its orphan finalizer and its dependents their references for ${NO_CONTROLLER_BOUND_MS / 1000} s`,
+      );
     fail('the dependents were orphaned but the owner stayed (its orphan finalizer was not removed)', 'rule.ops.delete-dependents');
   }
   await forRows('rule.ops.delete-dependents', () => {
     expectTrue(onlyNow !== undefined, 'a dependent of an owner deleted with Orphan was deleted');
     expectTrue(sharedNow !== undefined, 'a dependent with a second owner was deleted');
-    expectTrue(!(onlyNow.metadata.ownerReferences ?? []).length, `the orphaned dependent still has owner references: ${JSON.stringify(onlyNow.metadata.ownerReferences)}`);
+    expectTrue(
+      !(onlyNow.metadata.ownerReferences ?? []).length,
+      `the orphaned dependent still has owner references: ${JSON.stringify(onlyNow.metadata.ownerReferences)}`,
+    );
     const refs = (sharedNow.metadata.ownerReferences ?? []).map((r) => r.uid);
-    expectTrue(refs.length === 1 && refs[0] === other.metadata.uid, `the dependent with two owners should keep only the other one, has ${JSON.stringify(refs)}`);
+    expectTrue(
+      refs.length === 1 && refs[0] === other.metadata.uid,
+      `the dependent with two owners should keep only the other one, has ${JSON.stringify(refs)}`,
+    );
   });
 });
 

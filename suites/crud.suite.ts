@@ -37,7 +37,12 @@ check(
       const name = `${v.name.slice(0, 200)}-${seen.size}`;
       seen.add(name);
       const created = await forRows('rule.writes.create-codes', async () => {
-        const res = await ctx.client.create(collectionPath(CONFIGMAPS, ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: v.labels }, data: v.data });
+        const res = await ctx.client.create(collectionPath(CONFIGMAPS, ns), {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, labels: v.labels },
+          data: v.data,
+        });
         expectStatusCode(res, [200, 201, 202], `create ConfigMap ${name}`);
         return res.object!;
       });
@@ -58,7 +63,14 @@ for (const ref of SPEC_KINDS.filter((k) => k.namespaced && hasFixture(k.kind))) 
   check(
     `crud.lifecycle.${group}.${ref.version}.${ref.resource}`,
     {
-      rows: ['rule.service.rest-verbs', 'rule.ops.create-stores', 'rule.ops.get-by-name', 'rule.ops.list-in-namespace', 'rule.writes.put-codes', 'rule.writes.create-codes'],
+      rows: [
+        'rule.service.rest-verbs',
+        'rule.ops.create-stores',
+        'rule.ops.get-by-name',
+        'rule.ops.list-in-namespace',
+        'rule.writes.put-codes',
+        'rule.writes.create-codes',
+      ],
       requires: [NEEDS_NAMESPACES, needs(ref, ['create', 'get', 'list', 'update', 'delete'])],
       title: `${ref.kind} (${group}/${ref.version}): create, get, list, replace, delete, then 404`,
     },
@@ -80,7 +92,10 @@ async function lifecycle(ctx: CheckContext, ref: KindRef): Promise<void> {
     const listed = await listObjects(ctx, collectionPath(ref, ns));
     expectTrue(listed.some((o) => o.metadata?.name === name), `the list of ${ns} lacks ${name}: ${JSON.stringify(listed.map((o) => o.metadata?.name))}`);
     const strays = listed.filter((o) => o.metadata?.namespace !== undefined && o.metadata.namespace !== ns);
-    expectTrue(strays.length === 0, `the list of ${ns} holds objects of other namespaces: ${JSON.stringify(strays.map((o) => `${o.metadata.namespace}/${o.metadata.name}`))}`);
+    expectTrue(
+      strays.length === 0,
+      `the list of ${ns} holds objects of other namespaces: ${JSON.stringify(strays.map((o) => `${o.metadata.namespace}/${o.metadata.name}`))}`,
+    );
   });
   const replaced = await forRows('rule.writes.put-codes', async () => {
     // Read-modify-write retried on 409 Conflict: a controller may write the object (status) between GET and PUT.
@@ -97,7 +112,11 @@ async function lifecycle(ctx: CheckContext, ref: KindRef): Promise<void> {
   // A delete may be pending (finalizers, graceful): then the object still shows with a deletionTimestamp.
   const after = await ctx.client.get(path);
   if (after.status === 200) {
-    expectTrue(Boolean(after.object?.metadata?.deletionTimestamp), `GET ${path} after DELETE: still there without a deletionTimestamp`, 'rule.service.rest-verbs');
+    expectTrue(
+      Boolean(after.object?.metadata?.deletionTimestamp),
+      `GET ${path} after DELETE: still there without a deletionTimestamp`,
+      'rule.service.rest-verbs',
+    );
   } else {
     expectStatusCode(after, 404, `GET ${path} after DELETE`, 'rule.service.rest-verbs');
   }
@@ -119,7 +138,11 @@ check('crud.unique-names', { rows: ['rule.service.unique-names'], requires: CM_A
 
 check(
   'crud.stale-put-conflict',
-  { rows: ['rule.ops.replace-optimistic-lock', 'error.optimistic-lock'], requires: CM_ALL, title: 'a PUT with a stale resourceVersion is 409 Conflict and changes nothing' },
+  {
+    rows: ['rule.ops.replace-optimistic-lock', 'error.optimistic-lock'],
+    requires: CM_ALL,
+    title: 'a PUT with a stale resourceVersion is 409 Conflict and changes nothing',
+  },
   async (ctx) => {
     const ns = await ctx.namespace();
     await ctx.forAll(fc.record({ updates: fc.integer({ min: 1, max: 3 }), stale: fc.nat(), data: configMapData(2) }), async (v) => {
@@ -202,7 +225,10 @@ check('crud.delete-options-exclusive', { rows: ['rule.delete.options-exclusive',
     const res = inQuery
       ? await ctx.client.delete(path, { query: { orphanDependents: orphan, propagationPolicy: policy } })
       : await ctx.client.delete(path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', orphanDependents: orphan, propagationPolicy: policy } });
-    expectTrue(res.status >= 400 && res.status < 500, `DELETE with both orphanDependents=${orphan} and propagationPolicy=${policy} (${inQuery ? 'query' : 'body'}): expected a 4xx refusal, got ${describeResponse(res)}`);
+    expectTrue(
+      res.status >= 400 && res.status < 500,
+      `DELETE with both orphanDependents=${orphan} and propagationPolicy=${policy} (${inQuery ? 'query' : 'body'}): expected a 4xx refusal, got ${describeResponse(res)}`,
+    );
     const still = await ctx.client.get(path);
     expectStatusCode(still, 200, `GET ${path} after the refused delete`);
   });
@@ -241,7 +267,11 @@ check('crud.list-label-selector', { rows: ['rule.ops.list-in-namespace', 'query.
       const listed = await listObjects(ctx, path, { labelSelector: `${key}=${v}` });
       expectEqual(ours(listed.map((o) => o.metadata?.name ?? '').sort()), expected, `names listed with labelSelector ${key}=${v}`, 'query.list.labelSelector');
       const unmatched = listed.filter((o) => o.metadata?.labels?.[key] !== v).map((o) => o.metadata?.name);
-      expectTrue(unmatched.length === 0, `the list with labelSelector ${key}=${v} holds objects without that label: ${JSON.stringify(unmatched)}`, 'query.list.labelSelector');
+      expectTrue(
+        unmatched.length === 0,
+        `the list with labelSelector ${key}=${v} holds objects without that label: ${JSON.stringify(unmatched)}`,
+        'query.list.labelSelector',
+      );
     }
   });
 });

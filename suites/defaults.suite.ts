@@ -80,9 +80,13 @@ interface Case {
 
 function caseArb(row: FieldRow, targets: Target[]): fc.Arbitrary<Case> {
   const value = fc.option(explicitValue(row), { nil: undefined, freq: 2 });
-  return fc.record({ target: fc.constantFrom(...targets), containers: simpleContainers(1, 3), strategyType: fc.constantFrom(undefined, 'RollingUpdate') }).chain((c) =>
-    fc.array(value, { minLength: c.target.containersPath ? c.containers.length : 1, maxLength: c.target.containersPath ? c.containers.length : 1 }).map((values) => ({ ...c, values })),
-  );
+  return fc
+    .record({ target: fc.constantFrom(...targets), containers: simpleContainers(1, 3), strategyType: fc.constantFrom(undefined, 'RollingUpdate') })
+    .chain((c) =>
+      fc
+        .array(value, { minLength: c.target.containersPath ? c.containers.length : 1, maxLength: c.target.containersPath ? c.containers.length : 1 })
+        .map((values) => ({ ...c, values })),
+    );
 }
 
 function buildObject(row: FieldRow, c: Case, name: string, ns: string): JsonObject {
@@ -109,12 +113,16 @@ function expectDefaults(row: FieldRow, c: Case, obj: KubeObject, what: string): 
   const at = c.target.containersPath;
   if (at) {
     const containers = getIn(obj, at);
-    expectTrue(Array.isArray(containers) && containers.length === c.containers.length, `${what}: ${at} has ${Array.isArray(containers) ? containers.length : 'no'} containers, sent ${c.containers.length}`);
+    expectTrue(
+      Array.isArray(containers) && containers.length === c.containers.length,
+      `${what}: ${at} has ${Array.isArray(containers) ? containers.length : 'no'} containers, sent ${c.containers.length}`,
+    );
     c.containers.forEach((sent, i) => {
       const got = (containers as JsonObject[]).find((x) => x.name === sent.name)?.[row.name];
       const want = expected(c.values[i]);
       const how = c.values[i] === undefined ? 'left out (default)' : 'set explicitly';
-      if (!valueMatches(got, want, row.default)) fail(`${what}: ${at}[name=${sent.name}].${row.name} ${how}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+      if (!valueMatches(got, want, row.default))
+        fail(`${what}: ${at}[name=${sent.name}].${row.name} ${how}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
     });
     return;
   }
@@ -139,7 +147,11 @@ for (const row of specTables().fields.filter((f) => f.default !== null && f.test
   const rows = relatedRows(row);
   check(
     `defaults.${row.type}.${row.name}`,
-    { rows, requires: [NEEDS_NAMESPACES], title: `${row.jsonPath} defaults to ${JSON.stringify(row.default)} when left out and keeps an explicit value (${targets.map((t) => kindLabel(t.ref)).join(', ')})` },
+    {
+      rows,
+      requires: [NEEDS_NAMESPACES],
+      title: `${row.jsonPath} defaults to ${JSON.stringify(row.default)} when left out and keeps an explicit value (${targets.map((t) => kindLabel(t.ref)).join(', ')})`,
+    },
     async (ctx) => {
       const served = targets.filter((t) => ctx.serves(needs(t.ref, ['create', 'get'])));
       if (served.length === 0) ctx.skip(`target serves none of ${targets.map((t) => kindLabel(t.ref)).join(', ')}`);
@@ -171,8 +183,16 @@ const imageRef: fc.Arbitrary<ImageRef> = fc
   .record({
     host: fc.constantFrom(undefined, 'registry.example.com', 'localhost:5000', 'gcr.io', 'my-registry.local:443'),
     path: fc.array(component, { minLength: 1, maxLength: 3 }),
-    tag: fc.oneof(fc.constant(undefined), fc.constant('latest'), fc.constantFrom('1.0', 'v2', 'LATEST', 'latest-1', 'stable'), fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,12}$/)),
-    digest: fc.option(fc.stringMatching(/^[0-9a-f]{64}$/).map((h) => `sha256:${h}`), { nil: undefined, freq: 4 }),
+    tag: fc.oneof(
+      fc.constant(undefined),
+      fc.constant('latest'),
+      fc.constantFrom('1.0', 'v2', 'LATEST', 'latest-1', 'stable'),
+      fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,12}$/),
+    ),
+    digest: fc.option(
+      fc.stringMatching(/^[0-9a-f]{64}$/).map((h) => `sha256:${h}`),
+      { nil: undefined, freq: 4 },
+    ),
   })
   .map(({ host, path, tag, digest }) => ({
     image: `${host ? `${host}/` : ''}${path.join('/')}${tag !== undefined ? `:${tag}` : ''}${digest ? `@${digest}` : ''}`,
@@ -201,7 +221,10 @@ export function expectedPullPolicy(ref: ImageRef): 'Always' | 'IfNotPresent' {
         const ns = await ctx.namespace();
         const arb = fc.record({
           host: fc.constantFrom(...served),
-          containers: fc.uniqueArray(fc.record({ name: dnsLabelArb(10), image: imageRef, policy: fc.option(fc.constantFrom(...(row.enum ?? [])), { nil: undefined, freq: 4 }) }), { selector: (c) => c.name, minLength: 1, maxLength: 3 }),
+          containers: fc.uniqueArray(
+            fc.record({ name: dnsLabelArb(10), image: imageRef, policy: fc.option(fc.constantFrom(...(row.enum ?? [])), { nil: undefined, freq: 4 }) }),
+            { selector: (c) => c.name, minLength: 1, maxLength: 3 },
+          ),
         });
         await ctx.forAll(arb, async ({ host, containers }) => {
           const name = ctx.uniqueName(host.ref.kind);
@@ -216,7 +239,10 @@ export function expectedPullPolicy(ref: ImageRef): 'Always' | 'IfNotPresent' {
               for (const c of containers) {
                 const want = c.policy ?? expectedPullPolicy(c.image);
                 const actual = got?.find((x) => x.name === c.name)?.imagePullPolicy;
-                if (actual !== want) fail(`${what}, ${label}: container ${c.name} with image ${JSON.stringify(c.image.image)}${c.policy ? ` and imagePullPolicy ${c.policy}` : ''}: expected imagePullPolicy ${want}, got ${JSON.stringify(actual)}`);
+                if (actual !== want)
+                  fail(
+                    `${what}, ${label}: container ${c.name} with image ${JSON.stringify(c.image.image)}${c.policy ? ` and imagePullPolicy ${c.policy}` : ''}: expected imagePullPolicy ${want}, got ${JSON.stringify(actual)}`,
+                  );
               }
             }
           });

@@ -18,12 +18,26 @@ import type { DecodedResponse } from './harness/client.ts';
 import { listAll, openWatch, readUntil, selectorMatches, selectorString, short, type Requirement } from './harness/list-watch.ts';
 
 const CM_DELETE = [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'get', 'list', 'update', 'patch', 'delete'])];
-const SUCCESS = ['error.delete-success-body', 'bodyType.Status', 'field.Status.kind', 'field.Status.apiVersion', 'field.Status.metadata', 'field.Status.status', 'field.Status.code'];
+const SUCCESS = [
+  'error.delete-success-body',
+  'bodyType.Status',
+  'field.Status.kind',
+  'field.Status.apiVersion',
+  'field.Status.metadata',
+  'field.Status.status',
+  'field.Status.code',
+];
 
 type Options = { gracePeriodSeconds?: number; propagationPolicy?: string; orphanDependents?: boolean };
 
 /** Sends a delete with options in the query or as a DeleteOptions body (JSON or YAML). */
-function sendDelete(ctx: CheckContext, path: string, opts: Options & { preconditions?: Record<string, string> }, where: 'query' | 'json' | 'yaml', pretty = false): Promise<DecodedResponse> {
+function sendDelete(
+  ctx: CheckContext,
+  path: string,
+  opts: Options & { preconditions?: Record<string, string> },
+  where: 'query' | 'json' | 'yaml',
+  pretty = false,
+): Promise<DecodedResponse> {
   const query: Record<string, string | number | boolean> = pretty ? { pretty: 'true' } : {};
   if (where === 'query') {
     const { preconditions, ...rest } = opts;
@@ -86,7 +100,11 @@ check(
         await forRows(SUCCESS, () => {
           if (!obj || typeof obj !== 'object' || !obj.metadata) fail(`${what}: the answer is neither a Status nor the object: ${short(obj)}`);
         });
-        expectTrue(obj!.metadata.deletionTimestamp, `${what}: answered the object without a deletionTimestamp (neither a Status nor a pending object)`, 'rule.delete.options-body');
+        expectTrue(
+          obj!.metadata.deletionTimestamp,
+          `${what}: answered the object without a deletionTimestamp (neither a Status nor a pending object)`,
+          'rule.delete.options-body',
+        );
       } else {
         await forRows(SUCCESS, () => expectStatusBody(res, { status: 'Success', code: 200 }, what));
       }
@@ -95,15 +113,19 @@ check(
       // Still there: only options that keep an object may do that, and the object says why.
       const pending = after;
       await forRows(['rule.delete.grace-period-zero', 'query.delete.gracePeriodSeconds'], () => {
-        if (opts.gracePeriodSeconds === 0 && (pending.metadata.finalizers ?? []).length === 0) fail(`${what}: gracePeriodSeconds=0 without finalizers left the object in place: ${short(pending.metadata)}`);
+        if (opts.gracePeriodSeconds === 0 && (pending.metadata.finalizers ?? []).length === 0)
+          fail(`${what}: gracePeriodSeconds=0 without finalizers left the object in place: ${short(pending.metadata)}`);
       });
       expectTrue(pending.metadata.deletionTimestamp, `${what}: the object is still there without a deletionTimestamp`, 'rule.delete.options-body');
-      if (answeredPending) expectEqual(res.object?.metadata?.uid, pending.metadata.uid, `${what}: uid of the pending object answered`, 'rule.delete.options-body');
+      if (answeredPending)
+        expectEqual(res.object?.metadata?.uid, pending.metadata.uid, `${what}: uid of the pending object answered`, 'rule.delete.options-body');
       const finalizers = pending.metadata.finalizers ?? [];
       const orphaning = opts.propagationPolicy === 'Orphan' || opts.orphanDependents === true;
       await forRows(['rule.fields.orphan-finalizer', 'query.delete.orphanDependents', 'query.delete.propagationPolicy'], () => {
-        if (finalizers.includes('orphan') && !orphaning && opts.propagationPolicy !== undefined) fail(`${what}: the pending object carries the 'orphan' finalizer though the options did not ask to orphan`);
-        if (orphaning && finalizers.length > 0 && !finalizers.includes('orphan') && !finalizers.includes('foregroundDeletion')) fail(`${what}: pending with finalizers ${short(finalizers)} but not 'orphan'`);
+        if (finalizers.includes('orphan') && !orphaning && opts.propagationPolicy !== undefined)
+          fail(`${what}: the pending object carries the 'orphan' finalizer though the options did not ask to orphan`);
+        if (orphaning && finalizers.length > 0 && !finalizers.includes('orphan') && !finalizers.includes('foregroundDeletion'))
+          fail(`${what}: pending with finalizers ${short(finalizers)} but not 'orphan'`);
       });
       if (orphaning && finalizers.includes('orphan')) {
         // orphanDependents=false on a second delete removes the 'orphan' finalizer again (spec 2.1). The garbage
@@ -111,7 +133,8 @@ check(
         const again = await sendDelete(ctx, path, { orphanDependents: false }, 'json');
         const later = await current(ctx, path);
         expectStatusCode(again, later ? [200, 202] : [200, 202, 404], `second DELETE ${path} with orphanDependents=false`, 'rule.fields.orphan-finalizer');
-        if (later && (later.metadata.finalizers ?? []).includes('orphan')) fail(`second DELETE with orphanDependents=false kept the 'orphan' finalizer: ${short(later.metadata.finalizers)}`, 'rule.fields.orphan-finalizer');
+        if (later && (later.metadata.finalizers ?? []).includes('orphan'))
+          fail(`second DELETE with orphanDependents=false kept the 'orphan' finalizer: ${short(later.metadata.finalizers)}`, 'rule.fields.orphan-finalizer');
       }
       await dropFinalizers(ctx, path);
     });
@@ -129,7 +152,9 @@ check(
     );
     await ctx.forAll(fc.record({ opts: bad, where: fc.constantFrom('query' as const, 'json' as const, 'yaml' as const), finalizer: fc.boolean() }), async ({ opts, where, finalizer }) => {
       const name = ctx.uniqueName('excl');
-      await createObject(ctx, CONFIGMAPS, name, ns, { metadata: { name, labels: { k: 'v' }, ...(finalizer ? { finalizers: ['conformance.example/hold'] } : {}) } });
+      await createObject(ctx, CONFIGMAPS, name, ns, {
+        metadata: { name, labels: { k: 'v' }, ...(finalizer ? { finalizers: ['conformance.example/hold'] } : {}) },
+      });
       const path = objectPath(CONFIGMAPS, name, ns);
       const before = await readObject(ctx, CONFIGMAPS, name, ns);
       const what = `DELETE ${path} with ${JSON.stringify(opts)} in the ${where}`;
@@ -165,12 +190,17 @@ check(
       const finalizers = Array.from({ length: v.count }, (_, i) => `conformance.example/f${i}`);
       const created = await createObject(ctx, CONFIGMAPS, name, ns, { metadata: { name, finalizers } });
       const path = objectPath(CONFIGMAPS, name, ns);
-      const { stream } = await openWatch(ctx, collectionPath(CONFIGMAPS, ns), { watch: 'true', resourceVersion: created.metadata.resourceVersion!, fieldSelector: `metadata.name=${name}` });
+      const { stream } = await openWatch(ctx, collectionPath(CONFIGMAPS, ns), {
+        watch: 'true',
+        resourceVersion: created.metadata.resourceVersion!,
+        fieldSelector: `metadata.name=${name}`,
+      });
       try {
         const what = `DELETE ${path} (finalizers ${finalizers.join(', ')}) with ${JSON.stringify(v.opts)}`;
         const res = await sendDelete(ctx, path, v.opts, 'json');
         expectStatusCode(res, [200, 202], what, 'rule.delete.options-body');
-        if (!isStatus(res.object)) expectTrue(res.object?.metadata?.deletionTimestamp, `${what}: the answered object has no deletionTimestamp`, 'field.ObjectMeta.finalizers');
+        if (!isStatus(res.object))
+          expectTrue(res.object?.metadata?.deletionTimestamp, `${what}: the answered object has no deletionTimestamp`, 'field.ObjectMeta.finalizers');
         let obj = await current(ctx, path);
         await forRows('field.ObjectMeta.finalizers', () => {
           if (!obj) fail(`${what}: the object is gone although it has finalizers`);
@@ -207,8 +237,12 @@ check(
         const expectedTypes = [...Array(finalizers.length + (v.deleteTwice ? 1 : 0)).fill('MODIFIED'), 'DELETED'];
         await forRows(['rule.events.update-is-modification', 'rule.events.delete-is-removal'], () => {
           // A second delete of a pending object may or may not write (no change): one MODIFIED fewer is fine then.
-          const ok = JSON.stringify(types) === JSON.stringify(expectedTypes) || (v.deleteTwice && JSON.stringify(types) === JSON.stringify(expectedTypes.slice(1)));
-          if (!ok) fail(`watch of ${name} from its creation: expected [${expectedTypes.join(', ')}] (deletionTimestamp set, finalizers removed, gone), got [${types.join(', ')}]`);
+          const ok =
+            JSON.stringify(types) === JSON.stringify(expectedTypes) || (v.deleteTwice && JSON.stringify(types) === JSON.stringify(expectedTypes.slice(1)));
+          if (!ok)
+            fail(
+              `watch of ${name} from its creation: expected [${expectedTypes.join(', ')}] (deletionTimestamp set, finalizers removed, gone), got [${types.join(', ')}]`,
+            );
           const first = events[0].object as KubeObject;
           expectTrue(first.metadata.deletionTimestamp, `the first MODIFIED event of ${name} carries no deletionTimestamp`);
         });
@@ -225,7 +259,9 @@ check(
   { rows: ['bodyType.DeleteOptions', 'rule.delete.options-body', ...SUCCESS], requires: CM_DELETE, title: 'DeleteOptions preconditions: a uid or resourceVersion mismatch is 409 Conflict and changes nothing; matching ones delete' },
   async (ctx) => {
     const ns = await ctx.namespace();
-    const input = fc.record({ uid: fc.constantFrom('right', 'wrong', 'absent'), rv: fc.constantFrom('current', 'stale', 'absent') }).filter((p) => p.uid !== 'absent' || p.rv !== 'absent');
+    const input = fc
+      .record({ uid: fc.constantFrom('right', 'wrong', 'absent'), rv: fc.constantFrom('current', 'stale', 'absent') })
+      .filter((p) => p.uid !== 'absent' || p.rv !== 'absent');
     await ctx.forAll(input, async (p) => {
       const name = ctx.uniqueName('pre');
       const created = await createObject(ctx, CONFIGMAPS, name, ns);
@@ -276,11 +312,15 @@ async function checkCollectionDelete(ctx: CheckContext, ref: KindRef, ns: string
     for (const o of made) {
       const after = now.get(o.metadata.name!);
       if (selectorMatches(reqs, o.metadata.labels)) {
-        if (after && !after.metadata.deletionTimestamp) fail(`${what}: ${o.metadata.name} (labels ${short(o.metadata.labels ?? {})}) matches the selector and is still there, not being deleted`);
+        if (after && !after.metadata.deletionTimestamp)
+          fail(`${what}: ${o.metadata.name} (labels ${short(o.metadata.labels ?? {})}) matches the selector and is still there, not being deleted`);
       } else if (!after) fail(`${what}: ${o.metadata.name} (labels ${short(o.metadata.labels ?? {})}) does not match the selector and was deleted`);
       else if (after.metadata.deletionTimestamp) fail(`${what}: ${o.metadata.name} does not match the selector and is being deleted`);
       // Controllers may write status to workload kinds; ConfigMaps nobody else touches.
-      else if (ref.kind === 'ConfigMap' && after.metadata.resourceVersion !== o.metadata.resourceVersion) fail(`${what}: ${o.metadata.name} does not match the selector and was changed (resourceVersion ${o.metadata.resourceVersion} -> ${after.metadata.resourceVersion})`);
+      else if (ref.kind === 'ConfigMap' && after.metadata.resourceVersion !== o.metadata.resourceVersion)
+        fail(
+          `${what}: ${o.metadata.name} does not match the selector and was changed (resourceVersion ${o.metadata.resourceVersion} -> ${after.metadata.resourceVersion})`,
+        );
     }
   });
 }
@@ -290,7 +330,10 @@ check(
   { rows: ['endpoint.core.configmaps.namespaced.deletecollection', 'query.list.labelSelector'], requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'list', 'deletecollection'])], title: 'DELETE of a collection with a label selector deletes exactly the matching objects' },
   async (ctx) => {
     const input = fc.record({
-      objects: fc.array(fc.record({ tier: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }), env: fc.option(fc.constant('x'), { nil: undefined }) }), { maxLength: 8 }),
+      objects: fc.array(
+        fc.record({ tier: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }), env: fc.option(fc.constant('x'), { nil: undefined }) }),
+        { maxLength: 8 },
+      ),
       selector: fc.array(requirement, { minLength: 1, maxLength: 2 }),
     });
     await ctx.forAll(input, async (v) => {
@@ -306,7 +349,16 @@ check(
       const sel = selectorString(v.selector);
       const p = collectionPath(CONFIGMAPS, ns);
       const res = await ctx.client.delete(p, { query: { labelSelector: sel } });
-      await checkCollectionDelete(ctx, CONFIGMAPS, ns, made, v.selector, res, `DELETE ${p}?labelSelector=${sel}`, 'endpoint.core.configmaps.namespaced.deletecollection');
+      await checkCollectionDelete(
+        ctx,
+        CONFIGMAPS,
+        ns,
+        made,
+        v.selector,
+        res,
+        `DELETE ${p}?labelSelector=${sel}`,
+        'endpoint.core.configmaps.namespaced.deletecollection',
+      );
     });
   },
 );
@@ -342,14 +394,19 @@ check(
         for (const o of made.get(other)!) {
           const after = left.get(o.metadata.name!);
           if (!after) fail(`${what}: ConfigMap ${other}/${o.metadata.name} of another namespace (same name and labels) was deleted`);
-          if (after.metadata.deletionTimestamp || after.metadata.resourceVersion !== o.metadata.resourceVersion) fail(`${what}: ConfigMap ${other}/${o.metadata.name} of another namespace was changed (resourceVersion ${o.metadata.resourceVersion} -> ${after.metadata.resourceVersion})`);
+          if (after.metadata.deletionTimestamp || after.metadata.resourceVersion !== o.metadata.resourceVersion)
+            fail(
+              `${what}: ConfigMap ${other}/${o.metadata.name} of another namespace was changed (resourceVersion ${o.metadata.resourceVersion} -> ${after.metadata.resourceVersion})`,
+            );
         }
       });
     }, { numRuns: Math.min(ctx.fc.numRuns, 4) });
   },
 );
 
-const COLLECTION_ROWS = specTables().endpoints.filter((e) => e.verb === 'deletecollection' && e.testable && e.kind && hasFixture(e.kind) && e.id !== 'endpoint.core.configmaps.namespaced.deletecollection');
+const COLLECTION_ROWS = specTables().endpoints.filter(
+  (e) => e.verb === 'deletecollection' && e.testable && e.kind && hasFixture(e.kind) && e.id !== 'endpoint.core.configmaps.namespaced.deletecollection',
+);
 
 for (const row of COLLECTION_ROWS) {
   const ref: KindRef = { group: row.group, version: row.version, kind: row.kind!, resource: row.resource!, namespaced: true };
@@ -368,7 +425,16 @@ for (const row of COLLECTION_ROWS) {
       }
       const p = collectionPath(ref, ns);
       const res = await ctx.client.delete(p, { query: { labelSelector: 'conformance/delete=yes', propagationPolicy: 'Background' } });
-      await checkCollectionDelete(ctx, ref, ns, made, [{ key: 'conformance/delete', op: '=', value: 'yes' }], res, `DELETE ${p}?labelSelector=conformance/delete=yes`, row.id);
+      await checkCollectionDelete(
+        ctx,
+        ref,
+        ns,
+        made,
+        [{ key: 'conformance/delete', op: '=', value: 'yes' }],
+        res,
+        `DELETE ${p}?labelSelector=conformance/delete=yes`,
+        row.id,
+      );
     },
   );
 }

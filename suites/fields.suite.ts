@@ -87,7 +87,12 @@ interface Created {
 
 async function createShapes(ctx: CheckContext, ns: string): Promise<Created[]> {
   const cm = 'env-source';
-  const cmSent = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: cm, labels: { role: 'shape' }, annotations: { note: 'shapes' } }, data: { KEY: 'v' } };
+  const cmSent = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: cm, labels: { role: 'shape' }, annotations: { note: 'shapes' } },
+    data: { KEY: 'v' },
+  };
   const deploy = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -167,8 +172,28 @@ check(
       const push = (row: string, ok: unknown, message: string) => {
         if (!ok) problems.push({ row, message: `${c.kind} ${c.name}: ${message}` });
       };
-      push(c.ref.kind === 'Deployment' ? 'field.Deployment.apiVersion' : c.ref.kind === 'Job' ? 'field.Job.apiVersion' : c.ref.kind === 'CronJob' ? 'field.CronJob.apiVersion' : 'field.Object.apiVersion', obj.apiVersion === gv, `apiVersion ${JSON.stringify(obj.apiVersion)}, the object was created and read as ${gv}`);
-      push(c.ref.kind === 'Deployment' ? 'field.Deployment.kind' : c.ref.kind === 'Job' ? 'field.Job.kind' : c.ref.kind === 'CronJob' ? 'field.CronJob.kind' : 'field.Object.kind', obj.kind === kindName, `kind ${JSON.stringify(obj.kind)}, expected ${kindName}`);
+      push(
+        c.ref.kind === 'Deployment'
+          ? 'field.Deployment.apiVersion'
+          : c.ref.kind === 'Job'
+            ? 'field.Job.apiVersion'
+            : c.ref.kind === 'CronJob'
+              ? 'field.CronJob.apiVersion'
+              : 'field.Object.apiVersion',
+        obj.apiVersion === gv,
+        `apiVersion ${JSON.stringify(obj.apiVersion)}, the object was created and read as ${gv}`,
+      );
+      push(
+        c.ref.kind === 'Deployment'
+          ? 'field.Deployment.kind'
+          : c.ref.kind === 'Job'
+            ? 'field.Job.kind'
+            : c.ref.kind === 'CronJob'
+              ? 'field.CronJob.kind'
+              : 'field.Object.kind',
+        obj.kind === kindName,
+        `kind ${JSON.stringify(obj.kind)}, expected ${kindName}`,
+      );
       push('field.Object.metadata', isObject(obj.metadata), 'no metadata object');
       push('field.ObjectMeta.name', meta.name === c.name, `metadata.name ${JSON.stringify(meta.name)}, created as ${c.name}`);
       push('field.ObjectMeta.namespace', meta.namespace === ns, `metadata.namespace ${JSON.stringify(meta.namespace)}, created in ${ns}`);
@@ -177,11 +202,30 @@ check(
         push('field.ObjectMeta.uid', !uids.has(meta.uid), `metadata.uid ${meta.uid} is also the uid of ${uids.get(meta.uid)}`);
         uids.set(meta.uid, c.name);
       }
-      if (meta.selfLink !== undefined) push('field.ObjectMeta.selfLink', typeof meta.selfLink === 'string' && meta.selfLink.endsWith(`/${c.name}`), `metadata.selfLink ${JSON.stringify(meta.selfLink)} does not name the object`);
-      push('field.ObjectMeta.creationTimestamp', isRfc3339Utc(meta.creationTimestamp), `metadata.creationTimestamp ${JSON.stringify(meta.creationTimestamp)} is not an RFC 3339 UTC timestamp`);
+      if (meta.selfLink !== undefined)
+        push(
+          'field.ObjectMeta.selfLink',
+          typeof meta.selfLink === 'string' && meta.selfLink.endsWith(`/${c.name}`),
+          `metadata.selfLink ${JSON.stringify(meta.selfLink)} does not name the object`,
+        );
+      push(
+        'field.ObjectMeta.creationTimestamp',
+        isRfc3339Utc(meta.creationTimestamp),
+        `metadata.creationTimestamp ${JSON.stringify(meta.creationTimestamp)} is not an RFC 3339 UTC timestamp`,
+      );
       push('field.ObjectMeta.labels', meta.labels?.role === 'shape', `metadata.labels ${JSON.stringify(meta.labels)} lost the label sent`);
-      if (c.sent.metadata.annotations) push('field.ObjectMeta.annotations', meta.annotations?.note === 'shapes', `metadata.annotations ${JSON.stringify(meta.annotations)} lost the annotation sent`);
-      if (c.ref.kind !== 'ConfigMap') push('field.ObjectMeta.generation', Number.isInteger(meta.generation) && (meta.generation as number) >= 1, `metadata.generation ${JSON.stringify(meta.generation)} of a created ${c.ref.kind} is not a positive integer`);
+      if (c.sent.metadata.annotations)
+        push(
+          'field.ObjectMeta.annotations',
+          meta.annotations?.note === 'shapes',
+          `metadata.annotations ${JSON.stringify(meta.annotations)} lost the annotation sent`,
+        );
+      if (c.ref.kind !== 'ConfigMap')
+        push(
+          'field.ObjectMeta.generation',
+          Number.isInteger(meta.generation) && (meta.generation as number) >= 1,
+          `metadata.generation ${JSON.stringify(meta.generation)} of a created ${c.ref.kind} is not a positive integer`,
+        );
       if (c.ref.kind !== 'ConfigMap') push(`field.${c.ref.kind}.spec`, isObject(obj.spec), 'no spec object');
       const items = (list.object.items ?? []) as KubeObject[];
       const listRow = c.ref.kind === 'ConfigMap' ? 'field.List' : `field.${c.ref.kind}List`;
@@ -216,32 +260,78 @@ check(
   async (ctx) => {
     const ns = await ctx.namespace();
     const path = `/apis/batch/v1/namespaces/${ns}/jobs`;
-    const tpl = (labels: Record<string, string>) => ({ metadata: { labels }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox:1.28' }] } });
+    const tpl = (labels: Record<string, string>) => ({
+      metadata: { labels },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox:1.28' }] },
+    });
     // parallelism 0: nothing runs; the selector is the subject.
-    const auto = await createOrFail(ctx, path, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'auto' }, spec: { parallelism: 0, template: tpl({ mine: 'yes' }) } }, `Job ${ns}/auto`);
-    const spec = (auto.spec ?? {}) as { selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] }; template?: { metadata?: { labels?: Record<string, string> } }; manualSelector?: unknown };
+    const auto = await createOrFail(
+      ctx,
+      path,
+      { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'auto' }, spec: { parallelism: 0, template: tpl({ mine: 'yes' }) } },
+      `Job ${ns}/auto`,
+    );
+    const spec = (auto.spec ?? {}) as {
+      selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] };
+      template?: { metadata?: { labels?: Record<string, string> } };
+      manualSelector?: unknown;
+    };
     const match = spec.selector?.matchLabels ?? {};
     await forRows(['rule.fields.job-manual-selector', 'field.JobSpec.selector'], () => {
-      expectTrue(Object.keys(match).length > 0 || (spec.selector?.matchExpressions?.length ?? 0) > 0, `a Job created without a selector has a selector picked by the system (got ${JSON.stringify(spec.selector)})`);
+      expectTrue(
+        Object.keys(match).length > 0 || (spec.selector?.matchExpressions?.length ?? 0) > 0,
+        `a Job created without a selector has a selector picked by the system (got ${JSON.stringify(spec.selector)})`,
+      );
       const labels = spec.template?.metadata?.labels ?? {};
       for (const [k, v] of Object.entries(match)) expectEqual(labels[k], v, `template label ${k} of the picked selector`);
       expectEqual(labels.mine, 'yes', 'the user template label is kept next to the picked ones');
     });
-    if (spec.manualSelector !== undefined) expectTrue(spec.manualSelector === false, `manualSelector of a Job created without it is unset or false (got ${JSON.stringify(spec.manualSelector)})`, 'field.JobSpec.manualSelector');
+    if (spec.manualSelector !== undefined)
+      expectTrue(
+        spec.manualSelector === false,
+        `manualSelector of a Job created without it is unset or false (got ${JSON.stringify(spec.manualSelector)})`,
+        'field.JobSpec.manualSelector',
+      );
     // A second Job's picked selector is unique: it differs from the first's.
-    const auto2 = await createOrFail(ctx, path, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'auto2' }, spec: { parallelism: 0, template: tpl({ mine: 'yes' }) } }, `Job ${ns}/auto2`);
-    expectTrue(JSON.stringify((auto2.spec as { selector?: unknown }).selector) !== JSON.stringify(spec.selector), `two Jobs with the same template get different selectors (both ${JSON.stringify(spec.selector)})`, 'rule.fields.job-manual-selector');
+    const auto2 = await createOrFail(
+      ctx,
+      path,
+      { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'auto2' }, spec: { parallelism: 0, template: tpl({ mine: 'yes' }) } },
+      `Job ${ns}/auto2`,
+    );
+    expectTrue(
+      JSON.stringify((auto2.spec as { selector?: unknown }).selector) !== JSON.stringify(spec.selector),
+      `two Jobs with the same template get different selectors (both ${JSON.stringify(spec.selector)})`,
+      'rule.fields.job-manual-selector',
+    );
 
     // manualSelector true: the user's selector is kept as given.
     const manualSel = { matchLabels: { pick: `manual-${ns}` } };
-    const manual = await ctx.client.create(path, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'manual' }, spec: { parallelism: 0, manualSelector: true, selector: manualSel, template: tpl({ pick: `manual-${ns}` }) } });
-    expectStatusCode(manual, [200, 201, 202], 'creating a Job with manualSelector true and its own selector', ['rule.fields.job-manual-selector', 'field.JobSpec.manualSelector']);
+    const manual = await ctx.client.create(path, {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'manual' },
+      spec: { parallelism: 0, manualSelector: true, selector: manualSel, template: tpl({ pick: `manual-${ns}` }) },
+    });
+    expectStatusCode(manual, [200, 201, 202], 'creating a Job with manualSelector true and its own selector', [
+      'rule.fields.job-manual-selector',
+      'field.JobSpec.manualSelector',
+    ]);
     const mspec = (manual.object?.spec ?? {}) as { selector?: unknown; manualSelector?: unknown };
     expectEqual(mspec.selector, manualSel, 'the selector of a manualSelector Job', ['rule.fields.job-manual-selector', 'field.JobSpec.selector']);
     expectEqual(mspec.manualSelector, true, 'manualSelector as stored', 'field.JobSpec.manualSelector');
     // manualSelector true without a selector: the user must supply one.
-    const missing = await ctx.client.create(path, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'noselector' }, spec: { parallelism: 0, manualSelector: true, template: tpl({ a: 'b' }) } });
-    expectTrue(missing.status >= 400 && missing.status < 500, `a Job with manualSelector true and no selector is refused with a 4xx: ${describeResponse(missing)}`, 'rule.fields.job-manual-selector');
+    const missing = await ctx.client.create(path, {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'noselector' },
+      spec: { parallelism: 0, manualSelector: true, template: tpl({ a: 'b' }) },
+    });
+    expectTrue(
+      missing.status >= 400 && missing.status < 500,
+      `a Job with manualSelector true and no selector is refused with a 4xx: ${describeResponse(missing)}`,
+      'rule.fields.job-manual-selector',
+    );
   },
 );
 
@@ -258,7 +348,21 @@ check(
   async (ctx) => {
     const ns = await ctx.namespace();
     await createObject(ctx, CONFIGMAPS, 'pb', ns, { data: { k: 'v' } } as Partial<KubeObject>);
-    await createOrFail(ctx, `/apis/apps/v1/namespaces/${ns}/deployments`, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'pb' }, spec: { replicas: 0, selector: { matchLabels: { app: 'pb' } }, template: { metadata: { labels: { app: 'pb' } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } } } }, `Deployment ${ns}/pb`);
+    await createOrFail(
+      ctx,
+      `/apis/apps/v1/namespaces/${ns}/deployments`,
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'pb' },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'pb' } },
+          template: { metadata: { labels: { app: 'pb' } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } },
+        },
+      },
+      `Deployment ${ns}/pb`,
+    );
     const cases = [
       { path: `/api/v1/namespaces/${ns}/configmaps/pb`, apiVersion: 'v1', kind: 'ConfigMap', name: 'pb' as string | undefined },
       { path: `/apis/apps/v1/namespaces/${ns}/deployments/pb`, apiVersion: 'apps/v1', kind: 'Deployment', name: 'pb' },
@@ -275,7 +379,9 @@ check(
         if (e instanceof WireError) fail(`GET ${c.path}: the protobuf body is not a well-formed envelope: ${e.message}`);
         throw e;
       }
-      await forRows(['field.Unknown.typeMeta', 'field.TypeMeta.apiVersion', 'field.TypeMeta.kind'], () => expectTrue(env.typeMeta !== undefined, `GET ${c.path}: the envelope has no typeMeta (field 1)`));
+      await forRows(['field.Unknown.typeMeta', 'field.TypeMeta.apiVersion', 'field.TypeMeta.kind'], () =>
+        expectTrue(env.typeMeta !== undefined, `GET ${c.path}: the envelope has no typeMeta (field 1)`),
+      );
       expectEqual(env.typeMeta?.apiVersion, c.apiVersion, `typeMeta.apiVersion (field 1.1) of GET ${c.path}`, 'field.TypeMeta.apiVersion');
       expectEqual(env.typeMeta?.kind, c.kind, `typeMeta.kind (field 1.2) of GET ${c.path}`, 'field.TypeMeta.kind');
       await forRows('field.Unknown.raw', () => {
@@ -287,8 +393,16 @@ check(
         }
         if (c.name) expectEqual(stringAt(env.raw, METADATA_NAME), c.name, `metadata.name (fields 1.1) inside raw of GET ${c.path}`);
       });
-      expectTrue(!env.contentEncoding, `GET ${c.path}: contentEncoding (field 3) is ${JSON.stringify(env.contentEncoding)}; unset or empty means no encoding, and none was asked for`, 'field.Unknown.contentEncoding');
-      expectTrue(!env.contentType, `GET ${c.path}: contentType (field 4) is ${JSON.stringify(env.contentType)}; unset or empty means the protobuf media type`, 'field.Unknown.contentType');
+      expectTrue(
+        !env.contentEncoding,
+        `GET ${c.path}: contentEncoding (field 3) is ${JSON.stringify(env.contentEncoding)}; unset or empty means no encoding, and none was asked for`,
+        'field.Unknown.contentEncoding',
+      );
+      expectTrue(
+        !env.contentType,
+        `GET ${c.path}: contentType (field 4) is ${JSON.stringify(env.contentType)}; unset or empty means the protobuf media type`,
+        'field.Unknown.contentType',
+      );
     }
   },
 );
@@ -301,7 +415,11 @@ async function fieldSelector(ctx: CheckContext, ns: string): Promise<void> {
     const names = ['one', 'two', 'three'];
     for (const n of names) await createObject(ctx, CONFIGMAPS, n, ns, { data: { k: n } } as Partial<KubeObject>);
     const path = `/api/v1/namespaces/${ns}/configmaps`;
-    const namesOf = (res: { object?: KubeList }) => (res.object?.items ?? []).map((i) => i.metadata.name).filter((n): n is string => names.includes(n ?? '')).sort();
+    const namesOf = (res: { object?: KubeList }) =>
+      (res.object?.items ?? [])
+        .map((i) => i.metadata.name)
+        .filter((n): n is string => names.includes(n ?? ''))
+        .sort();
     const all = await ctx.client.get<KubeList>(path);
     expectStatusCode(all, 200, `GET ${path}`);
     expectEqual(namesOf(all), [...names].sort(), 'a list without fieldSelector holds every object');
@@ -325,7 +443,10 @@ async function includeUninitialized(ctx: CheckContext, ns: string): Promise<void
     for (const value of ['true', 'false']) {
       const res = await ctx.client.get<KubeList>(path, { query: { includeUninitialized: value } });
       expectStatusCode(res, 200, `GET ${path}?includeUninitialized=${value}`);
-      expectTrue((res.object?.items ?? []).some((i) => i.metadata.name === 'init'), `GET ${path}?includeUninitialized=${value} lists the (initialised) object init`);
+      expectTrue(
+        (res.object?.items ?? []).some((i) => i.metadata.name === 'init'),
+        `GET ${path}?includeUninitialized=${value} lists the (initialised) object init`,
+      );
     }
   }
 }
@@ -347,7 +468,8 @@ async function exportExact(ctx: CheckContext, ns: string): Promise<void> {
         expectEqual(meta.name, 'exp', 'metadata.name of an export');
         expectEqual((obj as unknown as { data?: unknown }).data, { k: 'v' }, 'data of an export');
         expectEqual(meta.labels, { keep: 'me' }, 'labels of an export');
-        for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'selfLink']) expectTrue(unset(meta[f]), `an export strips metadata.${f}, which a user cannot specify (got ${JSON.stringify(meta[f])})`);
+        for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'selfLink'])
+          expectTrue(unset(meta[f]), `an export strips metadata.${f}, which a user cannot specify (got ${JSON.stringify(meta[f])})`);
       });
       if (exact) expectEqual(meta.namespace, ns, 'metadata.namespace of an exact export (a cluster-specific field it keeps)', 'query.get.exact');
       else expectTrue(unset(meta.namespace), `an export without exact strips the namespace (got ${JSON.stringify(meta.namespace)})`, 'query.get.export');
@@ -379,7 +501,21 @@ check(
   },
   async (ctx) => {
     const ns = await ctx.namespace();
-    const d = await createOrFail(ctx, `/apis/apps/v1/namespaces/${ns}/deployments`, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'sub' }, spec: { replicas: 0, selector: { matchLabels: { app: 'sub' } }, template: { metadata: { labels: { app: 'sub' } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } } } }, `Deployment ${ns}/sub`);
+    const d = await createOrFail(
+      ctx,
+      `/apis/apps/v1/namespaces/${ns}/deployments`,
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'sub' },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'sub' } },
+          template: { metadata: { labels: { app: 'sub' } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } },
+        },
+      },
+      `Deployment ${ns}/sub`,
+    );
     const path = `/apis/apps/v1/namespaces/${ns}/deployments/sub`;
     const status = await ctx.client.get(`${path}/status`);
     expectStatusCode(status, 200, `GET ${path}/status`);

@@ -30,7 +30,11 @@ function workloadBody(ref: KindRef, name: string, selector: Record<string, strin
     apiVersion: ref.group ? `${ref.group}/${ref.version}` : ref.version,
     kind: ref.kind,
     metadata: { name },
-    spec: { replicas, selector: { matchLabels: selector }, template: { metadata: { labels: selector }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: selector },
+      template: { metadata: { labels: selector }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } },
+    },
   };
 }
 
@@ -82,7 +86,12 @@ check(
         verb === 'PUT'
           ? (await replaceWithRetry<Obj>(ctx, path, (cur) => ({ ...cur, spec: { ...cur.spec, ...spec }, status: { ...(cur.status ?? {}), ...status } }))).res
           : await ctx.client.patch(path, { spec, status }, 'merge');
-      expectStatusCode(res, verb === 'PUT' ? [200, 201] : 200, what, verb === 'PUT' ? ['rule.writes.put-codes', 'endpoint.apps.deployments.status.namespaced.update'] : 'endpoint.apps.deployments.status.namespaced.patch');
+      expectStatusCode(
+        res,
+        verb === 'PUT' ? [200, 201] : 200,
+        what,
+        verb === 'PUT' ? ['rule.writes.put-codes', 'endpoint.apps.deployments.status.namespaced.update'] : 'endpoint.apps.deployments.status.namespaced.patch',
+      );
       const answer = res.object as Obj;
       await forRows(['rule.writes.subresource-only-part', 'rule.ops.status-only-through-status'], async () => {
         for (const [k, v] of Object.entries(status)) expectEqual(getIn(answer, `status.${k}`), v, `${what}: status.${k} in the answer`);
@@ -113,13 +122,20 @@ check(
       // that shows the marker: when it succeeds, it was applied to exactly that state, and a marker missing from
       // its answer was removed by this write. A 409 (or a marker gone before we write) just means: again.
       const marker = { type: 'ConformanceMarker', status: 'True', reason: 'SetThroughStatus', message: name };
-      const hasMarker = (o: unknown) => ((getIn(o, 'status.conditions') as JsonObject[] | undefined) ?? []).some((c) => c.type === marker.type && c.message === marker.message);
+      const hasMarker = (o: unknown) =>
+        ((getIn(o, 'status.conditions') as JsonObject[] | undefined) ?? []).some((c) => c.type === marker.type && c.message === marker.message);
       const sentStatus = omitStatus ? undefined : { ...status, conditions: [] };
       const what = `${verb} ${path} with spec ${JSON.stringify(spec)} and ${omitStatus ? 'no status' : `status ${JSON.stringify(sentStatus)}`}`;
       let res: DecodedResponse | undefined;
       const budget = new RetryBudget();
       while (!res && budget.next()) {
-        const { res: setup } = await replaceWithRetry<Obj>(ctx, `${path}/status`, (cur) => ({ ...cur, status: { ...(cur.status ?? {}), conditions: [...((cur.status?.conditions as JsonObject[] | undefined) ?? []).filter((c) => c.type !== marker.type), marker] } }));
+        const { res: setup } = await replaceWithRetry<Obj>(ctx, `${path}/status`, (cur) => ({
+          ...cur,
+          status: {
+            ...(cur.status ?? {}),
+            conditions: [...((cur.status?.conditions as JsonObject[] | undefined) ?? []).filter((c) => c.type !== marker.type), marker],
+          },
+        }));
         expectStatusCode(setup, [200, 201], `setup: PUT ${path}/status with a ConformanceMarker condition`);
         const cur = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
         if (!hasMarker(cur)) continue;
@@ -130,7 +146,10 @@ check(
             : await ctx.client.patch(path, { metadata: { resourceVersion: rv }, spec, ...(omitStatus ? {} : { status: sentStatus }) }, 'merge');
         if (!isConflict(sent) || budget.last) res = sent;
       }
-      if (!res) fail(`setup: the ConformanceMarker condition set through ${path}/status kept vanishing before the ${verb} (${budget.attempt} tries in ${CONFLICT_BUDGET_MS / 1000} s): another writer removes status conditions it does not own`);
+      if (!res)
+        fail(
+          `setup: the ConformanceMarker condition set through ${path}/status kept vanishing before the ${verb} (${budget.attempt} tries in ${CONFLICT_BUDGET_MS / 1000} s): another writer removes status conditions it does not own`,
+        );
       expectStatusCode(res, verb === 'PUT' ? [200, 201] : 200, what, verb === 'PUT' ? 'rule.writes.put-codes' : undefined);
       const answer = res.object as Obj;
       const read = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
@@ -139,9 +158,15 @@ check(
       for (const [label, obj] of [['answer', answer], ['GET after', read]] as const) {
         for (const [k, v] of Object.entries(spec)) expectEqual(getIn(obj, `spec.${k}`), v, `${what}: spec.${k} in the ${label}`);
         await forRows(verb === 'PUT' ? ['rule.writes.put-ignores-status', 'rule.ops.replace-ignores-status'] : 'rule.ops.status-only-through-status', () => {
-          if (!omitStatus) for (const [k, v] of Object.entries(status)) expectTrue(getIn(obj, `status.${k}`) !== v, `${what}: status.${k} became ${v} in the ${label}; the main resource must ignore status`);
+          if (!omitStatus)
+            for (const [k, v] of Object.entries(status))
+              expectTrue(getIn(obj, `status.${k}`) !== v, `${what}: status.${k} became ${v} in the ${label}; the main resource must ignore status`);
           const conditions = (getIn(obj, 'status.conditions') as JsonObject[] | undefined) ?? [];
-          if (label === 'answer' || untouched) expectTrue(hasMarker(obj), `${what}: the ConformanceMarker condition set through /status is gone in the ${label} (conditions ${JSON.stringify(conditions)}); the main resource must leave status as it was`);
+          if (label === 'answer' || untouched)
+            expectTrue(
+              hasMarker(obj),
+              `${what}: the ConformanceMarker condition set through /status is gone in the ${label} (conditions ${JSON.stringify(conditions)}); the main resource must leave status as it was`,
+            );
         });
       }
     });
@@ -155,7 +180,10 @@ function scaleSelectorPairs(status: unknown): string[] | undefined {
   const sel = (status as JsonObject | undefined)?.selector;
   if (typeof sel === 'string') return sel === '' ? [] : sel.split(',').map((s) => s.trim()).sort();
   if (sel && typeof sel === 'object' && !Array.isArray(sel)) {
-    const m = (sel as JsonObject).matchLabels && typeof (sel as JsonObject).matchLabels === 'object' ? ((sel as JsonObject).matchLabels as JsonObject) : (sel as JsonObject);
+    const m =
+      (sel as JsonObject).matchLabels && typeof (sel as JsonObject).matchLabels === 'object'
+        ? ((sel as JsonObject).matchLabels as JsonObject)
+        : (sel as JsonObject);
     return Object.entries(m).map(([k, v]) => `${k}=${v}`).sort();
   }
   return undefined;
@@ -178,7 +206,12 @@ check(
     const parents = SCALE_PARENTS.filter((p) => ctx.serves(needs(p.ref, ['create', 'get'])) && ctx.serves(needs(p.ref, ['get', 'update'], 'scale')));
     if (parents.length === 0) ctx.skip('target serves no scale subresource of the spec (apps/v1 deployments, extensions/v1beta1 deployments or replicasets)');
     const ns = await ctx.namespace();
-    const arb = fc.record({ parent: fc.constantFrom(...parents), selector: selectorLabels, from: fc.integer({ min: 0, max: 3 }), to: fc.integer({ min: 0, max: 6 }) });
+    const arb = fc.record({
+      parent: fc.constantFrom(...parents),
+      selector: selectorLabels,
+      from: fc.integer({ min: 0, max: 3 }),
+      to: fc.integer({ min: 0, max: 6 }),
+    });
     await ctx.forAll(arb, async ({ parent, selector, from, to }) => {
       const ref = parent.ref;
       const rows = ['rule.ops.scale', ...parent.rows];
@@ -199,7 +232,10 @@ check(
         // between two reads of the parent, shows a value between theirs.
         const parentReplicas = [before, after].map((o) => (getIn(o, 'status.replicas') as number | undefined) ?? 0);
         const [lo, hi] = [Math.min(...parentReplicas), Math.max(...parentReplicas)];
-        expectTrue(statusReplicas >= lo && statusReplicas <= hi, `GET ${path}: status.replicas ${statusReplicas}, the parent shows ${parentReplicas.join(' then ')}`);
+        expectTrue(
+          statusReplicas >= lo && statusReplicas <= hi,
+          `GET ${path}: status.replicas ${statusReplicas}, the parent shows ${parentReplicas.join(' then ')}`,
+        );
         const want = Object.entries(selector).map(([k, v]) => `${k}=${v}`).sort();
         expectEqual(scaleSelectorPairs(s.status), want, `GET ${path}: status.selector against the parent's selector ${JSON.stringify(selector)}`);
       });
@@ -213,8 +249,17 @@ check(
       // writer: a controller patching the main resource through apps/v1 stores that version's defaults
       // (progressDeadlineSeconds, revisionHistoryLimit) into an extensions/v1beta1 object, as real servers do.
       const changed = changedValues(before.spec ?? {}, read.spec ?? {}, 'spec').filter((p) => p !== 'spec.replicas');
-      expectTrue(changed.length === 0, `${label}: the rest of spec after PUT ${path} changed at ${changed.join(', ')}: before ${withoutReplicas(before.spec)}, after ${withoutReplicas(read.spec)}`, 'rule.writes.subresource-only-part');
-      expectEqual(canonicalJson(read.metadata.labels ?? {}), canonicalJson(before.metadata.labels ?? {}), `${label}: labels after PUT ${path}`, 'rule.writes.subresource-only-part');
+      expectTrue(
+        changed.length === 0,
+        `${label}: the rest of spec after PUT ${path} changed at ${changed.join(', ')}: before ${withoutReplicas(before.spec)}, after ${withoutReplicas(read.spec)}`,
+        'rule.writes.subresource-only-part',
+      );
+      expectEqual(
+        canonicalJson(read.metadata.labels ?? {}),
+        canonicalJson(before.metadata.labels ?? {}),
+        `${label}: labels after PUT ${path}`,
+        'rule.writes.subresource-only-part',
+      );
     });
   },
 );
@@ -229,9 +274,11 @@ function metadataProblems(obj: Obj, before: Obj): string[] {
   const problems: string[] = [];
   const labels = obj.metadata?.labels ?? {};
   const annotations = obj.metadata?.annotations ?? {};
-  if (labels[USER_KEY] !== before.metadata.labels?.[USER_KEY]) problems.push(`label ${USER_KEY} is ${JSON.stringify(labels[USER_KEY])}, was ${JSON.stringify(before.metadata.labels?.[USER_KEY])}`);
+  if (labels[USER_KEY] !== before.metadata.labels?.[USER_KEY])
+    problems.push(`label ${USER_KEY} is ${JSON.stringify(labels[USER_KEY])}, was ${JSON.stringify(before.metadata.labels?.[USER_KEY])}`);
   if (ADDED_KEY in labels) problems.push(`label ${ADDED_KEY} was added`);
-  if (annotations[USER_KEY] !== before.metadata.annotations?.[USER_KEY]) problems.push(`annotation ${USER_KEY} is ${JSON.stringify(annotations[USER_KEY])}, was ${JSON.stringify(before.metadata.annotations?.[USER_KEY])}`);
+  if (annotations[USER_KEY] !== before.metadata.annotations?.[USER_KEY])
+    problems.push(`annotation ${USER_KEY} is ${JSON.stringify(annotations[USER_KEY])}, was ${JSON.stringify(before.metadata.annotations?.[USER_KEY])}`);
   if (ADDED_KEY in annotations) problems.push(`annotation ${ADDED_KEY} was added`);
   return problems;
 }
@@ -270,7 +317,14 @@ check(
         // Read-modify-write retried on 409 Conflict: the deployment controller writes status meanwhile.
         res = (
           await replaceWithRetry<Obj>(ctx, path, (cur) => {
-            const out: Obj = { ...cur, metadata: { ...cur.metadata, labels: { ...(cur.metadata.labels ?? {}), ...metadata.labels }, annotations: { ...(cur.metadata.annotations ?? {}), ...metadata.annotations } } };
+            const out: Obj = {
+              ...cur,
+              metadata: {
+                ...cur.metadata,
+                labels: { ...(cur.metadata.labels ?? {}), ...metadata.labels },
+                annotations: { ...(cur.metadata.annotations ?? {}), ...metadata.annotations },
+              },
+            };
             if (sub === 'status') return { ...out, spec: { ...(cur.spec ?? {}), minReadySeconds }, status: { ...(cur.status ?? {}), observedGeneration } };
             return { ...out, spec: { ...(cur.spec ?? {}), replicas } };
           })
@@ -282,7 +336,8 @@ check(
       expectStatusCode(res, verb === 'PUT' ? [200, 201] : 200, what, rows);
       const read = (await readObject(ctx, DEPLOYMENTS, name, ns)) as Obj;
       await forRows(['rule.writes.subresource-only-part', ...rows], () => {
-        if (sub === 'status') expectEqual(getIn(res.object, 'status.observedGeneration'), observedGeneration, `${what}: status.observedGeneration in the answer`);
+        if (sub === 'status')
+          expectEqual(getIn(res.object, 'status.observedGeneration'), observedGeneration, `${what}: status.observedGeneration in the answer`);
         else expectEqual(getIn(res.object, 'spec.replicas'), replicas, `${what}: spec.replicas in the answer`);
         if (sub === 'scale') expectEqual(getIn(read, 'spec.replicas'), replicas, `${what}: the Deployment's spec.replicas read back`);
       });
@@ -291,7 +346,8 @@ check(
         const judged: Array<[string, Obj]> = sub === 'status' ? [['answer', res.object as Obj], ['GET after', read]] : [['GET after', read]];
         for (const [label, obj] of judged) {
           const problems = metadataProblems(obj, before);
-          if (problems.length) fail(`${what}: in the ${label}, ${problems.join('; ')}; a write to ${sub} changes only ${sub === 'status' ? 'status' : 'the replica count'}`);
+          if (problems.length)
+            fail(`${what}: in the ${label}, ${problems.join('; ')}; a write to ${sub} changes only ${sub === 'status' ? 'status' : 'the replica count'}`);
           expectEqual(getIn(obj, 'spec.minReadySeconds'), getIn(before, 'spec.minReadySeconds'), `${what}: spec.minReadySeconds in the ${label}`);
         }
       });
@@ -328,9 +384,18 @@ check(
         const read = (await readObject(ctx, NAMESPACES, ns)) as Obj;
         for (const [which, obj] of [['answer', res.object as Obj], ['GET after', read]] as const) {
           await forRows('endpoint.core.namespaces.finalize.cluster-scoped.update', () =>
-            expectEqual([...((getIn(obj, 'spec.finalizers') as string[] | undefined) ?? [])].sort(), [...finalizers].sort(), `${what}: spec.finalizers in the ${which}`),
+            expectEqual(
+              [...((getIn(obj, 'spec.finalizers') as string[] | undefined) ?? [])].sort(),
+              [...finalizers].sort(),
+              `${what}: spec.finalizers in the ${which}`,
+            ),
           );
-          expectEqual(getIn(obj, 'status.phase'), getIn(before, 'status.phase'), `${what}: status.phase in the ${which}`, 'endpoint.core.namespaces.finalize.cluster-scoped.update');
+          expectEqual(
+            getIn(obj, 'status.phase'),
+            getIn(before, 'status.phase'),
+            `${what}: status.phase in the ${which}`,
+            'endpoint.core.namespaces.finalize.cluster-scoped.update',
+          );
         }
       });
     } finally {

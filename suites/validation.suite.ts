@@ -43,7 +43,14 @@ async function expectInvalid(ctx: CheckContext, ref: KindRef, ns: string, body: 
   expectStatusCode(after, 404, `${what}: GET after the refused create`);
 }
 
-async function expectValid(ctx: CheckContext, ref: KindRef, ns: string, body: JsonObject, checks: Array<[string, JsonValue | undefined]>, what: string): Promise<KubeObject> {
+async function expectValid(
+  ctx: CheckContext,
+  ref: KindRef,
+  ns: string,
+  body: JsonObject,
+  checks: Array<[string, JsonValue | undefined]>,
+  what: string,
+): Promise<KubeObject> {
   const res = await ctx.client.create(collectionPath(ref, ns), body);
   expectStatusCode(res, [200, 201, 202], what);
   const name = (body.metadata as JsonObject).name as string;
@@ -174,7 +181,12 @@ check(
   async (ctx) => {
     const hosts = hostsServed(ctx);
     const ns = await ctx.namespace();
-    const arb = fc.record({ host: fc.constantFrom(...hosts), tty: fc.option(fc.boolean(), { nil: undefined }), stdin: fc.option(fc.boolean(), { nil: undefined }), sidecar: fc.boolean() });
+    const arb = fc.record({
+      host: fc.constantFrom(...hosts),
+      tty: fc.option(fc.boolean(), { nil: undefined }),
+      stdin: fc.option(fc.boolean(), { nil: undefined }),
+      sidecar: fc.boolean(),
+    });
     await ctx.forAll(arb, async ({ host, tty, stdin, sidecar }) => {
       const c: JsonObject = { name: 'main', image: 'busybox:1.28' };
       if (tty !== undefined) c.tty = tty;
@@ -194,7 +206,11 @@ check(
 
 check(
   'validation.CronJobSpec.concurrencyPolicy',
-  { rows: ['field.CronJobSpec.concurrencyPolicy', 'rule.lifecycle.cronjob-concurrency'], requires: [NEEDS_NAMESPACES, needs(CRONJOBS, ['create', 'get'])], title: 'concurrencyPolicy outside Allow, Forbid, Replace is 422 naming spec.concurrencyPolicy; each value is accepted and kept' },
+  {
+    rows: ['field.CronJobSpec.concurrencyPolicy', 'rule.lifecycle.cronjob-concurrency'],
+    requires: [NEEDS_NAMESPACES, needs(CRONJOBS, ['create', 'get'])],
+    title: 'concurrencyPolicy outside Allow, Forbid, Replace is 422 naming spec.concurrencyPolicy; each value is accepted and kept',
+  },
   async (ctx) => {
     const ns = await ctx.namespace();
     const values = enumOf('CronJobSpec', 'concurrencyPolicy');
@@ -215,7 +231,11 @@ function deployment(name: string, ns: string): JsonObject {
 
 check(
   'validation.DeploymentStrategy.type',
-  { rows: ['field.DeploymentStrategy.type', 'rule.lifecycle.deployment-strategy'], requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get'])], title: 'strategy.type outside Recreate, RollingUpdate is 422 naming spec.strategy.type; each value is accepted and kept' },
+  {
+    rows: ['field.DeploymentStrategy.type', 'rule.lifecycle.deployment-strategy'],
+    requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get'])],
+    title: 'strategy.type outside Recreate, RollingUpdate is 422 naming spec.strategy.type; each value is accepted and kept',
+  },
   async (ctx) => {
     const ns = await ctx.namespace();
     const values = enumOf('DeploymentStrategy', 'type');
@@ -254,7 +274,17 @@ check(
       if (isZeroValue(ru.maxSurge) && isZeroValue(ru.maxUnavailable)) {
         await expectInvalid(ctx, DEPLOYMENTS, ns, body, ['spec.strategy.rollingUpdate.maxUnavailable', 'spec.strategy.rollingUpdate.maxSurge'], what);
       } else {
-        await expectValid(ctx, DEPLOYMENTS, ns, body, [['spec.strategy.rollingUpdate.maxSurge', ru.maxSurge], ['spec.strategy.rollingUpdate.maxUnavailable', ru.maxUnavailable]], what);
+        await expectValid(
+          ctx,
+          DEPLOYMENTS,
+          ns,
+          body,
+          [
+            ['spec.strategy.rollingUpdate.maxSurge', ru.maxSurge],
+            ['spec.strategy.rollingUpdate.maxUnavailable', ru.maxUnavailable],
+          ],
+          what,
+        );
       }
     });
   },
@@ -267,7 +297,11 @@ const labelMap = (min: number) => fc.dictionary(labelKey(), labelValueArb, { min
 
 check(
   'validation.DeploymentSpec.selector-matches-template',
-  { rows: ['rule.fields.deployment-selector-matches-template', 'field.DeploymentSpec.selector'], requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get'])], title: 'a selector that does not match the template labels is 422; template labels that include the selector are accepted' },
+  {
+    rows: ['rule.fields.deployment-selector-matches-template', 'field.DeploymentSpec.selector'],
+    requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get'])],
+    title: 'a selector that does not match the template labels is 422; template labels that include the selector are accepted',
+  },
   async (ctx) => {
     const ns = await ctx.namespace();
     const arb = fc.record({ selector: labelMap(1), extra: labelMap(0), drop: fc.nat(), change: fc.boolean(), mismatch: fc.boolean() });
@@ -295,7 +329,11 @@ check(
 
 check(
   'validation.JobSpec.activeDeadlineSeconds',
-  { rows: ['rule.fields.job-active-deadline-positive', 'field.JobSpec.activeDeadlineSeconds'], requires: [NEEDS_NAMESPACES, needs(JOBS, ['create', 'get'])], title: 'activeDeadlineSeconds 0 or negative is 422 naming spec.activeDeadlineSeconds; positive values are accepted and kept' },
+  {
+    rows: ['rule.fields.job-active-deadline-positive', 'field.JobSpec.activeDeadlineSeconds'],
+    requires: [NEEDS_NAMESPACES, needs(JOBS, ['create', 'get'])],
+    title: 'activeDeadlineSeconds 0 or negative is 422 naming spec.activeDeadlineSeconds; positive values are accepted and kept',
+  },
   async (ctx) => {
     const ns = await ctx.namespace();
     const value = fc.oneof(fc.constant(0), fc.integer({ min: -1_000_000, max: -1 }), fc.integer({ min: 1, max: 1_000_000 }));

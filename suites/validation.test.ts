@@ -29,24 +29,40 @@ test('an invalid imagePullPolicy accepted, a valid strategy refused, and a 422 w
       request(req) {
         if (req.method !== 'POST') return req;
         const body = jsonOf(req);
-        for (const c of containersOf(body)) if (c.imagePullPolicy && !['Always', 'Never', 'IfNotPresent'].includes(c.imagePullPolicy)) c.imagePullPolicy = 'IfNotPresent';
+        for (const c of containersOf(body))
+          if (c.imagePullPolicy && !['Always', 'Never', 'IfNotPresent'].includes(c.imagePullPolicy)) c.imagePullPolicy = 'IfNotPresent';
         return body ? withJson(req, body) : req;
       },
       async handle(req) {
         const body = req.method === 'POST' && pathOf(req).endsWith('/deployments') ? jsonOf(req) : undefined;
         if (body?.spec?.strategy?.type !== 'Recreate') return undefined;
-        const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Recreate refused', reason: 'Invalid', details: { causes: [{ reason: 'FieldValueNotSupported', field: 'spec.strategy.type' }] }, code: 422 };
+        const status = {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'Recreate refused',
+          reason: 'Invalid',
+          details: { causes: [{ reason: 'FieldValueNotSupported', field: 'spec.strategy.type' }] },
+          code: 422,
+        };
         return { status: 422, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(status)) };
       },
       response(req, res) {
         if (res.status !== 422 || !pathOf(req).endsWith('/jobs')) return res;
         const body = jsonOf(res);
         // Broken: the cause for activeDeadlineSeconds is left out.
-        if (Array.isArray(body?.details?.causes)) body.details.causes = body.details.causes.filter((c: { field?: string }) => c.field !== 'spec.activeDeadlineSeconds');
+        if (Array.isArray(body?.details?.causes))
+          body.details.causes = body.details.causes.filter((c: { field?: string }) => c.field !== 'spec.activeDeadlineSeconds');
         return withJson(res, body);
       },
     },
-    ['validation.Container.imagePullPolicy', 'validation.DeploymentStrategy.type', 'validation.JobSpec.activeDeadlineSeconds', 'validation.Container.terminationMessagePolicy'],
+    [
+      'validation.Container.imagePullPolicy',
+      'validation.DeploymentStrategy.type',
+      'validation.JobSpec.activeDeadlineSeconds',
+      'validation.Container.terminationMessagePolicy',
+    ],
     { runs: 20 },
   );
   assertFailed(result, 'validation.Container.imagePullPolicy', /imagePullPolicy .*expected HTTP 422, got 20[012]/);
@@ -63,7 +79,8 @@ test('a maxSurge/maxUnavailable pair of zeros accepted and a selector mismatch a
         const body = jsonOf(req);
         const ru = body?.spec?.strategy?.rollingUpdate;
         if (ru && [0, '0%'].includes(ru.maxSurge) && [0, '0%'].includes(ru.maxUnavailable)) ru.maxSurge = 1;
-        if (body?.spec?.selector?.matchLabels && body.spec.template?.metadata) body.spec.template.metadata.labels = { ...body.spec.template.metadata.labels, ...body.spec.selector.matchLabels };
+        if (body?.spec?.selector?.matchLabels && body.spec.template?.metadata)
+          body.spec.template.metadata.labels = { ...body.spec.template.metadata.labels, ...body.spec.selector.matchLabels };
         return withJson(req, body);
       },
     },
@@ -81,7 +98,10 @@ test('extra causes besides the one for the field, and creates answered 200, are 
         if (req.method === 'POST' && res.status === 201) return { ...res, status: 200 };
         if (res.status !== 422) return res;
         const body = jsonOf(res);
-        body.details = { ...(body.details ?? {}), causes: [{ reason: 'FieldValueInvalid', message: 'also this', field: 'metadata.annotations' }, ...(body.details?.causes ?? [])] };
+        body.details = {
+          ...(body.details ?? {}),
+          causes: [{ reason: 'FieldValueInvalid', message: 'also this', field: 'metadata.annotations' }, ...(body.details?.causes ?? [])],
+        };
         return withJson(res, body);
       },
     },

@@ -43,7 +43,10 @@ check(
       const rows = ['version.groups-in-use', 'version.path-carries-version', ...[prefixRowOf(gv)].filter((x): x is string => Boolean(x))];
       const base = apiBase(group, version);
       await forRows(rows, async () => {
-        expectTrue(ctx.discovery.groupVersions[groupVersionKey(group, version)] !== undefined, `discovery does not list ${gv}, a group version the spec says is in use`);
+        expectTrue(
+          ctx.discovery.groupVersions[groupVersionKey(group, version)] !== undefined,
+          `discovery does not list ${gv}, a group version the spec says is in use`,
+        );
         const res = await ctx.client.get<{ kind?: string; groupVersion?: string }>(base);
         expectStatusCode(res, 200, `GET ${base}`);
         expectEqual(res.object?.kind, 'APIResourceList', `GET ${base}: kind`);
@@ -87,13 +90,22 @@ check(
         apiVersion: 'apps/v1beta1',
         kind: 'Deployment',
         metadata: { name },
-        spec: { replicas, minReadySeconds, selector: { matchLabels: { app } }, template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } } },
+        spec: {
+          replicas,
+          minReadySeconds,
+          selector: { matchLabels: { app } },
+          template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } },
+        },
       };
       const what = `POST ${collectionPath(DEPLOYMENTS, ns)} with body apiVersion apps/v1beta1`;
       const res = await ctx.client.create(collectionPath(DEPLOYMENTS, ns), body);
       expectStatusCode(res, [200, 201, 202], what, 'version.body-apiversion-may-differ');
       if (res.object?.kind === 'Deployment') {
-        expectTrue(['apps/v1beta1', 'apps/v1'].includes(String(res.object.apiVersion)), `${what}: answered with apiVersion ${res.object.apiVersion}`, 'version.body-apiversion-may-differ');
+        expectTrue(
+          ['apps/v1beta1', 'apps/v1'].includes(String(res.object.apiVersion)),
+          `${what}: answered with apiVersion ${res.object.apiVersion}`,
+          'version.body-apiversion-may-differ',
+        );
       }
       const read = await ctx.client.get(objectPath(DEPLOYMENTS, name, ns));
       expectStatusCode(read, 200, `${what}: GET ${objectPath(DEPLOYMENTS, name, ns)}`, 'version.body-apiversion-may-differ');
@@ -119,7 +131,11 @@ const unknownApiVersion = fc.oneof(
 
 check(
   'versions.unrecognised-apiversion',
-  { rows: ['field.Object.apiVersion'], requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get'])], title: 'a body apiVersion the server does not recognise is refused with 400 and nothing stored (or accepted, which the spec allows); never 5xx' },
+  {
+    rows: ['field.Object.apiVersion'],
+    requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get'])],
+    title: 'a body apiVersion the server does not recognise is refused with 400 and nothing stored (or accepted, which the spec allows); never 5xx',
+  },
   async (ctx) => {
     const ns = await ctx.namespace();
     await ctx.forAll(unknownApiVersion, async (apiVersion) => {
@@ -141,7 +157,10 @@ check(
 // ---- apps/v1 and extensions/v1beta1 share Deployments -------------------------------------------------
 
 async function firstWatchObject(ctx: CheckContext, ref: KindRef, ns: string, name: string, resourceVersion: string): Promise<KubeObject> {
-  const stream = await ctx.client.watch(collectionPath(ref, ns), { query: { watch: 'true', resourceVersion, fieldSelector: `metadata.name=${name}` }, timeoutMs: 10_000 });
+  const stream = await ctx.client.watch(collectionPath(ref, ns), {
+    query: { watch: 'true', resourceVersion, fieldSelector: `metadata.name=${name}` },
+    timeoutMs: 10_000,
+  });
   try {
     if (stream.status !== 200) fail(`watch ${collectionPath(ref, ns)} answered ${stream.status}: ${stream.receivedText().slice(0, 200)}`);
     const event = await stream.next(5_000);
@@ -172,7 +191,11 @@ check(
         apiVersion: gvA,
         kind: 'Deployment',
         metadata: { name },
-        spec: { replicas, selector: { matchLabels: { app } }, template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } } },
+        spec: {
+          replicas,
+          selector: { matchLabels: { app } },
+          template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } },
+        },
       };
       const created = await ctx.client.create(collectionPath(a, ns), body);
       if (![200, 201, 202].includes(created.status)) fail(`create through ${gvA}: ${describeResponse(created)}`, 'rule.writes.create-codes');

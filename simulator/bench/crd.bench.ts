@@ -8,13 +8,13 @@
 // is quoted in the README beside these figures.
 
 import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { formatLine, median, type Measurement } from './measurement.ts';
 import { startSimulator } from '../cluster.ts';
+import { freePort } from '../testing/ports.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNS = Number(process.env.BENCH_CRD_RUNS ?? 5);
@@ -58,14 +58,6 @@ async function crdToInstance(base: string, group: string): Promise<number> {
     if (performance.now() - t0 > 30_000) throw new Error('instances were not creatable within 30 s');
     await new Promise((r) => setTimeout(r, 1));
   }
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 /** Spawns node with args on port; returns ms from spawn to the first 200 of /api, and then runs after(base). */

@@ -29,6 +29,7 @@ const DEPLOYMENTS = Number(process.env.BENCH_SCALE_DEPLOYMENTS ?? 20);
 const NAMESPACES = Math.max(1, Math.min(100, Math.ceil(DEPLOYMENTS / 10)));
 const DEADLINE_MS = Number(process.env.BENCH_SCALE_DEADLINE_MS ?? 600_000);
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
+const KUBECTL_TIMEOUT_MS = Number(process.env.BENCH_SCALE_KUBECTL_TIMEOUT_MS ?? 600_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -114,15 +115,20 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     probing = false;
     await probe;
     rssPeak.v = Math.max(rssPeak.v, process.memoryUsage().rss);
-    const allRunning = running.size >= PODS;
-    log(`${running.size}/${PODS} pods Running ${seconds.toFixed(1)} s after the first Deployment create`);
+    const runningAtEnd = running.size;
+    const allRunning = runningAtEnd >= PODS;
+    log(`${runningAtEnd}/${PODS} pods Running ${seconds.toFixed(1)} s after the first Deployment create`);
 
     // kubectl over every pod, in chunks of 500 (its table printing included).
     const kubeconfig = join(kubeDir, 'kubeconfig');
     writeFileSync(kubeconfig, clientConfigYaml(sim.url));
     const k0 = performance.now();
-    const kubectlOut = await new Promise<string>((res, rej) =>
-      execFile(KUBECTL, ['--kubeconfig', kubeconfig, 'get', 'pods', '-A', '--chunk-size=500', '--no-headers'], { maxBuffer: 1 << 30 }, (err, stdout) => (err ? rej(err) : res(stdout))),
+    // Bounded, so that a machine too busy for kubectl still gets its table (a timeout is reported as such).
+    const kubectlOut = await new Promise<string>((res) =>
+      execFile(KUBECTL, ['--kubeconfig', kubeconfig, 'get', 'pods', '-A', '--chunk-size=500', '--no-headers'], { maxBuffer: 1 << 30, timeout: KUBECTL_TIMEOUT_MS }, (err, stdout) => {
+        if (err) log(`kubectl: ${err.message.split('\n')[0]}`);
+        res(err ? '' : stdout);
+      }),
     );
     const kubectlSeconds = (performance.now() - k0) / 1000;
     const kubectlLines = kubectlOut.split('\n').filter((l) => l.trim()).length;
@@ -132,11 +138,11 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     const listP99 = percentile(lists, 0.99);
     const rssGb = rssPeak.v / 2 ** 30;
     const results: Measurement[] = [
-      { name: `${label}: time from the first create to all pods Running (${running.size}/${PODS})`, value: seconds, unit: 's', target: '<= 120, all Running', ok: allRunning && seconds <= 120 },
+      { name: `${label}: time from the first create to all pods Running (${runningAtEnd}/${PODS} at the end)`, value: seconds, unit: 's', target: '<= 120, all Running', ok: allRunning && seconds <= 120 },
       { name: `${label}: API p99 GET latency meanwhile (${gets.length} probes)`, value: getP99, unit: 'ms', target: '<= 50', ok: getP99 <= 50 },
       { name: `${label}: API p99 LIST (limit=500) latency meanwhile (${lists.length} probes)`, value: listP99, unit: 'ms', target: '<= 50', ok: listP99 <= 50 },
       { name: `${label}: peak RSS of the process (API server, daemon, nodes)`, value: rssGb, unit: 'GiB', target: '<= 3', ok: rssGb <= 3 },
-      { name: `kubectl get pods -A --chunk-size=500 over ${kubectlLines} pods`, value: kubectlSeconds, unit: 's', target: 'report only', ok: kubectlLines >= PODS },
+      { name: `kubectl get pods -A --chunk-size=500 over ${kubectlLines} pods`, value: kubectlSeconds, unit: 's', target: 'report only (every pod listed)', ok: kubectlLines >= runningAtEnd && kubectlLines > 0 },
     ];
     for (const m of results) log(formatLine(m));
     return results;

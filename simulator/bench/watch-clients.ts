@@ -7,6 +7,8 @@
 //   then {op:'done', received, outOfOrder, histogram} once every watch saw `events` events (or {op:'error'}).
 
 import http from 'node:http';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 interface Job {
@@ -31,13 +33,22 @@ function run(job: Job): void {
   let finished = 0;
   const now = () => performance.timeOrigin + performance.now();
   const send = (m: object) => process.send!(m);
-  for (let i = 0; i < job.watchers; i++) {
+  // Connections are opened a batch at a time (each batch once the previous one has its headers): thousands of
+  // simultaneous connects overflow the server's listen backlog and come back as ECONNRESET.
+  const BATCH = 250;
+  let opened = 0;
+  const openBatch = () => {
+    const until = Math.min(job.watchers, opened + BATCH);
+    for (; opened < until; opened++) open();
+  };
+  const open = () => {
     const req = http.get(`${job.url}${job.path}`, { agent }, (res) => {
       if (res.statusCode !== 200) {
         send({ op: 'error', message: `watch answered ${res.statusCode}` });
         return;
       }
       if (++ready === job.watchers) send({ op: 'ready' });
+      else if (ready === opened) openBatch();
       let last = 0;
       let count = 0;
       let tail = '';
@@ -67,7 +78,12 @@ function run(job: Job): void {
       });
     });
     req.on('error', (e) => send({ op: 'error', message: e.message }));
-  }
+  };
+  openBatch();
 }
 
-process.once('message', (job: Job) => run(job));
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.once('message', (job: Job) => run(job));
+  // The bench process gone (killed, crashed): nothing left to report to.
+  process.once('disconnect', () => process.exit(0));
+}

@@ -84,6 +84,9 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
           ),
         ]),
       );
+      // Awaited later (Promise.all below); a failure before then must not be an unhandled rejection.
+      done[done.length - 1].catch(() => undefined);
+      ready[ready.length - 1].catch(() => undefined);
       child.send({ url: sim.url, path, watchers: n, events: writes });
     }
     await Promise.all(ready);

@@ -269,7 +269,12 @@ test('lists carry bare items; discovery documents keep their array shapes', () =
     ],
   };
   assert.deepEqual(decodeObject(encodeObject(resources)), resources);
-  const versions = { kind: 'APIVersions', apiVersion: 'v1', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '10.0.0.1:6443' }] };
+  const versions = {
+    kind: 'APIVersions',
+    apiVersion: 'v1',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '10.0.0.1:6443' }],
+  };
   assert.deepEqual(decodeObject(encodeObject(versions)), versions);
 });
 
@@ -351,7 +356,9 @@ function scalarArb(kind: string, nonZero: boolean): fc.Arbitrary<unknown> {
       return fc.constantFrom('30s', '1m0s', '1h2m3s', '0s');
     case 'raw':
       // Embedded JSON (ControllerRevision.data): carried as its JSON bytes.
-      return fc.dictionary(fc.constantFrom('spec', 'template', 'a'), fc.oneof(text, int32), { minKeys: 1, maxKeys: 2 }).map((d) => JSON.parse(JSON.stringify(d)) as unknown);
+      return fc
+        .dictionary(fc.constantFrom('spec', 'template', 'a'), fc.oneof(text, int32), { minKeys: 1, maxKeys: 2 })
+        .map((d) => JSON.parse(JSON.stringify(d)) as unknown);
     default:
       throw new Error(`no arbitrary for ${kind}`);
   }
@@ -359,7 +366,10 @@ function scalarArb(kind: string, nonZero: boolean): fc.Arbitrary<unknown> {
 
 const MAX_DEPTH = 5;
 
-function fieldArbs(messageName: string, depth: number): { arbs: Record<string, fc.Arbitrary<unknown>>; required: string[]; inlines: Array<fc.Arbitrary<Json>> } {
+function fieldArbs(
+  messageName: string,
+  depth: number,
+): { arbs: Record<string, fc.Arbitrary<unknown>>; required: string[]; inlines: Array<fc.Arbitrary<Json>> } {
   const msg = protoMessage(messageName);
   assert.ok(msg, messageName);
   const arbs: Record<string, fc.Arbitrary<unknown>> = {};
@@ -511,8 +521,14 @@ test('a watch frame is a big-endian length and a WatchEvent without prefix or en
 test('property: frames split at any point decode to the same events', () => {
   const events = [
     { type: 'ADDED', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', creationTimestamp: null }, data: { x: 'y' } } },
-    { type: 'MODIFIED', object: { kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'n', creationTimestamp: null }, spec: {}, status: { phase: 'Active' } } },
-    { type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version: 1 (2)', reason: 'Gone', code: 410 } },
+    {
+      type: 'MODIFIED',
+      object: { kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'n', creationTimestamp: null }, spec: {}, status: { phase: 'Active' } },
+    },
+    {
+      type: 'ERROR',
+      object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version: 1 (2)', reason: 'Gone', code: 410 },
+    },
     { type: 'DELETED', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', creationTimestamp: null } } },
   ];
   const stream = Buffer.concat(events.map((e) => encodeWatchEvent(e.type, e.object)));

@@ -14,7 +14,8 @@ import type { Controller, ControllerContext } from './controller.ts';
 const CLUSTER_ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 
 type Rule = Record<string, unknown>;
-const selectorsOf = (cr: KubeObject): LabelSelector[] => ((cr as { aggregationRule?: { clusterRoleSelectors?: LabelSelector[] } }).aggregationRule?.clusterRoleSelectors ?? []);
+const selectorsOf = (cr: KubeObject): LabelSelector[] =>
+  (cr as { aggregationRule?: { clusterRoleSelectors?: LabelSelector[] } }).aggregationRule?.clusterRoleSelectors ?? [];
 const rulesOf = (cr: KubeObject): Rule[] => ((cr as { rules?: Rule[] }).rules ?? []);
 const aggregates = (cr: KubeObject) => !!(cr as { aggregationRule?: unknown }).aggregationRule;
 

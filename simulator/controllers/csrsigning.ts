@@ -22,7 +22,12 @@ export const CSRS = '/apis/certificates.k8s.io/v1beta1/certificatesigningrequest
 const BACKDATE_MS = 5 * 60 * 1000;
 
 /** Signers this controller serves (a request without a signerName is a 1.9 request: this signer's). */
-const KUBERNETES_SIGNERS = new Set(['kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving', 'kubernetes.io/legacy-unknown']);
+const KUBERNETES_SIGNERS = new Set([
+  'kubernetes.io/kube-apiserver-client',
+  'kubernetes.io/kube-apiserver-client-kubelet',
+  'kubernetes.io/kubelet-serving',
+  'kubernetes.io/legacy-unknown',
+]);
 
 let keyUsageBits: Record<string, number> | undefined;
 /** The key usage bits by usage name (x509 is loaded on first use, so this table is too). */
@@ -147,7 +152,11 @@ export class CSRSigningController implements Controller {
     const enqueue = (o: KubeObject) => queue.add(o.metadata.name!);
     csrs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n) });
     if (!(await csrs.waitForSync(ctx.signal))) return;
-    await runWorkers(queue, 5, (name) => this.sync(ctx, csrs, issuer, durationMs, name), ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
+    await runWorkers(queue, 5, (name) => this.sync(ctx, csrs, issuer, durationMs, name), ctx.signal, {
+      controller: this.name,
+      metrics: ctx.metrics,
+      log: ctx.log,
+    });
   }
 
   private async sync(ctx: ControllerContext, csrs: Informer, issuer: Issuer, durationMs: number, name: string): Promise<void> {
@@ -171,7 +180,16 @@ export class CSRSigningController implements Controller {
       ? { ...(csr.status as object), certificate: Buffer.from(pem).toString('base64') }
       : {
           ...(csr.status as object),
-          conditions: [...conditions, { type: FAILED, status: 'True', reason: 'SignerValidationFailure', message: refusal, lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
+          conditions: [
+            ...conditions,
+            {
+              type: FAILED,
+              status: 'True',
+              reason: 'SignerValidationFailure',
+              message: refusal,
+              lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+            },
+          ],
         };
     try {
       await ctx.client.update(path, { ...csr, status: nextStatus } as KubeObject, ctx.signal);

@@ -22,7 +22,8 @@ after(() => env.close());
 
 const dPath = (ns: string, name: string) => `/apis/apps/v1/namespaces/${ns}/deployments/${name}`;
 const extPath = (ns: string, name: string) => `/apis/extensions/v1beta1/namespaces/${ns}/deployments/${name}`;
-const imageOf = (o: KubeObject | undefined) => ((o?.spec as { template?: { spec?: { containers?: Array<{ image?: string }> } } } | undefined)?.template?.spec?.containers ?? [])[0]?.image;
+const imageOf = (o: KubeObject | undefined) =>
+  ((o?.spec as { template?: { spec?: { containers?: Array<{ image?: string }> } } } | undefined)?.template?.spec?.containers ?? [])[0]?.image;
 const imageOfRS = imageOf;
 
 /** Creates a Deployment and rolls it through the given images, waiting for each revision to be complete. */
@@ -34,7 +35,8 @@ async function withHistory(ns: string, name: string, images: string[]): Promise<
     spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }, { image: images[0] }) },
   });
   for (let i = 0; i < images.length; i++) {
-    if (i > 0) await api.patch(dPath(ns, name), [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: images[i] }], 'application/json-patch+json');
+    if (i > 0)
+      await api.patch(dPath(ns, name), [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: images[i] }], 'application/json-patch+json');
     await waitRevision(ns, name, i + 1, images[i]);
   }
 }
@@ -63,7 +65,12 @@ describe('the deployments/rollback subresource', () => {
   test('rollback to revision 1 copies its template back, clears rollbackTo and rolls out as revision 4', async () => {
     const ns = await api.namespace('rb');
     await withHistory(ns, 'web', ['nginx:1.13', 'nginx:1.14', 'nginx:1.15']);
-    const r = await api.req('POST', `${extPath(ns, 'web')}/rollback`, { kind: 'DeploymentRollback', apiVersion: 'extensions/v1beta1', name: 'web', rollbackTo: { revision: 1 } });
+    const r = await api.req('POST', `${extPath(ns, 'web')}/rollback`, {
+      kind: 'DeploymentRollback',
+      apiVersion: 'extensions/v1beta1',
+      name: 'web',
+      rollbackTo: { revision: 1 },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const d = await waitRevision(ns, 'web', 4, 'nginx:1.13');
     assert.equal(d.metadata.annotations?.[ROLLBACK_TO], undefined, 'the request is cleared');
@@ -78,7 +85,12 @@ describe('the deployments/rollback subresource', () => {
   test('revision 0 goes back to the previous revision', async () => {
     const ns = await api.namespace('rb');
     await withHistory(ns, 'web', ['nginx:1.13', 'nginx:1.14']);
-    const r = await api.req('POST', `${extPath(ns, 'web')}/rollback`, { kind: 'DeploymentRollback', apiVersion: 'extensions/v1beta1', name: 'web', rollbackTo: {} });
+    const r = await api.req('POST', `${extPath(ns, 'web')}/rollback`, {
+      kind: 'DeploymentRollback',
+      apiVersion: 'extensions/v1beta1',
+      name: 'web',
+      rollbackTo: {},
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     await waitRevision(ns, 'web', 3, 'nginx:1.13');
   });
@@ -87,7 +99,12 @@ describe('the deployments/rollback subresource', () => {
     const ns = await api.namespace('rb');
     await withHistory(ns, 'web', ['nginx:1.13', 'nginx:1.14']);
     const before = await api.get(dPath(ns, 'web'));
-    const r = await api.req('POST', `${extPath(ns, 'web')}/rollback`, { kind: 'DeploymentRollback', apiVersion: 'extensions/v1beta1', name: 'web', rollbackTo: { revision: 9 } });
+    const r = await api.req('POST', `${extPath(ns, 'web')}/rollback`, {
+      kind: 'DeploymentRollback',
+      apiVersion: 'extensions/v1beta1',
+      name: 'web',
+      rollbackTo: { revision: 9 },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const d = await eventually('rollbackTo cleared', async () => {
       const x = await api.get(dPath(ns, 'web'));
@@ -102,7 +119,12 @@ describe('the deployments/rollback subresource', () => {
     const ns = await api.namespace('rb');
     await withHistory(ns, 'web', ['nginx:1.13', 'nginx:1.14']);
     await api.patch(dPath(ns, 'web'), { spec: { paused: true } });
-    await api.req('POST', `${extPath(ns, 'web')}/rollback`, { kind: 'DeploymentRollback', apiVersion: 'extensions/v1beta1', name: 'web', rollbackTo: { revision: 1 } });
+    await api.req('POST', `${extPath(ns, 'web')}/rollback`, {
+      kind: 'DeploymentRollback',
+      apiVersion: 'extensions/v1beta1',
+      name: 'web',
+      rollbackTo: { revision: 1 },
+    });
     // A spec change after the request: once observedGeneration catches up, the controller has synced with the request in view.
     const bumped = await api.patch(dPath(ns, 'web'), { spec: { minReadySeconds: 1 } });
     await eventually('paused deployment observed after the request', async () => {

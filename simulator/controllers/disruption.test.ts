@@ -20,18 +20,28 @@ const deployment = (name: string, replicas: number) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
   spec: { replicas, selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }) },
 });
-const pdbOf = async (ns: string, name: string) => ((await api.get(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets/${name}`))?.status ?? {}) as Record<string, unknown>;
-const evict = (ns: string, pod: string) => api.req('POST', `/api/v1/namespaces/${ns}/pods/${pod}/eviction`, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: pod, namespace: ns } });
+const pdbOf = async (ns: string, name: string) =>
+  ((await api.get(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets/${name}`))?.status ?? {}) as Record<string, unknown>;
+const evict = (ns: string, pod: string) =>
+  api.req('POST', `/api/v1/namespaces/${ns}/pods/${pod}/eviction`, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: pod, namespace: ns } });
 
 test('PDB status follows the pods; an eviction beyond the budget is 429, within it deletes the pod', async () => {
   const ns = await api.namespace('pdb');
   await api.create(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment('web', 3));
-  await api.create(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets`, { apiVersion: 'policy/v1beta1', kind: 'PodDisruptionBudget', metadata: { name: 'web' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } } });
+  await api.create(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets`, {
+    apiVersion: 'policy/v1beta1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'web' },
+    spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } },
+  });
   const st = await eventually('budget computed', async () => {
     const s = await pdbOf(ns, 'web');
     return s.currentHealthy === 3 && s.disruptionsAllowed === 1 && s;
   });
-  assert.deepEqual({ ...st, disruptedPods: undefined }, { observedGeneration: 1, disruptedPods: undefined, disruptionsAllowed: 1, currentHealthy: 3, desiredHealthy: 2, expectedPods: 3 });
+  assert.deepEqual(
+    { ...st, disruptedPods: undefined },
+    { observedGeneration: 1, disruptedPods: undefined, disruptionsAllowed: 1, currentHealthy: 3, desiredHealthy: 2, expectedPods: 3 },
+  );
   const pods = (await api.list(`/api/v1/namespaces/${ns}/pods`)).filter((p) => !p.metadata.deletionTimestamp);
   const first = await evict(ns, pods[0].metadata.name!);
   assert.equal(first.status, 201, JSON.stringify(first.body));
@@ -48,7 +58,12 @@ test('PDB status follows the pods; an eviction beyond the budget is 429, within 
   });
   assert.equal((await evict(ns, pods[1].metadata.name!)).status, 201);
   // minAvailable as a count: expectedPods is the number of selected pods.
-  await api.create(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets`, { apiVersion: 'policy/v1beta1', kind: 'PodDisruptionBudget', metadata: { name: 'min' }, spec: { minAvailable: 3, selector: { matchLabels: { app: 'web' } } } });
+  await api.create(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets`, {
+    apiVersion: 'policy/v1beta1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'min' },
+    spec: { minAvailable: 3, selector: { matchLabels: { app: 'web' } } },
+  });
   await eventually('minAvailable budget', async () => {
     const s = await pdbOf(ns, 'min');
     return s.expectedPods === 3 && s.desiredHealthy === 3 && s.disruptionsAllowed === 0 && s.currentHealthy === 3;
@@ -67,7 +82,12 @@ test('PDB status follows the pods; an eviction beyond the budget is 429, within 
 test('kubectl drain with a PDB of maxUnavailable 1 evicts one pod at a time', async () => {
   const ns = await api.namespace('drain');
   await api.create(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment('app', 4));
-  await api.create(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets`, { apiVersion: 'policy/v1beta1', kind: 'PodDisruptionBudget', metadata: { name: 'app' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'app' } } } });
+  await api.create(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets`, {
+    apiVersion: 'policy/v1beta1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'app' },
+    spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'app' } } },
+  });
   const node = env.nodes.nodeNames[0];
   const onNode = await eventually('4 ready pods, 2 on the node', async () => {
     const pods = (await api.list(`/api/v1/namespaces/${ns}/pods`)).filter((x) => !x.metadata.deletionTimestamp);

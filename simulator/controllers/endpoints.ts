@@ -67,7 +67,13 @@ export function computeSubsets(svc: KubeObject, pods: KubeObject[]): Subset[] {
     const addr: EndpointAddress = {
       ip,
       ...(specOf<{ nodeName?: string }>(pod).nodeName ? { nodeName: specOf<{ nodeName?: string }>(pod).nodeName } : {}),
-      targetRef: { kind: 'Pod', namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', uid: pod.metadata.uid ?? '', resourceVersion: pod.metadata.resourceVersion ?? '' },
+      targetRef: {
+        kind: 'Pod',
+        namespace: pod.metadata.namespace ?? '',
+        name: pod.metadata.name ?? '',
+        uid: pod.metadata.uid ?? '',
+        resourceVersion: pod.metadata.resourceVersion ?? '',
+      },
     };
     (tolerate || isPodReady(pod) ? g.addresses : g.notReadyAddresses).push(addr);
   }
@@ -97,7 +103,8 @@ export class EndpointsController implements Controller {
         if (svc.metadata.namespace !== pod.metadata.namespace) continue;
         const sel = specOf<ServiceSpec>(svc).selector;
         if (!sel || Object.keys(sel).length === 0) continue;
-        if (selectorMatches({ matchLabels: sel }, pod.metadata.labels) || (also && selectorMatches({ matchLabels: sel }, also.metadata.labels))) queue.add(keyOf(svc));
+        if (selectorMatches({ matchLabels: sel }, pod.metadata.labels) || (also && selectorMatches({ matchLabels: sel }, also.metadata.labels)))
+          queue.add(keyOf(svc));
       }
     };
     services.addEventHandler({ onAdd: (s) => queue.add(keyOf(s)), onUpdate: (_o, s) => queue.add(keyOf(s)), onDelete: (s) => queue.add(keyOf(s)) });
@@ -128,11 +135,21 @@ export class EndpointsController implements Controller {
     const subsets = computeSubsets(svc, selected);
     const current = endpoints.get(key);
     const labels = svc.metadata.labels;
-    if (current && JSON.stringify((current as { subsets?: unknown }).subsets ?? []) === JSON.stringify(subsets) && JSON.stringify(current.metadata.labels ?? {}) === JSON.stringify(labels ?? {})) return;
+    if (
+      current &&
+      JSON.stringify((current as { subsets?: unknown }).subsets ?? []) === JSON.stringify(subsets) &&
+      JSON.stringify(current.metadata.labels ?? {}) === JSON.stringify(labels ?? {})
+    )
+      return;
     const body: KubeObject = {
       apiVersion: 'v1',
       kind: 'Endpoints',
-      metadata: { name, namespace: ns, ...(labels ? { labels } : {}), ...(current ? { resourceVersion: current.metadata.resourceVersion, annotations: current.metadata.annotations } : {}) },
+      metadata: {
+        name,
+        namespace: ns,
+        ...(labels ? { labels } : {}),
+        ...(current ? { resourceVersion: current.metadata.resourceVersion, annotations: current.metadata.annotations } : {}),
+      },
       subsets,
     };
     try {

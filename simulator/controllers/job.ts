@@ -16,8 +16,24 @@ import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { BURST_REPLICAS, PodIndex, claimPods, deletionRank } from './replicaset.ts';
 import {
-  Expectations, controllerRefOf, createIn, deleteObject, inBatches, isPodActive, omitEmpty, ownerRef, podFromTemplate, podPath, podsPath, rfc3339, specOf, statusOf,
-  writeStatus, type Condition, type Obj, ownedPodHandler,
+  Expectations,
+  controllerRefOf,
+  createIn,
+  deleteObject,
+  inBatches,
+  isPodActive,
+  omitEmpty,
+  ownerRef,
+  podFromTemplate,
+  podPath,
+  podsPath,
+  rfc3339,
+  specOf,
+  statusOf,
+  writeStatus,
+  type Condition,
+  type Obj,
+  ownedPodHandler,
 } from './workload-util.ts';
 
 export interface JobSpec {
@@ -46,8 +62,13 @@ export function jobFinished(job: KubeObject): 'Complete' | 'Failed' | undefined 
   return c?.type as 'Complete' | 'Failed' | undefined;
 }
 
-const jobPath = (job: KubeObject) => `/apis/batch/v1/namespaces/${encodeURIComponent(job.metadata.namespace ?? '')}/jobs/${encodeURIComponent(job.metadata.name ?? '')}`;
-const restarts = (pod: KubeObject) => ((pod.status as { containerStatuses?: Array<{ restartCount?: number }> } | undefined)?.containerStatuses ?? []).reduce((n, c) => n + (c.restartCount ?? 0), 0);
+const jobPath = (job: KubeObject) =>
+  `/apis/batch/v1/namespaces/${encodeURIComponent(job.metadata.namespace ?? '')}/jobs/${encodeURIComponent(job.metadata.name ?? '')}`;
+const restarts = (pod: KubeObject) =>
+  ((pod.status as { containerStatuses?: Array<{ restartCount?: number }> } | undefined)?.containerStatuses ?? []).reduce(
+    (n, c) => n + (c.restartCount ?? 0),
+    0,
+  );
 
 function jobCondition(type: 'Complete' | 'Failed', reason?: string, message?: string): Condition {
   const now = rfc3339();
@@ -121,9 +142,12 @@ export class JobController implements Controller {
     if (pastBackoff || pastDeadline) {
       // The job failed: its running pods are killed and count as failed (1.9: failed += active).
       await inBatches(active, 20, async (p) => {
-        if (await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal)) this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
+        if (await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal))
+          this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
       });
-      finished = pastDeadline ? ['DeadlineExceeded', 'Job was active longer than specified deadline'] : ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'];
+      finished = pastDeadline
+        ? ['DeadlineExceeded', 'Job was active longer than specified deadline']
+        : ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'];
       failed += activeCount;
       activeCount = 0;
       conditions.push(
@@ -132,7 +156,8 @@ export class JobController implements Controller {
           : jobCondition('Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'),
       );
     } else {
-      const complete = spec.completions === undefined || spec.completions === null ? succeededCount > 0 && activeCount === 0 : succeededCount >= spec.completions;
+      const complete =
+        spec.completions === undefined || spec.completions === null ? succeededCount > 0 && activeCount === 0 : succeededCount >= spec.completions;
       if (complete) {
         conditions.push(jobCondition('Complete'));
         completionTime = rfc3339();
@@ -149,7 +174,16 @@ export class JobController implements Controller {
   }
 
   /** Creates or deletes pods toward the wanted number; returns the change in active pods. */
-  private async manage(ctx: ControllerContext, key: string, job: KubeObject, active: KubeObject[], succeeded: number, failed: number, expectations: Expectations, queue: WorkQueue<string>): Promise<number> {
+  private async manage(
+    ctx: ControllerContext,
+    key: string,
+    job: KubeObject,
+    active: KubeObject[],
+    succeeded: number,
+    failed: number,
+    expectations: Expectations,
+    queue: WorkQueue<string>,
+  ): Promise<number> {
     const spec = specOf<JobSpec>(job);
     const parallelism = spec.parallelism ?? 1;
     let want: number;

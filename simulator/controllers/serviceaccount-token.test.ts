@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeList, KubeObject } from '../api/meta.ts';
@@ -21,6 +20,7 @@ import { UsageError } from './daemon/options.ts';
 import { loadSpecTables } from '../../spec-tables/index.ts';
 import { serviceAccountToken } from './serviceaccount-token.ts';
 import { parsePrivateKeyPem } from './daemon/credential-files.ts';
+import { holdingProxy } from '../testing/holding-proxy.ts';
 
 type Secret = KubeObject & { type?: string; data?: Record<string, string> };
 type Account = KubeObject & { secrets?: Array<{ name: string }> };
@@ -171,7 +171,7 @@ describe('serviceaccount-token signing and options', { skip: noOpenssl }, () => 
       await post('/api/v1/namespaces', { metadata: { name: 'conc' } });
       for (let i = 0; i < 6; i++) await post('/api/v1/namespaces/conc/serviceaccounts', { metadata: { name: `sa${i}` } });
       for (const workers of [1, 3]) {
-        const { proxy, url, maxInFlight } = await holdingProxy(sim.url, 400);
+        const { proxy, url, maxInFlight } = await holdingProxy(sim.url, 400, (req) => req.method === 'POST' && /\/secrets$/.test(req.url ?? ''));
         let daemon: DaemonHandle | undefined;
         try {
           daemon = await startDaemon(['--master', url, '--leader-elect=false', '--port=0', '--controllers=serviceaccount-token', `--service-account-private-key-file=${key}`, `--concurrent-serviceaccount-token-syncs=${workers}`, '--x-api-qps=-1'], { log: () => {} });
@@ -196,35 +196,6 @@ describe('serviceaccount-token signing and options', { skip: noOpenssl }, () => 
     }
   });
 });
-
-/** An HTTP proxy to target that holds every Secret creation for holdMs and records the most held at once. */
-async function holdingProxy(target: string, holdMs: number): Promise<{ proxy: Server; url: string; maxInFlight: () => number }> {
-  let inFlight = 0;
-  let max = 0;
-  const t = new URL(target);
-  const proxy = createServer((req, res) => {
-    const held = req.method === 'POST' && /\/secrets$/.test(req.url ?? '');
-    const forward = () => {
-      const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-        upRes.on('end', () => {
-          if (held) inFlight--;
-        });
-      });
-      up.on('error', () => res.destroy());
-      req.pipe(up);
-    };
-    if (!held) return forward();
-    inFlight++;
-    max = Math.max(max, inFlight);
-    setTimeout(forward, holdMs);
-  });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  const port = (proxy.address() as { port: number }).port;
-  proxy.on('connection', (s) => proxy.once('close', () => s.destroy()));
-  return { proxy, url: `http://127.0.0.1:${port}`, maxInFlight: () => max };
-}
 
 describe('npx tsx simulator --daemon-arg=--service-account-private-key-file=... --daemon-arg=--root-ca-file=...', { skip: noOpenssl }, () => {
   let pki: Pki;

@@ -137,7 +137,11 @@ export class ServiceAccountTokenController implements Controller {
 
   private async deleteSecret(ctx: ControllerContext, ns: string, name: string, uid: string | undefined): Promise<void> {
     try {
-      await ctx.client.delete(`/api/v1/namespaces/${enc(ns)}/secrets/${enc(name)}`, { kind: 'DeleteOptions', apiVersion: 'v1', ...(uid ? { preconditions: { uid } } : {}) }, ctx.signal);
+      await ctx.client.delete(
+        `/api/v1/namespaces/${enc(ns)}/secrets/${enc(name)}`,
+        { kind: 'DeleteOptions', apiVersion: 'v1', ...(uid ? { preconditions: { uid } } : {}) },
+        ctx.signal,
+      );
       this.stats.deleted++;
     } catch (err) {
       if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err;
@@ -152,7 +156,8 @@ export class ServiceAccountTokenController implements Controller {
       for (const s of secrets.list()) {
         if (s.metadata.namespace !== ns || typeOf(s) !== SA_TOKEN_TYPE) continue;
         const a = s.metadata.annotations ?? {};
-        if (a[SA_NAME_ANNOTATION] === name && (!a[SA_UID_ANNOTATION] || a[SA_UID_ANNOTATION] === uid)) await this.deleteSecret(ctx, ns, s.metadata.name!, s.metadata.uid);
+        if (a[SA_NAME_ANNOTATION] === name && (!a[SA_UID_ANNOTATION] || a[SA_UID_ANNOTATION] === uid))
+          await this.deleteSecret(ctx, ns, s.metadata.name!, s.metadata.uid);
       }
       return;
     }
@@ -216,7 +221,10 @@ export class ServiceAccountTokenController implements Controller {
   }
 
   private tokenData(sa: AccountKey, secretName: string): Data {
-    const data: Data = { token: Buffer.from(serviceAccountToken(this.signer, sa, secretName)).toString('base64'), namespace: Buffer.from(sa.namespace).toString('base64') };
+    const data: Data = {
+      token: Buffer.from(serviceAccountToken(this.signer, sa, secretName)).toString('base64'),
+      namespace: Buffer.from(sa.namespace).toString('base64'),
+    };
     if (this.rootCA && this.rootCA.length > 0) data['ca.crt'] = this.rootCA.toString('base64');
     return data;
   }

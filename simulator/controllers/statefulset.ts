@@ -26,7 +26,20 @@ import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { PodIndex, claimPods } from './replicaset.ts';
 import { ensureRevision, hashRevisionData, ownedRevisions, pruneRevisions, revisionsPath, templateOfRevision } from './history.ts';
-import { controllerRefOf, deleteObject, isConflict, isPodReady, omitEmpty, ownerRef, podPath, podsPath, specOf, statusOf, writeStatus, type Obj } from './workload-util.ts';
+import {
+  controllerRefOf,
+  deleteObject,
+  isConflict,
+  isPodReady,
+  omitEmpty,
+  ownerRef,
+  podPath,
+  podsPath,
+  specOf,
+  statusOf,
+  writeStatus,
+  type Obj,
+} from './workload-util.ts';
 import { ApiError } from '../client/api-client.ts';
 
 export const REVISION_LABEL = 'controller-revision-hash';
@@ -80,7 +93,8 @@ export function statefulPod(set: KubeObject, template: PodTemplate | undefined, 
   const claims = spec.volumeClaimTemplates ?? [];
   if (claims.length) {
     const volumes = ((podSpec.volumes as Obj[] | undefined) ?? []).filter((v) => !claims.some((c) => c.metadata?.name === v.name));
-    for (const c of claims) volumes.push({ name: c.metadata?.name, persistentVolumeClaim: { claimName: `${c.metadata?.name}-${set.metadata.name}-${ordinal}` } });
+    for (const c of claims)
+      volumes.push({ name: c.metadata?.name, persistentVolumeClaim: { claimName: `${c.metadata?.name}-${set.metadata.name}-${ordinal}` } });
     podSpec.volumes = volumes;
   }
   const annotations = template?.metadata?.annotations;
@@ -147,7 +161,14 @@ export class StatefulSetController implements Controller {
 
     // Revisions.
     let owned = ownedRevisions(revisionInformer.list(), set);
-    const ensured = await ensureRevision(ctx.client, set, spec.template, owned, { apiVersion: 'apps/v1', kind: 'StatefulSet', hashOf: hashRevisionData }, ctx.signal);
+    const ensured = await ensureRevision(
+      ctx.client,
+      set,
+      spec.template,
+      owned,
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', hashOf: hashRevisionData },
+      ctx.signal,
+    );
     owned = ensured.revisions;
     const updateRevision = ensured.revision;
     const updateName = updateRevision.metadata.name ?? '';
@@ -264,7 +285,12 @@ export class StatefulSetController implements Controller {
     } catch (err) {
       if (err instanceof ApiError && err.code === 409) return; // the cache had not seen it yet
       if (err instanceof ApiError && err.code === 403 && /being terminated/.test(err.message)) return;
-      this.events?.event(ref, 'Warning', 'FailedCreate', `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(err as Error).message}`);
+      this.events?.event(
+        ref,
+        'Warning',
+        'FailedCreate',
+        `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(err as Error).message}`,
+      );
       throw err;
     }
   }
@@ -275,7 +301,12 @@ export class StatefulSetController implements Controller {
         this.events?.event(ref, 'Normal', 'SuccessfulDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
       }
     } catch (err) {
-      this.events?.event(ref, 'Warning', 'FailedDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(err as Error).message}`);
+      this.events?.event(
+        ref,
+        'Warning',
+        'FailedDelete',
+        `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} failed error: ${(err as Error).message}`,
+      );
       throw err;
     }
   }
@@ -288,9 +319,18 @@ export class StatefulSetController implements Controller {
       const claimName = `${c.metadata?.name}-${set.metadata.name}-${ordinal}`;
       const labels = { ...specOf<StatefulSetSpec>(set).selector?.matchLabels, ...c.metadata?.labels };
       try {
-        await ctx.client.create(`/api/v1/namespaces/${encodeURIComponent(ns)}/persistentvolumeclaims`, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claimName, namespace: ns, labels }, spec: c.spec ?? {} }, ctx.signal);
+        await ctx.client.create(
+          `/api/v1/namespaces/${encodeURIComponent(ns)}/persistentvolumeclaims`,
+          { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claimName, namespace: ns, labels }, spec: c.spec ?? {} },
+          ctx.signal,
+        );
       } catch (err) {
-        if (err instanceof ApiError && err.code === 404 && /the server could not find the requested resource|page not found|not found/i.test(err.message) && !/persistentvolumeclaims ".*" not found/.test(err.message)) {
+        if (
+          err instanceof ApiError &&
+          err.code === 404 &&
+          /the server could not find the requested resource|page not found|not found/i.test(err.message) &&
+          !/persistentvolumeclaims ".*" not found/.test(err.message)
+        ) {
           this.claimsServed = false;
           return;
         }

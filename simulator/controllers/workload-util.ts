@@ -70,7 +70,12 @@ interface PodTemplate {
 }
 
 /** A pod made from a template, owned by its controller (controller.GetPodFromTemplate). */
-export function podFromTemplate(template: PodTemplate | undefined, owner: KubeObject, ref: OwnerReference, extra: { generateName?: string; labels?: Record<string, string>; nodeName?: string } = {}): KubeObject {
+export function podFromTemplate(
+  template: PodTemplate | undefined,
+  owner: KubeObject,
+  ref: OwnerReference,
+  extra: { generateName?: string; labels?: Record<string, string>; nodeName?: string } = {},
+): KubeObject {
   const spec = structuredClone(template?.spec ?? {}) as Obj;
   if (extra.nodeName) spec.nodeName = extra.nodeName;
   const labels = { ...template?.metadata?.labels, ...extra.labels };
@@ -118,7 +123,14 @@ export async function deleteObject(client: ApiClient, path: string, uid?: string
  * lacks are sent as null, so that zero counts vanish as Go's omitempty makes them vanish.
  * Returns undefined when nothing changed or the object is gone.
  */
-export async function writeStatus<T extends KubeObject>(client: ApiClient, path: string, oldStatus: Obj | undefined, status: Obj, signal?: AbortSignal, resourceVersion?: string): Promise<T | undefined> {
+export async function writeStatus<T extends KubeObject>(
+  client: ApiClient,
+  path: string,
+  oldStatus: Obj | undefined,
+  status: Obj,
+  signal?: AbortSignal,
+  resourceVersion?: string,
+): Promise<T | undefined> {
   const patch: Obj = { ...status };
   for (const k of Object.keys(oldStatus ?? {})) if (!(k in status)) patch[k] = null;
   if (JSON.stringify(sortKeys(oldStatus ?? {})) === JSON.stringify(sortKeys(status))) return undefined;
@@ -142,7 +154,9 @@ function sortKeys(v: unknown): unknown {
 
 /** Drops zero and empty values, as Go's omitempty does when the status is encoded. */
 export function omitEmpty(status: Obj): Obj {
-  return Object.fromEntries(Object.entries(status).filter(([, v]) => v !== 0 && v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0)));
+  return Object.fromEntries(
+    Object.entries(status).filter(([, v]) => v !== 0 && v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0)),
+  );
 }
 
 export type { Condition };
@@ -220,7 +234,12 @@ export class Expectations {
  * Handlers for the pods a controller owns: each add, deletion start and delete counts against the owner's
  * expectations and syncs the owner again.
  */
-export function ownedPodHandler(ownerKey: (pod: KubeObject) => string | undefined, expectations: Expectations, enqueue: (key: string) => void, podKey: (pod: KubeObject) => string): EventHandler {
+export function ownedPodHandler(
+  ownerKey: (pod: KubeObject) => string | undefined,
+  expectations: Expectations,
+  enqueue: (key: string) => void,
+  podKey: (pod: KubeObject) => string,
+): EventHandler {
   return {
     onAdd: (p) => {
       const k = ownerKey(p);

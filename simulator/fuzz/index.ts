@@ -8,17 +8,19 @@ import { parseArgs } from 'node:util';
 import { formatReport, fuzzPassed, runFuzz, startChildSimulator } from './run.ts';
 
 const { values } = parseArgs({
-  options: { count: { type: 'string', default: '2000' }, seed: { type: 'string' }, concurrency: { type: 'string', default: '8' }, help: { type: 'boolean', short: 'h' } },
+  options: { count: { type: 'string', default: '2000' }, from: { type: 'string', default: '0' }, seed: { type: 'string' }, concurrency: { type: 'string', default: '8' }, help: { type: 'boolean', short: 'h' } },
   strict: true,
 });
 if (values.help) {
-  process.stdout.write('Usage: npm run fuzz -- [--count N (default 2000)] [--seed S (default random)] [--concurrency C (default 8)]\n');
+  process.stdout.write('Usage: npm run fuzz -- [--count N (default 2000)] [--from I (first request index, default 0)] [--seed S (default random)] [--concurrency C (default 8)]\n');
   process.exit(0);
 }
 const count = Number(values.count);
 const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
 const concurrency = Number(values.concurrency);
-if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || !Number.isInteger(concurrency) || concurrency < 1) {
+const from = Number(values.from);
+const whole = (n: number, min: number) => Number.isInteger(n) && n >= min;
+if (!whole(count, 1) || !Number.isInteger(seed) || !whole(concurrency, 1) || !whole(from, 0)) {
   process.stderr.write('fuzz: --count, --seed and --concurrency must be integers (count, concurrency >= 1)\n');
   process.exit(2);
 }
@@ -31,10 +33,10 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 }
 process.stdout.write(`fuzz: simulator at ${sim.url} (pid ${sim.pid}), ${count} requests, seed ${seed}\n`);
 try {
-  const report = await runFuzz(sim, { count, seed, concurrency, log: (l) => process.stdout.write(`${l}\n`) });
+  const report = await runFuzz(sim, { count, seed, concurrency, from, log: (l) => process.stdout.write(`${l}\n`) });
   process.stdout.write(`${formatReport(report)}\n`);
   const ok = fuzzPassed(report);
-  process.stdout.write(`fuzz: ${ok ? 'PASS' : 'FAIL'} (replay: npm run fuzz -- --count ${count} --seed ${seed})\n`);
+  process.stdout.write(`fuzz: ${ok ? 'PASS' : 'FAIL'} (replay: npm run fuzz -- --count ${count}${from ? ` --from ${from}` : ''} --seed ${seed})\n`);
   process.exitCode = ok ? 0 : 1;
 } finally {
   await sim.stop();

@@ -120,25 +120,142 @@ const aliases = fc.record({ fan: fc.integer({ min: 2, max: 12 }), levels: fc.int
   return { cls: 'aliases', method: 'POST', path: k.path, headers: { 'content-type': 'application/yaml' }, body: Buffer.from(lines.join('\n') + '\n') };
 });
 
-const segment = fc.oneof(fc.constantFrom('api', 'apis', 'v1', 'namespaces', FUZZ_NS, 'default', 'kube-system', 'pods', 'configmaps', 'status', 'scale', 'finalize', 'binding', 'rollback', 'watch', 'apps', 'batch', '..', '.', '', '%2F', '%00', '%zz', 'a%2Fb', '~', 'x'.repeat(300)), fc.string({ maxLength: 10 }).map(encodeURIComponent));
-const paths = fc.record({ segs: fc.array(segment, { maxLength: 9 }), m: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'MKCOL') }).map(({ segs, m }): FuzzRequest => ({
-  cls: 'paths', method: m, path: '/' + segs.join('/'), headers: m === 'GET' || m === 'HEAD' ? {} : JSON_CT, body: m === 'GET' || m === 'HEAD' ? undefined : json({ metadata: { name: 'a' } }),
-}));
+const segment = fc.oneof(
+  fc.constantFrom(
+    'api',
+    'apis',
+    'v1',
+    'namespaces',
+    FUZZ_NS,
+    'default',
+    'kube-system',
+    'pods',
+    'configmaps',
+    'status',
+    'scale',
+    'finalize',
+    'binding',
+    'rollback',
+    'watch',
+    'apps',
+    'batch',
+    '..',
+    '.',
+    '',
+    '%2F',
+    '%00',
+    '%zz',
+    'a%2Fb',
+    '~',
+    'x'.repeat(300),
+  ),
+  fc.string({ maxLength: 10 }).map(encodeURIComponent),
+);
+const paths = fc
+  .record({ segs: fc.array(segment, { maxLength: 9 }), m: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'MKCOL') })
+  .map(({ segs, m }): FuzzRequest => ({
+    cls: 'paths',
+    method: m,
+    path: '/' + segs.join('/'),
+    headers: m === 'GET' || m === 'HEAD' ? {} : JSON_CT,
+    body: m === 'GET' || m === 'HEAD' ? undefined : json({ metadata: { name: 'a' } }),
+  }));
 
-const methods = fc.record({ k: kind, n: fc.option(name, { nil: undefined }), m: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'COPY', 'LOCK', 'PURGE', 'SEARCH'), sub: fc.constantFrom('', '/status', '/scale', '/binding', '/finalize', '/log', '/exec') }).map(({ k, n, m, sub }): FuzzRequest => ({
-  cls: 'methods', method: m, path: `${k.path}${n ? `/${n}${sub}` : ''}`, headers: JSON_CT, body: ['GET', 'HEAD', 'TRACE'].includes(m) ? undefined : json(k.body(n ?? 'a')),
-}));
+const methods = fc
+  .record({
+    k: kind,
+    n: fc.option(name, { nil: undefined }),
+    m: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'COPY', 'LOCK', 'PURGE', 'SEARCH'),
+    sub: fc.constantFrom('', '/status', '/scale', '/binding', '/finalize', '/log', '/exec'),
+  })
+  .map(({ k, n, m, sub }): FuzzRequest => ({
+    cls: 'methods',
+    method: m,
+    path: `${k.path}${n ? `/${n}${sub}` : ''}`,
+    headers: JSON_CT,
+    body: ['GET', 'HEAD', 'TRACE'].includes(m) ? undefined : json(k.body(n ?? 'a')),
+  }));
 
-const QUERY_KEYS = ['watch', 'timeoutSeconds', 'limit', 'continue', 'resourceVersion', 'labelSelector', 'fieldSelector', 'propagationPolicy', 'gracePeriodSeconds', 'orphanDependents', 'pretty', 'dryRun', 'fieldValidation', 'includeUninitialized', 'export', 'exact', 'allowWatchBookmarks', 'resourceVersionMatch'];
-const queryValue = fc.oneof(fc.constantFrom('', 'true', 'false', '0', '-1', '1', '2147484', '9999999999999999999', '1e3', 'All', 'Strict', 'a=b', 'a in (x', 'metadata.name=a', 'x==', '!', 'Orphan', 'Bogus', '%zz', 'NaN'), fc.string({ maxLength: 20 }));
+const QUERY_KEYS = [
+  'watch',
+  'timeoutSeconds',
+  'limit',
+  'continue',
+  'resourceVersion',
+  'labelSelector',
+  'fieldSelector',
+  'propagationPolicy',
+  'gracePeriodSeconds',
+  'orphanDependents',
+  'pretty',
+  'dryRun',
+  'fieldValidation',
+  'includeUninitialized',
+  'export',
+  'exact',
+  'allowWatchBookmarks',
+  'resourceVersionMatch',
+];
+const queryValue = fc.oneof(
+  fc.constantFrom(
+    '',
+    'true',
+    'false',
+    '0',
+    '-1',
+    '1',
+    '2147484',
+    '9999999999999999999',
+    '1e3',
+    'All',
+    'Strict',
+    'a=b',
+    'a in (x',
+    'metadata.name=a',
+    'x==',
+    '!',
+    'Orphan',
+    'Bogus',
+    '%zz',
+    'NaN',
+  ),
+  fc.string({ maxLength: 20 }),
+);
 const queries = fc.record({ k: kind, n: fc.option(name, { nil: undefined }), q: fc.array(fc.tuple(fc.constantFrom(...QUERY_KEYS), queryValue), { maxLength: 5 }), m: fc.constantFrom('GET', 'GET', 'DELETE', 'POST', 'PATCH') }).map(({ k, n, q, m }): FuzzRequest => {
   // A watch that the fuzz keeps open is read for a moment and dropped: bound every watch here.
   const params = q.map(([a, b]) => `${encodeURIComponent(a)}=${encodeURIComponent(b)}`).join('&');
   const body = m === 'PATCH' ? Buffer.from('{"metadata":{"labels":{"x":"y"}}}') : m === 'GET' ? undefined : json(k.body(n ?? 'a'));
-  return { cls: 'queries', method: m, path: `${k.path}${n ? `/${n}` : ''}?${params}`, headers: m === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : JSON_CT, body };
+  return {
+    cls: 'queries',
+    method: m,
+    path: `${k.path}${n ? `/${n}` : ''}?${params}`,
+    headers: m === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : JSON_CT,
+    body,
+  };
 });
 
-const headerValue = fc.oneof(fc.constantFrom('application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/vnd.kubernetes.protobuf;stream=watch', 'application/json;as=Table;g=meta.k8s.io;v=v1', 'application/json;as=Table;v=v1;g=meta.k8s.io, application/json', 'text/html', '*/*', '*/*;q=0', 'application/*', ';;;', 'application/json; charset=utf-16', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/json-patch+json', 'multipart/form-data; boundary=x', ''), fc.string({ maxLength: 30 }).filter((s) => !/[\r\n\0]/.test(s) && /^[\x20-\x7e]*$/.test(s)));
+const headerValue = fc.oneof(
+  fc.constantFrom(
+    'application/json',
+    'application/yaml',
+    'application/vnd.kubernetes.protobuf',
+    'application/vnd.kubernetes.protobuf;stream=watch',
+    'application/json;as=Table;g=meta.k8s.io;v=v1',
+    'application/json;as=Table;v=v1;g=meta.k8s.io, application/json',
+    'text/html',
+    '*/*',
+    '*/*;q=0',
+    'application/*',
+    ';;;',
+    'application/json; charset=utf-16',
+    'application/merge-patch+json',
+    'application/strategic-merge-patch+json',
+    'application/json-patch+json',
+    'multipart/form-data; boundary=x',
+    '',
+  ),
+  fc.string({ maxLength: 30 }).filter((s) => !/[\r\n\0]/.test(s) && /^[\x20-\x7e]*$/.test(s)),
+);
 const headers = fc.record({ k: kind, n: name, accept: fc.option(headerValue, { nil: undefined }), ct: fc.option(headerValue, { nil: undefined }), m: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'), ua: fc.option(fc.constantFrom('curl/8', 'Mozilla/5.0', 'kubectl/v1.9'), { nil: undefined }) }).map(({ k, n, accept, ct, m, ua }): FuzzRequest => ({
   cls: 'headers', method: m, path: m === 'POST' ? k.path : `${k.path}/${n}`,
   headers: { ...(accept !== undefined ? { accept } : {}), ...(ct !== undefined ? { 'content-type': ct } : {}), ...(ua ? { 'user-agent': ua } : {}) },
@@ -150,11 +267,40 @@ const protobufBytes = fc.record({ k: kind, magic: fc.boolean(), bytes: fc.uint8A
   body: Buffer.concat([magic ? Buffer.from([0x6b, 0x38, 0x73, 0x00]) : Buffer.alloc(0), Buffer.from(bytes)]),
 }));
 
-const jsonPatchOp = fc.record({ op: fc.constantFrom('add', 'remove', 'replace', 'move', 'copy', 'test', 'bogus'), path: fc.oneof(fc.constantFrom('/metadata/labels/x', '/spec/replicas', '/metadata', '/', '', '/spec/containers/0/image', '/spec/containers/-', '/data/k', '/metadata/name', '/status', '/spec/template/spec/containers/0/ports/0/containerPort', '/a~2b', '/~'), fc.string({ maxLength: 12 })), value: weirdValue, from: fc.constantFrom('/metadata/labels', '/spec', '/x', '') });
+const jsonPatchOp = fc.record({
+  op: fc.constantFrom('add', 'remove', 'replace', 'move', 'copy', 'test', 'bogus'),
+  path: fc.oneof(
+    fc.constantFrom(
+      '/metadata/labels/x',
+      '/spec/replicas',
+      '/metadata',
+      '/',
+      '',
+      '/spec/containers/0/image',
+      '/spec/containers/-',
+      '/data/k',
+      '/metadata/name',
+      '/status',
+      '/spec/template/spec/containers/0/ports/0/containerPort',
+      '/a~2b',
+      '/~',
+    ),
+    fc.string({ maxLength: 12 }),
+  ),
+  value: weirdValue,
+  from: fc.constantFrom('/metadata/labels', '/spec', '/x', ''),
+});
 const patches = fc.record({ k: kind, n: name, type: fc.constantFrom('json', 'merge', 'strategic'), ops: fc.array(jsonPatchOp, { maxLength: 4 }), mp: fc.jsonValue({ maxDepth: 4 }), picks: fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), v: weirdValue, directive: fc.constantFrom('replace', 'delete', 'merge', 'bogus', 'retainKeys') }).map(({ k, n, type, ops, mp, picks, v, directive }): FuzzRequest => {
   const path = `${k.path}/${n}`;
   if (type === 'json') return { cls: 'patches', method: 'PATCH', path, headers: { 'content-type': 'application/json-patch+json' }, body: json(ops) };
-  if (type === 'merge') return { cls: 'patches', method: 'PATCH', path, headers: { 'content-type': 'application/merge-patch+json' }, body: json(picks[0] % 2 ? mp : mutate(k.body(n), picks, v, 'x')) };
+  if (type === 'merge')
+    return {
+      cls: 'patches',
+      method: 'PATCH',
+      path,
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: json(picks[0] % 2 ? mp : mutate(k.body(n), picks, v, 'x')),
+    };
   const smp = mutate(k.body(n), picks, v, '$patch') as Record<string, unknown>;
   if (picks[0] % 3 === 0) (smp as Record<string, unknown>).$patch = directive;
   if (picks[0] % 3 === 1) (smp as Record<string, unknown>)['$setElementOrder/containers'] = [{ name: 'c' }, v];
@@ -178,7 +324,11 @@ const bodies = fc.record({ k: kind, n: name, kindOf: fc.constantFrom('garbage', 
 
 /** Bodies beyond the 3 MiB limit, announced or chunked: 413 with a Status, read by a client that sends first. */
 const oversized = fc.record({ mib: fc.integer({ min: 3, max: 6 }), k: kind }).map(({ mib, k }): FuzzRequest => ({
-  cls: 'oversized', method: 'POST', path: k.path, headers: JSON_CT, body: Buffer.from(`{"metadata":{"name":"big"},"data":{"a":"${'x'.repeat(mib * 1024 * 1024)}"}}`),
+  cls: 'oversized',
+  method: 'POST',
+  path: k.path,
+  headers: JSON_CT,
+  body: Buffer.from(`{"metadata":{"name":"big"},"data":{"a":"${'x'.repeat(mib * 1024 * 1024)}"}}`),
 }));
 
 const slow = fc.record({ k: kind, n: name, part: fc.nat({ max: 40 }) }).map(({ k, n, part }): FuzzRequest => {

@@ -42,6 +42,8 @@ const STREAM_READ_MS = 1500;
 export interface FuzzOptions {
   count: number;
   seed: number;
+  /** Index of the first request (default 0): requests from..from+count-1 of the seed, exactly as a longer run sends them. */
+  from?: number;
   concurrency?: number;
   /** Progress lines (every 10%). */
   log?: (line: string) => void;
@@ -277,7 +279,8 @@ export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<F
     if (report.failures.length < 50) report.failures.push({ kind, request: `#${r.index} at ${((performance.now() - started) / 1000).toFixed(1)} s: ${describe(r)}`, detail: detail.slice(0, 400) });
     else report.failures.push({ kind, request: '', detail: '' });
   };
-  let next = 0;
+  const from = opts.from ?? 0;
+  let next = from;
   let done = 0;
   // The server's own responsiveness through the run: a /healthz every second (a stalled event loop shows here
   // as a slow answer, whatever request caused it). Hangs are judged against it: a request that stays unanswered
@@ -298,7 +301,7 @@ export async function runFuzz(sim: ChildSimulator, opts: FuzzOptions): Promise<F
   const worker = async () => {
     for (;;) {
       const i = next++;
-      if (i >= opts.count) return;
+      if (i >= from + opts.count) return;
       const r = sampleAt(i);
       count(report.byClass, r.cls);
       let answer: Answer | undefined | Hang | 'client';

@@ -48,7 +48,14 @@ export function podIPCapacity(cidr?: string): number {
 
 /** The kubelet's Ready condition as it posts it: True (KubeletReady) or, on a failed node, False (KubeletNotReady). */
 export function nodeConditions(now: string, transition: string, ready = true): Array<Record<string, string>> {
-  const c = (type: string, status: string, reason: string, message: string) => ({ type, status, lastHeartbeatTime: now, lastTransitionTime: transition, reason, message });
+  const c = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    lastHeartbeatTime: now,
+    lastTransitionTime: transition,
+    reason,
+    message,
+  });
   return [
     c('OutOfDisk', 'False', 'KubeletHasSufficientDisk', 'kubelet has sufficient disk space available'),
     c('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),

@@ -14,7 +14,17 @@ let nodes: NodesHandle;
 let api: Api;
 before(async () => {
   sim = await startSimulator();
-  nodes = await startNodes(sim.url, { count: 2, startMs: 30, batchRunMs: 100, stopMs: 20, restartBackoffMs: 20, maxRestartBackoffMs: 40, schedulerRetryMs: 100, shape: { pods: 4 }, log: () => {} });
+  nodes = await startNodes(sim.url, {
+    count: 2,
+    startMs: 30,
+    batchRunMs: 100,
+    stopMs: 20,
+    restartBackoffMs: 20,
+    maxRestartBackoffMs: 40,
+    schedulerRetryMs: 100,
+    shape: { pods: 4 },
+    log: () => {},
+  });
   api = new Api(sim.url);
 });
 after(async () => {
@@ -45,7 +55,12 @@ test('annotations: defaults, run-seconds, exit-code, fail-after-seconds, ready-a
   const pod = (restartPolicy: string, annotations: Record<string, string> = {}): KubeObject => ({ metadata: { annotations }, spec: { restartPolicy } });
   assert.deepEqual(podBehaviour(pod('Always'), d), { startMs: 10, readyAfterMs: 0, runMs: undefined, exitCode: 0 });
   assert.equal(podBehaviour(pod('Never'), d).runMs, 500);
-  assert.deepEqual(podBehaviour(pod('Always', { 'simulator.cluster.local/fail-after-seconds': '2' }), d), { startMs: 10, readyAfterMs: 0, runMs: 2000, exitCode: 1 });
+  assert.deepEqual(podBehaviour(pod('Always', { 'simulator.cluster.local/fail-after-seconds': '2' }), d), {
+    startMs: 10,
+    readyAfterMs: 0,
+    runMs: 2000,
+    exitCode: 1,
+  });
   assert.equal(podBehaviour(pod('Never', { 'simulator.cluster.local/exit-code': '3', 'simulator.cluster.local/run-seconds': '0.2' }), d).exitCode, 3);
   assert.equal(podBehaviour(pod('Never', { 'simulator.cluster.local/ready-after-seconds': '1.5' }), d).readyAfterMs, 1500);
   assert.equal(podBehaviour(pod('Never', { 'simulator.cluster.local/run-seconds': 'soon' }), d).runMs, 500, 'unparseable values are ignored');
@@ -55,7 +70,13 @@ test('nodes register Ready with capacity, nodeInfo and addresses, without a pod 
   const list = await api.list('/api/v1/nodes');
   assert.deepEqual(list.map((n) => n.metadata.name).sort(), nodes.nodeNames);
   for (const n of list) {
-    const status = n.status as { conditions: Array<{ type: string; status: string; reason: string }>; capacity: Record<string, string>; allocatable: Record<string, string>; nodeInfo: Record<string, string>; addresses: Array<{ type: string }> };
+    const status = n.status as {
+      conditions: Array<{ type: string; status: string; reason: string }>;
+      capacity: Record<string, string>;
+      allocatable: Record<string, string>;
+      nodeInfo: Record<string, string>;
+      addresses: Array<{ type: string }>;
+    };
     assert.equal(status.conditions.find((c) => c.type === 'Ready')?.status, 'True');
     assert.equal(status.conditions.find((c) => c.type === 'Ready')?.reason, 'KubeletReady');
     assert.equal(status.capacity.pods, '4');
@@ -141,7 +162,9 @@ test('a pod that fits nowhere is Unschedulable until room appears', async () => 
   await mkPod(ns, 'extra');
   const p = await eventually('unschedulable', async () => {
     const x = await podAt(ns, 'extra');
-    const c = ((x?.status as { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> }).conditions ?? []).find((c) => c.type === 'PodScheduled');
+    const c = ((x?.status as { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> }).conditions ?? []).find(
+      (c) => c.type === 'PodScheduled',
+    );
     return c?.reason === 'Unschedulable' && c;
   });
   assert.equal(p.status, 'False');

@@ -48,12 +48,21 @@ export function imageID(image: string): string {
 export const newContainerID = (): string => `sim://${createHash('sha256').update(crypto.randomUUID()).digest('hex')}`;
 
 function condition(type: string, status: boolean, transition: string, reason?: string, message?: string): Record<string, unknown> {
-  return { type, status: status ? 'True' : 'False', lastProbeTime: null, lastTransitionTime: transition, ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
+  return {
+    type,
+    status: status ? 'True' : 'False',
+    lastProbeTime: null,
+    lastTransitionTime: transition,
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+  };
 }
 
 /** Keeps lastTransitionTime of a condition whose status did not change. */
 function transitionOf(pod: KubeObject, type: string, status: boolean, now: string): string {
-  const old = ((pod.status as { conditions?: Array<{ type?: string; status?: string; lastTransitionTime?: string }> } | undefined)?.conditions ?? []).find((c) => c.type === type);
+  const old = ((pod.status as { conditions?: Array<{ type?: string; status?: string; lastTransitionTime?: string }> } | undefined)?.conditions ?? []).find(
+    (c) => c.type === type,
+  );
   return old && old.status === (status ? 'True' : 'False') && old.lastTransitionTime ? old.lastTransitionTime : now;
 }
 
@@ -70,7 +79,9 @@ export function podStatus(pod: KubeObject, v: ContainersView, now: Date = new Da
   const status: Record<string, unknown> = {
     phase: v.phase,
     conditions: [
-      terminal ? condition('Initialized', true, transitionOf(pod, 'Initialized', true, ts), 'PodCompleted') : condition('Initialized', true, transitionOf(pod, 'Initialized', true, ts)),
+      terminal
+        ? condition('Initialized', true, transitionOf(pod, 'Initialized', true, ts), 'PodCompleted')
+        : condition('Initialized', true, transitionOf(pod, 'Initialized', true, ts)),
       readyCond,
       condition('PodScheduled', true, transitionOf(pod, 'PodScheduled', true, ts)),
     ],

@@ -10,7 +10,12 @@ type Json = Record<string, any>;
 
 let sim: RunningSimulator;
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json; text: string; type: string | null }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Json; text: string; type: string | null }> {
   const res = await fetch(sim.url + path, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
@@ -62,7 +67,10 @@ function crontabCrd(group: string, extra: Json = {}): Json {
       scope: 'Namespaced',
       names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'] },
       validation: { openAPIV3Schema: CRONTAB_SCHEMA },
-      subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+      subresources: {
+        status: {},
+        scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' },
+      },
       ...extra,
     },
   };
@@ -118,7 +126,12 @@ describe('CustomResourceDefinition', () => {
   it('serves instances: create, get, list with chunks, replace, JSON and merge patch, delete', async () => {
     const base = '/apis/stable.example.com/v1/namespaces/crd-a/crontabs';
     for (let i = 0; i < 5; i++) {
-      const c = await call('POST', base, { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: `ct-${i}` }, spec: { cronSpec: '*/5 * * * *', replicas: 1 } });
+      const c = await call('POST', base, {
+        apiVersion: 'stable.example.com/v1',
+        kind: 'CronTab',
+        metadata: { name: `ct-${i}` },
+        spec: { cronSpec: '*/5 * * * *', replicas: 1 },
+      });
       assert.equal(c.status, 201, c.text);
     }
     const page1 = await call('GET', `${base}?limit=2`);
@@ -162,7 +175,12 @@ describe('CustomResourceDefinition', () => {
 
   it('validates instances against the schema: 422 with field paths', async () => {
     const base = '/apis/stable.example.com/v1/namespaces/crd-a/crontabs';
-    const bad = await call('POST', base, { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'bad' }, spec: { cronSpec: 'not a cron', replicas: 11 } });
+    const bad = await call('POST', base, {
+      apiVersion: 'stable.example.com/v1',
+      kind: 'CronTab',
+      metadata: { name: 'bad' },
+      spec: { cronSpec: 'not a cron', replicas: 11 },
+    });
     assert.equal(bad.status, 422, bad.text);
     assert.equal(bad.body.reason, 'Invalid');
     const fields = bad.body.details.causes.map((c: Json) => c.field).sort();
@@ -175,7 +193,12 @@ describe('CustomResourceDefinition', () => {
   it('/status changes only status and /scale only the replica count', async () => {
     const base = '/apis/stable.example.com/v1/namespaces/crd-a/crontabs';
     const cur = await call('GET', `${base}/ct-1`);
-    const st = await call('PUT', `${base}/ct-1/status`, { ...cur.body, metadata: { ...cur.body.metadata, labels: { sneaky: 'yes' } }, spec: { cronSpec: '1 1 1 1 1', replicas: 9 }, status: { replicas: 1, selector: 'app=ct' } });
+    const st = await call('PUT', `${base}/ct-1/status`, {
+      ...cur.body,
+      metadata: { ...cur.body.metadata, labels: { sneaky: 'yes' } },
+      spec: { cronSpec: '1 1 1 1 1', replicas: 9 },
+      status: { replicas: 1, selector: 'app=ct' },
+    });
     assert.equal(st.status, 200, st.text);
     assert.deepEqual(st.body.status, { replicas: 1, selector: 'app=ct' });
     assert.equal(st.body.spec.replicas, 1);
@@ -205,7 +228,12 @@ describe('CustomResourceDefinition', () => {
     assert.equal(ev.object.metadata.name, 'watched');
     ac.abort();
     const owner = await call('POST', '/api/v1/namespaces/crd-a/configmaps', { metadata: { name: 'owner' } });
-    await call('POST', base, { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'owned', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.body.metadata.uid }] }, spec: { cronSpec: '* * * * *' } });
+    await call('POST', base, {
+      apiVersion: 'stable.example.com/v1',
+      kind: 'CronTab',
+      metadata: { name: 'owned', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.body.metadata.uid }] },
+      spec: { cronSpec: '* * * * *' },
+    });
     await call('DELETE', '/api/v1/namespaces/crd-a/configmaps/owner');
     await eventually(async () => ((await call('GET', `${base}/owned`)).status === 404 ? true : undefined), 'the owned custom resource collected', 20_000);
   });
@@ -224,7 +252,10 @@ describe('CustomResourceDefinition', () => {
     assert.equal(names.status, 'False');
     assert.equal(names.reason, 'KindConflict');
     assert.equal((await call('GET', '/apis/stable.example.com/v1/namespaces/crd-a/crontabs2')).status, 404);
-    const bad = await call('POST', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions', { metadata: { name: 'wrong.name.io' }, spec: { group: 'name.io', version: 'v1', scope: 'Everywhere', names: { plural: 'things', kind: 'Thing' } } });
+    const bad = await call('POST', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions', {
+      metadata: { name: 'wrong.name.io' },
+      spec: { group: 'name.io', version: 'v1', scope: 'Everywhere', names: { plural: 'things', kind: 'Thing' } },
+    });
     assert.equal(bad.status, 422, bad.text);
     const fields = bad.body.details.causes.map((c: Json) => c.field);
     assert.ok(fields.includes('spec.scope') && fields.includes('metadata.name'), bad.text);
@@ -232,22 +263,45 @@ describe('CustomResourceDefinition', () => {
 
   it('a cluster-scoped CRD created through v1 serves cluster-wide instances', async () => {
     const r = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.things.example.org' },
-      spec: { group: 'things.example.org', scope: 'Cluster', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' }, versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { size: { type: 'integer' } } } } }] },
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.things.example.org' },
+      spec: {
+        group: 'things.example.org',
+        scope: 'Cluster',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [
+          { name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { size: { type: 'integer' } } } } },
+        ],
+      },
     });
     assert.equal(r.status, 201, r.text);
     await established('widgets.things.example.org');
-    const w = await call('POST', '/apis/things.example.org/v1alpha1/widgets', { apiVersion: 'things.example.org/v1alpha1', kind: 'Widget', metadata: { name: 'w1' }, size: 3 });
+    const w = await call('POST', '/apis/things.example.org/v1alpha1/widgets', {
+      apiVersion: 'things.example.org/v1alpha1',
+      kind: 'Widget',
+      metadata: { name: 'w1' },
+      size: 3,
+    });
     assert.equal(w.status, 201, w.text);
     assert.equal(w.body.metadata.namespace, undefined);
-    const bad = await call('POST', '/apis/things.example.org/v1alpha1/widgets', { apiVersion: 'things.example.org/v1alpha1', kind: 'Widget', metadata: { name: 'w2' }, size: 'big' });
+    const bad = await call('POST', '/apis/things.example.org/v1alpha1/widgets', {
+      apiVersion: 'things.example.org/v1alpha1',
+      kind: 'Widget',
+      metadata: { name: 'w2' },
+      size: 'big',
+    });
     assert.equal(bad.status, 422, bad.text);
   });
 
   it('deleting a CRD removes every instance first, then the CRD, and the resource is no longer served', async () => {
     const del = await call('DELETE', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions/crontabs.stable.example.com');
     assert.ok(del.status === 200 || del.status === 202, del.text);
-    await eventually(async () => ((await call('GET', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions/crontabs.stable.example.com')).status === 404 ? true : undefined), 'the CRD gone');
+    await eventually(
+      async () =>
+        (await call('GET', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions/crontabs.stable.example.com')).status === 404 ? true : undefined,
+      'the CRD gone',
+    );
     const list = await call('GET', '/apis/stable.example.com/v1/namespaces/crd-a/crontabs');
     assert.equal(list.status, 404);
     const keys = await sim.ctx.store.list('/registry/stable.example.com/crontabs/');

@@ -99,11 +99,16 @@ export class CustomResourceController {
     let acceptedNames: CrdNames = crd.status?.acceptedNames ?? { plural: '', kind: '' };
     if (clash) {
       conds = setCondition(conds, { type: 'NamesAccepted', status: 'False', reason: clash.reason, message: clash.message }, now);
-      if (!conds.some((c) => c.type === 'Established')) conds = setCondition(conds, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
+      if (!conds.some((c) => c.type === 'Established'))
+        conds = setCondition(conds, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
     } else {
       acceptedNames = { ...crd.spec.names };
       conds = setCondition(conds, { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' }, now);
-      conds = setCondition(conds, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, now);
+      conds = setCondition(
+        conds,
+        { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+        now,
+      );
       // Served from now on, with the CRD's current versions, schemas and subresources.
       this.unserve(crd.metadata.name!);
       for (const d of customResourceDefs(crd)) this.ctx.registry.add(d);
@@ -128,8 +133,14 @@ export class CustomResourceController {
       // New instances are refused from now on: the resource is no longer served.
       this.unserve(crd.metadata.name!);
       const now = time(this.ctx);
-      const conds = setCondition(crd.status?.conditions ?? [], { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }, now);
-      await this.ctx.store.guaranteedUpdate(key, (c) => (c ? ({ ...c.value, status: { ...(c.value.status as object), conditions: conds } } as KubeObject) : undefined)).catch(() => {});
+      const conds = setCondition(
+        crd.status?.conditions ?? [],
+        { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' },
+        now,
+      );
+      await this.ctx.store
+        .guaranteedUpdate(key, (c) => (c ? ({ ...c.value, status: { ...(c.value.status as object), conditions: conds } } as KubeObject) : undefined))
+        .catch(() => {});
       for (;;) {
         const page = await this.ctx.store.list(prefix, { limit: 500 });
         if (page.items.length === 0) break;

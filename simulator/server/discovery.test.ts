@@ -90,15 +90,42 @@ describe('/api/v1', () => {
   test('core entries: namespaced flag, kind, short names, subresources', async () => {
     const { byName } = await resources('/api/v1');
     assert.deepEqual(byName.get('configmaps'), { name: 'configmaps', singularName: '', namespaced: true, kind: 'ConfigMap', verbs: ALL, shortNames: ['cm'] });
-    assert.deepEqual(byName.get('namespaces'), { name: 'namespaces', singularName: '', namespaced: false, kind: 'Namespace', verbs: ALL.filter((v) => v !== 'deletecollection'), shortNames: ['ns'] });
-    assert.deepEqual(byName.get('namespaces/finalize'), { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
-    assert.deepEqual(byName.get('namespaces/status'), { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] });
+    assert.deepEqual(byName.get('namespaces'), {
+      name: 'namespaces',
+      singularName: '',
+      namespaced: false,
+      kind: 'Namespace',
+      verbs: ALL.filter((v) => v !== 'deletecollection'),
+      shortNames: ['ns'],
+    });
+    assert.deepEqual(byName.get('namespaces/finalize'), {
+      name: 'namespaces/finalize',
+      singularName: '',
+      namespaced: false,
+      kind: 'Namespace',
+      verbs: ['update'],
+    });
+    assert.deepEqual(byName.get('namespaces/status'), {
+      name: 'namespaces/status',
+      singularName: '',
+      namespaced: false,
+      kind: 'Namespace',
+      verbs: ['get', 'patch', 'update'],
+    });
     assert.deepEqual(byName.get('pods/status')?.verbs, ['get', 'patch', 'update']);
     assert.equal(byName.get('secrets')?.kind, 'Secret');
     assert.equal(byName.get('secrets')?.shortNames, undefined);
     assert.deepEqual(byName.get('services')?.shortNames, ['svc']);
     const rcScale = byName.get('replicationcontrollers/scale');
-    assert.deepEqual(rcScale, { name: 'replicationcontrollers/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+    assert.deepEqual(rcScale, {
+      name: 'replicationcontrollers/scale',
+      singularName: '',
+      namespaced: true,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    });
   });
 });
 
@@ -108,14 +135,22 @@ describe('/apis', () => {
     assert.equal(r.status, 200);
     assert.equal(r.contentType, 'application/json');
     assert.ok(r.text.endsWith('}\n'));
-    const doc = JSON.parse(r.text) as { kind: string; apiVersion: string; groups: Array<{ name: string; versions: Array<{ groupVersion: string; version: string }>; preferredVersion: { groupVersion: string; version: string } }> };
+    const doc = JSON.parse(r.text) as {
+      kind: string;
+      apiVersion: string;
+      groups: Array<{ name: string; versions: Array<{ groupVersion: string; version: string }>; preferredVersion: { groupVersion: string; version: string } }>;
+    };
     assert.equal(doc.kind, 'APIGroupList');
     assert.equal(doc.apiVersion, 'v1');
     const groups = new Map(doc.groups.map((g) => [g.name, g]));
     // apps/v1beta2 and apps/v1beta1 serve StatefulSets and ControllerRevisions, as 1.9 did.
     assert.deepEqual(groups.get('apps'), {
       name: 'apps',
-      versions: [{ groupVersion: 'apps/v1', version: 'v1' }, { groupVersion: 'apps/v1beta2', version: 'v1beta2' }, { groupVersion: 'apps/v1beta1', version: 'v1beta1' }],
+      versions: [
+        { groupVersion: 'apps/v1', version: 'v1' },
+        { groupVersion: 'apps/v1beta2', version: 'v1beta2' },
+        { groupVersion: 'apps/v1beta1', version: 'v1beta1' },
+      ],
       preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
     });
     assert.deepEqual(groups.get('extensions'), {
@@ -156,11 +191,25 @@ describe('/apis/<group>/<version>', () => {
     assert.deepEqual(Object.keys(doc), ['kind', 'apiVersion', 'groupVersion', 'resources']);
     assert.equal(doc.apiVersion, 'v1');
     assert.equal(doc.groupVersion, 'apps/v1');
-    assert.deepEqual(byName.get('deployments'), { name: 'deployments', singularName: '', namespaced: true, kind: 'Deployment', verbs: ALL, shortNames: ['deploy'], categories: ['all'] });
+    assert.deepEqual(byName.get('deployments'), {
+      name: 'deployments',
+      singularName: '',
+      namespaced: true,
+      kind: 'Deployment',
+      verbs: ALL,
+      shortNames: ['deploy'],
+      categories: ['all'],
+    });
     assert.deepEqual(byName.get('deployments/scale'), {
       name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'],
     });
-    assert.deepEqual(byName.get('deployments/status'), { name: 'deployments/status', singularName: '', namespaced: true, kind: 'Deployment', verbs: ['get', 'patch', 'update'] });
+    assert.deepEqual(byName.get('deployments/status'), {
+      name: 'deployments/status',
+      singularName: '',
+      namespaced: true,
+      kind: 'Deployment',
+      verbs: ['get', 'patch', 'update'],
+    });
     assert.deepEqual(byName.get('replicasets/scale')?.group, 'autoscaling');
     assert.deepEqual(byName.get('daemonsets')?.shortNames, ['ds']);
     assert.equal(byName.has('daemonsets/scale'), false);
@@ -182,7 +231,15 @@ describe('/apis/<group>/<version>', () => {
     assert.equal(v1.doc.apiVersion, 'v1');
     assert.deepEqual([...v1.byName.keys()], ['jobs', 'jobs/status']);
     const b = await resources('/apis/batch/v1beta1');
-    assert.deepEqual(b.byName.get('cronjobs'), { name: 'cronjobs', singularName: '', namespaced: true, kind: 'CronJob', verbs: ALL, shortNames: ['cj'], categories: ['all'] });
+    assert.deepEqual(b.byName.get('cronjobs'), {
+      name: 'cronjobs',
+      singularName: '',
+      namespaced: true,
+      kind: 'CronJob',
+      verbs: ALL,
+      shortNames: ['cj'],
+      categories: ['all'],
+    });
   });
 
   test('every registry declaration is listed with its kind, scope and verbs, and nothing else', async () => {

@@ -67,7 +67,12 @@ test('rule.watch.from-resource-version: a watch from a list resourceVersion plus
       const current = await call(sim.url, 'GET', cmPath(ns));
       const target = current.body.metadata.resourceVersion;
       const changes = Number(target) - Number(listed.body.metadata.resourceVersion);
-      const { status, events } = await watchEvents(sim.url, `${cmPath(ns)}?watch=true&resourceVersion=${listed.body.metadata.resourceVersion}`, (evs) => evs.length >= changes, 2000);
+      const { status, events } = await watchEvents(
+        sim.url,
+        `${cmPath(ns)}?watch=true&resourceVersion=${listed.body.metadata.resourceVersion}`,
+        (evs) => evs.length >= changes,
+        2000,
+      );
       assert.equal(status, 200);
       let lastRv = Number(listed.body.metadata.resourceVersion);
       for (const ev of events) {
@@ -107,7 +112,12 @@ test('rule.watch.label-selector: an object that stops matching the selector is s
   await call(sim.url, 'POST', cmPath(ns), { metadata: { name: 'm', labels: { team: 'a' } } });
   await call(sim.url, 'PATCH', `${cmPath(ns)}/m`, { metadata: { labels: { team: 'b' } } }, 'application/merge-patch+json');
   await call(sim.url, 'PATCH', `${cmPath(ns)}/m`, { metadata: { labels: { team: 'a' } } }, 'application/merge-patch+json');
-  const { events } = await watchEvents(sim.url, `${cmPath(ns)}?watch=1&labelSelector=team%3Da&resourceVersion=${listed.body.metadata.resourceVersion}`, (evs) => evs.length >= 3, 3000);
+  const { events } = await watchEvents(
+    sim.url,
+    `${cmPath(ns)}?watch=1&labelSelector=team%3Da&resourceVersion=${listed.body.metadata.resourceVersion}`,
+    (evs) => evs.length >= 3,
+    3000,
+  );
   assert.deepEqual(events.map((e) => e.type), ['ADDED', 'DELETED', 'ADDED']);
 });
 
@@ -155,7 +165,12 @@ test('error.410: a watch from a revision outside the history window gets 410 Exp
   const relisted = await call(small.url, 'GET', cmPath(ns));
   assert.equal(relisted.body.items.length, 12);
   await applyOp(small.url, ns, { kind: 'create', name: 'after', value: '' });
-  const { status: st, events } = await watchEvents(small.url, `${cmPath(ns)}?watch=true&resourceVersion=${relisted.body.metadata.resourceVersion}`, (evs) => evs.length >= 1, 3000);
+  const { status: st, events } = await watchEvents(
+    small.url,
+    `${cmPath(ns)}?watch=true&resourceVersion=${relisted.body.metadata.resourceVersion}`,
+    (evs) => evs.length >= 1,
+    3000,
+  );
   assert.equal(st, 200);
   assert.deepEqual(events.map((e) => `${e.type}:${e.object.metadata.name}`), ['ADDED:after']);
 });

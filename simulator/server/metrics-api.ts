@@ -20,7 +20,13 @@ function podMetrics(ctx: ServerContext, req: ResourceRequest, pod: KubeObject): 
   return {
     kind: 'PodMetrics',
     apiVersion: apiVersionOf(req.def),
-    metadata: { name: m.name, namespace: m.namespace, selfLink: selfLinkOf(req.def, m.namespace, m.name!), creationTimestamp: nowTimestamp(ctx), ...(m.labels ? { labels: m.labels } : {}) },
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      selfLink: selfLinkOf(req.def, m.namespace, m.name!),
+      creationTimestamp: nowTimestamp(ctx),
+      ...(m.labels ? { labels: m.labels } : {}),
+    },
     timestamp: nowTimestamp(ctx),
     window: WINDOW,
     containers: containerUsage(pod).map((c) => ({ name: c.name, usage: { cpu: formatCpu(c.cpuMilli), memory: formatMemory(c.memoryMilli) } })),
@@ -41,7 +47,12 @@ function nodeMetrics(ctx: ServerContext, req: ResourceRequest, node: KubeObject,
   return {
     kind: 'NodeMetrics',
     apiVersion: apiVersionOf(req.def),
-    metadata: { name: m.name, selfLink: selfLinkOf(req.def, undefined, m.name!), creationTimestamp: nowTimestamp(ctx), ...(m.labels ? { labels: m.labels } : {}) },
+    metadata: {
+      name: m.name,
+      selfLink: selfLinkOf(req.def, undefined, m.name!),
+      creationTimestamp: nowTimestamp(ctx),
+      ...(m.labels ? { labels: m.labels } : {}),
+    },
     timestamp: nowTimestamp(ctx),
     window: WINDOW,
     usage: { cpu: formatCpu(cpu), memory: formatMemory(memory) },

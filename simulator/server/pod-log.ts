@@ -64,7 +64,8 @@ function readOptions(req: ResourceRequest): LogOptions {
     opts.sinceTime = Date.parse(t);
   }
   if (opts.sinceSeconds !== undefined && opts.sinceSeconds < 1) errs.push(invalidValue('sinceSeconds', opts.sinceSeconds, 'must be greater than 0'));
-  if (opts.sinceSeconds !== undefined && opts.sinceTime !== undefined) errs.push(invalidValue('sinceSeconds', opts.sinceSeconds, 'at most one of sinceTime or sinceSeconds may be specified'));
+  if (opts.sinceSeconds !== undefined && opts.sinceTime !== undefined)
+    errs.push(invalidValue('sinceSeconds', opts.sinceSeconds, 'at most one of sinceTime or sinceSeconds may be specified'));
   if (opts.tailLines !== undefined && opts.tailLines < 0) errs.push(invalidValue('tailLines', opts.tailLines, 'must be greater than or equal to 0'));
   if (opts.limitBytes !== undefined && opts.limitBytes < 1) errs.push(invalidValue('limitBytes', opts.limitBytes, 'must be greater than 0'));
   if (errs.length) throw invalid('PodLogOptions', '', '', errs);
@@ -106,7 +107,10 @@ function instanceOf(pod: KubeObject, c: ContainerSpec, previous: boolean): Insta
 /** What one instance of the container wrote: the annotation's lines (or the default line), at its start time. */
 function linesOf(pod: KubeObject, c: ContainerSpec, inst: Instance): Array<{ at: number; text: string }> {
   const annotation = pod.metadata.annotations?.[LOG_ANNOTATION];
-  const texts = annotation !== undefined ? annotation.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1) : [`container ${c.name} started (image ${c.image ?? ''})`];
+  const texts =
+    annotation !== undefined
+      ? annotation.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1)
+      : [`container ${c.name} started (image ${c.image ?? ''})`];
   const at = Date.parse(inst.startedAt);
   return texts.map((text) => ({ at, text }));
 }
@@ -161,7 +165,10 @@ export async function servePodLog(ctx: ServerContext, req: ResourceRequest, repl
   const untrack = ctx.hub.track(end);
   const timer = setInterval(() => {
     void ctx.store.get(key).then((now) => {
-      const st = now && now.value.metadata.uid === pod.metadata.uid ? (((now.value.status ?? {}) as { containerStatuses?: ContainerStatus[] }).containerStatuses ?? []).find((s) => s.name === c.name) : undefined;
+      const st =
+        now && now.value.metadata.uid === pod.metadata.uid
+          ? (((now.value.status ?? {}) as { containerStatuses?: ContainerStatus[] }).containerStatuses ?? []).find((s) => s.name === c.name)
+          : undefined;
       if (!st || st.state?.running?.startedAt !== inst.startedAt) end();
     }, end);
   }, 250);

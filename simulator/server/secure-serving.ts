@@ -77,7 +77,8 @@ function readPem(path: string, flag: string): string {
 export function parseAuthorizationModes(text: string): string[] {
   const modes = text.split(',').map((m) => m.trim());
   for (const m of modes) {
-    if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new SecurityOptionsError(`--authorization-mode: unknown mode ${JSON.stringify(m)} (known: ${AUTHORIZATION_MODES.join(', ')})`);
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(m))
+      throw new SecurityOptionsError(`--authorization-mode: unknown mode ${JSON.stringify(m)} (known: ${AUTHORIZATION_MODES.join(', ')})`);
   }
   if (new Set(modes).size !== modes.length) throw new SecurityOptionsError(`--authorization-mode: ${JSON.stringify(text)} lists a mode twice`);
   return modes;
@@ -86,9 +87,17 @@ export function parseAuthorizationModes(text: string): string[] {
 export async function buildSecureServing(f: SecurityFlags): Promise<SecureServing> {
   const modes = parseAuthorizationModes(f.authorizationMode ?? 'AlwaysAllow');
   if (Boolean(f.tlsCertFile) !== Boolean(f.tlsPrivateKeyFile)) throw new SecurityOptionsError('--tls-cert-file and --tls-private-key-file go together');
-  if (f.secure && f.tlsCertFile) throw new SecurityOptionsError('--secure makes its own serving certificate; give either it or --tls-cert-file/--tls-private-key-file');
+  if (f.secure && f.tlsCertFile)
+    throw new SecurityOptionsError('--secure makes its own serving certificate; give either it or --tls-cert-file/--tls-private-key-file');
   const enabled = Boolean(
-    f.secure || f.tlsCertFile || f.clientCaFile || f.tokenAuthFile || f.serviceAccountKeyFile || f.anonymousAuth !== undefined || f.serviceAccountLookup !== undefined || modes.join(',') !== 'AlwaysAllow',
+    f.secure ||
+    f.tlsCertFile ||
+    f.clientCaFile ||
+    f.tokenAuthFile ||
+    f.serviceAccountKeyFile ||
+    f.anonymousAuth !== undefined ||
+    f.serviceAccountLookup !== undefined ||
+    modes.join(',') !== 'AlwaysAllow',
   );
   const rbac = modes.includes('RBAC') ? new RbacAuthorizer() : undefined;
   const chain: Authorizer[] = [];
@@ -140,7 +149,11 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
     admin = await own.sign({ commonName: 'kubernetes-admin', organizations: [SYSTEM_MASTERS], client: true });
     controllerManager = await own.sign({ commonName: KUBE_CONTROLLER_MANAGER, client: true });
     nodes = await own.sign({ commonName: KUBE_SCHEDULER, organizations: [NODES_GROUP], client: true });
-    notes.push(f.secure ? 'TLS: serving certificate made at start for ' + [...servingNames(f.host).dnsNames, ...servingNames(f.host).ips].join(', ') : `TLS: serving certificate ${f.tlsCertFile}`);
+    notes.push(
+      f.secure
+        ? 'TLS: serving certificate made at start for ' + [...servingNames(f.host).dnsNames, ...servingNames(f.host).ips].join(', ')
+        : `TLS: serving certificate ${f.tlsCertFile}`,
+    );
   } else {
     if (f.clientCaFile) throw new SecurityOptionsError('--client-ca-file needs TLS (--secure or --tls-cert-file/--tls-private-key-file)');
     // Plain HTTP with authentication: this process's own clients use bearer tokens (like the real server's loopback token).
@@ -154,10 +167,18 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
     nodes = mint({ name: KUBE_SCHEDULER, uid: '', groups: [NODES_GROUP] });
     notes.push('WARNING: authentication over plain HTTP: credentials travel in the clear (use --secure)');
   }
-  notes.push(`authentication: ${[tls?.clientCa ? 'x509 client certificates' : '', tokens.size ? 'bearer tokens' : '', 'service-account tokens', f.anonymousAuth === false ? '' : 'anonymous'].filter(Boolean).join(', ')}`);
+  notes.push(
+    `authentication: ${[tls?.clientCa ? 'x509 client certificates' : '', tokens.size ? 'bearer tokens' : '', 'service-account tokens', f.anonymousAuth === false ? '' : 'anonymous'].filter(Boolean).join(', ')}`,
+  );
   notes.push(`authorization: ${modes.join(',')}`);
   const security: SecurityContext = {
-    authentication: { clientCa: Boolean(tls?.clientCa), tokens, serviceAccountKeys: saKeys, serviceAccountLookup: f.serviceAccountLookup ?? true, anonymous: f.anonymousAuth !== false },
+    authentication: {
+      clientCa: Boolean(tls?.clientCa),
+      tokens,
+      serviceAccountKeys: saKeys,
+      serviceAccountLookup: f.serviceAccountLookup ?? true,
+      anonymous: f.anonymousAuth !== false,
+    },
     authorizer,
   };
   const daemonArgs = rbac ? ['--use-service-account-credentials=true'] : [];

@@ -11,7 +11,11 @@ const NS = 'sel';
 
 async function call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) {
   const r = await httpCall(sim.url, method, path, body);
-  return { status: r.status, text: r.text, body: JSON.parse(r.text) as { items?: Array<{ metadata: { name: string; namespace?: string } }>; message?: string; reason?: string } };
+  return {
+    status: r.status,
+    text: r.text,
+    body: JSON.parse(r.text) as { items?: Array<{ metadata: { name: string; namespace?: string } }>; message?: string; reason?: string },
+  };
 }
 
 const KEYS = ['a', 'b', 'app', 'example.com/tier'];
@@ -97,7 +101,8 @@ describe('labelSelector', () => {
   });
 
   test('examples of each operator', async () => {
-    const names = async (sel: string) => (await call('GET', `/api/v1/namespaces/${NS}/configmaps?labelSelector=${encodeURIComponent(sel)}`)).body.items!.map((i) => i.metadata.name);
+    const names = async (sel: string) =>
+      (await call('GET', `/api/v1/namespaces/${NS}/configmaps?labelSelector=${encodeURIComponent(sel)}`)).body.items!.map((i) => i.metadata.name);
     assert.ok((await names('a=x')).includes('cm-1'));
     assert.ok(!(await names('a=x')).includes('cm-2'));
     assert.ok((await names('a==')).includes('cm-2'), 'an empty value matches a label set to ""');
@@ -111,7 +116,24 @@ describe('labelSelector', () => {
     assert.equal(all.length, population.length, 'an empty selector selects everything');
   });
 
-  for (const bad of ['a in (', 'a in ()', '!!a', 'a=b=c', 'a b', '=x', 'a in x', 'a,,b', 'Bad Key=x', 'a=' + 'v'.repeat(64), 'k'.repeat(64), 'a=b c', 'a notin (x', '/a=b', 'a/=b', 'a>x']) {
+  for (const bad of [
+    'a in (',
+    'a in ()',
+    '!!a',
+    'a=b=c',
+    'a b',
+    '=x',
+    'a in x',
+    'a,,b',
+    'Bad Key=x',
+    'a=' + 'v'.repeat(64),
+    'k'.repeat(64),
+    'a=b c',
+    'a notin (x',
+    '/a=b',
+    'a/=b',
+    'a>x',
+  ]) {
     test(`invalid label selector ${JSON.stringify(bad)} is 400 BadRequest`, async () => {
       const r = await call('GET', `/api/v1/namespaces/${NS}/configmaps?labelSelector=${encodeURIComponent(bad)}`);
       assert.equal(r.status, 400, r.text);
@@ -135,7 +157,8 @@ describe('labelSelector', () => {
 
 describe('fieldSelector', () => {
   test('metadata.name with =, == and !=', async () => {
-    const names = async (sel: string) => (await call('GET', `/api/v1/namespaces/${NS}/configmaps?fieldSelector=${encodeURIComponent(sel)}`)).body.items!.map((i) => i.metadata.name);
+    const names = async (sel: string) =>
+      (await call('GET', `/api/v1/namespaces/${NS}/configmaps?fieldSelector=${encodeURIComponent(sel)}`)).body.items!.map((i) => i.metadata.name);
     assert.deepEqual(await names('metadata.name=cm-1'), ['cm-1']);
     assert.deepEqual(await names('metadata.name==cm-2'), ['cm-2']);
     assert.equal((await names('metadata.name!=cm-1')).length, population.length - 1);

@@ -13,8 +13,15 @@ const deployments = registry.lookup('apps', 'v1', 'deployments')!;
 const configmaps = registry.lookup('', 'v1', 'configmaps')!;
 
 const base = () => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', labels: { a: 'b' } },
-  spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, strategy: { rollingUpdate: { maxSurge: '25%', maxUnavailable: 1 } }, template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }] }] } } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'd', labels: { a: 'b' } },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { a: 'b' } },
+    strategy: { rollingUpdate: { maxSurge: '25%', maxUnavailable: 1 } },
+    template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }] }] } },
+  },
 });
 
 function badRequestMessage(fn: () => unknown): string {
@@ -33,10 +40,19 @@ test('field.DeploymentSpec.replicas: a well-formed Deployment passes; int-or-str
 });
 
 test('field.DeploymentSpec.replicas: property: any non-integer JSON value at an integer field is a 400 naming the path', () => {
-  const wrong = fc.oneof(fc.string(), fc.boolean(), fc.double({ noInteger: true, noNaN: true, noDefaultInfinity: true }), fc.array(fc.integer()), fc.dictionary(fc.string(), fc.integer()));
+  const wrong = fc.oneof(
+    fc.string(),
+    fc.boolean(),
+    fc.double({ noInteger: true, noNaN: true, noDefaultInfinity: true }),
+    fc.array(fc.integer()),
+    fc.dictionary(fc.string(), fc.integer()),
+  );
   const paths: Array<[string, (o: ReturnType<typeof base>, v: unknown) => void]> = [
     ['spec.replicas', (o, v) => ((o.spec as Record<string, unknown>).replicas = v)],
-    ['spec.template.spec.containers[0].ports[0].containerPort', (o, v) => ((o.spec.template.spec.containers[0].ports[0] as Record<string, unknown>).containerPort = v)],
+    [
+      'spec.template.spec.containers[0].ports[0].containerPort',
+      (o, v) => ((o.spec.template.spec.containers[0].ports[0] as Record<string, unknown>).containerPort = v),
+    ],
   ];
   fc.assert(fc.property(wrong, fc.constantFrom(...paths), (v, [path, set]) => {
     const o = base();

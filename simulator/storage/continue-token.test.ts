@@ -184,7 +184,13 @@ describe('continue tokens over a MemoryStore', () => {
           seen.push(...page.items.map((it) => it.value.metadata.name as string));
           assert.equal(page.revision, revision);
           if (page.nextKey === undefined) break;
-          const token = encodeContinueToken({ revision: page.revision, startKey: page.nextKey, prefix: PREFIX, issuedAt: Date.now(), queryHash: queryHashOf(query) });
+          const token = encodeContinueToken({
+            revision: page.revision,
+            startKey: page.nextKey,
+            prefix: PREFIX,
+            issuedAt: Date.now(),
+            queryHash: queryHashOf(query),
+          });
           await store.create(`${PREFIX}zz-added-${i}`, { metadata: { name: `added-${i}` } }); // not in the snapshot
           const next = decodeContinueToken(token, { prefix: PREFIX, queryHash: queryHashOf(query) });
           page = await store.list(PREFIX, { revision: next.revision, startKey: next.startKey, limit });

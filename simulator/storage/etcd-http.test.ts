@@ -50,7 +50,12 @@ describe('API server on etcd', { skip }, () => {
     assert.equal(upd.status, 200);
     const stale = await call(b.url, 'PUT', `${cmPath(ns)}/x`, { metadata: { name: 'x', resourceVersion: rv }, data: { k: 'stale' } });
     assert.equal(stale.status, 409, 'compare-and-swap holds across API servers');
-    const { events } = await watchEvents(b.url, `${cmPath(ns)}?watch=true&resourceVersion=${listed.body.metadata.resourceVersion}`, (evs) => evs.length >= 2, 5000);
+    const { events } = await watchEvents(
+      b.url,
+      `${cmPath(ns)}?watch=true&resourceVersion=${listed.body.metadata.resourceVersion}`,
+      (evs) => evs.length >= 2,
+      5000,
+    );
     assert.deepEqual(events.map((e) => [e.type, e.object.metadata.resourceVersion]), [['ADDED', rv], ['MODIFIED', upd.body.metadata.resourceVersion]]);
   });
 
@@ -94,7 +99,12 @@ describe('API server on etcd', { skip }, () => {
         for (const op of afterOps) await applyOp(a.url, ns, op);
         const current = await call(a.url, 'GET', cmPath(ns));
         const changes = Number(current.body.metadata.resourceVersion) - Number(listed.body.metadata.resourceVersion);
-        const { status, events } = await watchEvents(b.url, `${cmPath(ns)}?watch=true&resourceVersion=${listed.body.metadata.resourceVersion}`, (evs) => evs.length >= changes, changes === 0 ? 300 : 5000);
+        const { status, events } = await watchEvents(
+          b.url,
+          `${cmPath(ns)}?watch=true&resourceVersion=${listed.body.metadata.resourceVersion}`,
+          (evs) => evs.length >= changes,
+          changes === 0 ? 300 : 5000,
+        );
         assert.equal(status, 200);
         let lastRv = Number(listed.body.metadata.resourceVersion);
         for (const ev of events) {
@@ -141,7 +151,12 @@ describe('API server on etcd', { skip }, () => {
     const relisted = await call(b.url, 'GET', cmPath(ns));
     assert.equal(relisted.body.items.length, 3);
     await applyOp(a.url, ns, { kind: 'create', name: 'after', value: '' });
-    const { events } = await watchEvents(b.url, `${cmPath(ns)}?watch=true&resourceVersion=${relisted.body.metadata.resourceVersion}`, (evs) => evs.length >= 1, 5000);
+    const { events } = await watchEvents(
+      b.url,
+      `${cmPath(ns)}?watch=true&resourceVersion=${relisted.body.metadata.resourceVersion}`,
+      (evs) => evs.length >= 1,
+      5000,
+    );
     assert.deepEqual(events.map((e) => `${e.type}:${e.object.metadata.name}`), ['ADDED:after']);
   });
 });

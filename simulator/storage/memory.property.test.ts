@@ -205,7 +205,9 @@ async function runScenario(cfg: { historyEvents: number; historyAgeMs: number; h
       const h = store.watch(prefix, { fromRevision: r, onEvent: (e) => replay.push(e) });
       h.stop();
       assert.ok(replay.every((e, i) => e.revision > r && (i === 0 || e.revision > replay[i - 1].revision)));
-      const base: Snapshot = new Map(items.map((i) => [i.key, { v: (i.value.data as { v: string }).v, modRevision: i.modRevision, createRevision: i.createRevision }]));
+      const base: Snapshot = new Map(
+        items.map((i) => [i.key, { v: (i.value.data as { v: string }).v, modRevision: i.modRevision, createRevision: i.createRevision }]),
+      );
       assert.deepEqual(applyEvents(base, replay), only(model.state(), prefix));
     }
   }

@@ -8,9 +8,9 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { freePort } from './ports.ts';
 
 export interface EtcdTestServer {
   /** Client URL, e.g. http://127.0.0.1:43210 */
@@ -44,18 +44,6 @@ const MISSING =
 export function etcdTestSkipReason(): string | false {
   if (findEtcd() !== undefined) return false;
   return process.env.SKIP_ETCD_TESTS === '1' ? `SKIP_ETCD_TESTS=1: ${MISSING}` : false;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Go's GOARCH for this machine: etcd 3.4 refuses to start on arches it does not "support" unless told. */

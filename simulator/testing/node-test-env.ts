@@ -23,7 +23,8 @@ interface Cond {
   lastHeartbeatTime?: string;
 }
 
-export const conditionOf = (obj: KubeObject | undefined, type: string): Cond | undefined => ((obj?.status as { conditions?: Cond[] } | undefined)?.conditions ?? []).find((c) => c.type === type);
+export const conditionOf = (obj: KubeObject | undefined, type: string): Cond | undefined =>
+  ((obj?.status as { conditions?: Cond[] } | undefined)?.conditions ?? []).find((c) => c.type === type);
 export const readyStatus = (obj: KubeObject | undefined) => conditionOf(obj, 'Ready')?.status;
 
 /** Polls until pred holds and returns the time (ms since epoch) it was first seen. */
@@ -37,4 +38,5 @@ export function boundPod(name: string, nodeName: string, extra: Record<string, u
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName, containers: [{ name: 'c', image: 'nginx:1.13' }], ...extra } } as KubeObject;
 }
 
-export const podsOnNode = async (api: Api, ns: string, node: string) => (await api.list(`/api/v1/namespaces/${ns}/pods`)).filter((p) => (p.spec as { nodeName?: string }).nodeName === node);
+export const podsOnNode = async (api: Api, ns: string, node: string) =>
+  (await api.list(`/api/v1/namespaces/${ns}/pods`)).filter((p) => (p.spec as { nodeName?: string }).nodeName === node);

@@ -10,7 +10,7 @@ import { DAEMON_CMD_ENV } from './daemon-command.ts';
 import { normaliseTargetUrl, type TargetConnection } from '../harness/connection.ts';
 import { TargetClient, TransportError } from '../harness/client.ts';
 import { loadCatalog } from '../harness/catalog.ts';
-import { runChecks, selectChecks, SelectionError, type CheckOutcome } from '../harness/engine.ts';
+import { runChecks, selectChecks, SelectionError, type CheckOutcome, type EngineResult } from '../harness/engine.ts';
 import { compareRuns, renderDivergences, type Divergence } from '../harness/differential.ts';
 import { buildResults } from '../report/results.ts';
 import { writeReports } from '../report/write.ts';
@@ -63,7 +63,7 @@ export const EMBEDDED_SIMULATOR = (vendor: string) => ({
  * --workers at a time, the flooding "solo" checks after all others) and the slowest checks. A concurrent check's
  * time counts from its turn in its file, so the file's span is the figure to read for it.
  */
-export function renderTimes(engine: { durationMs: number; checks: CheckOutcome[]; suiteSpans?: Record<string, { startMs: number; endMs: number; checks: number }> }): string {
+export function renderTimes(engine: Pick<EngineResult, 'durationMs' | 'checks' | 'suiteSpans'>): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)}`;
   const spans = Object.entries(engine.suiteSpans ?? {}).sort((a, b) => b[1].endMs - b[1].startMs - (a[1].endMs - a[1].startMs));
   const lines = ['Time by suite file (s after start: from - to = span, checks):'];

@@ -65,7 +65,12 @@ export class DaemonProcess {
 }
 
 /** Runs the command to completion (or kills it after timeoutMs). */
-export async function runToExit(command: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<Exit & { stdout: string; stderr: string; timedOut: boolean }> {
+export async function runToExit(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs: number,
+): Promise<Exit & { stdout: string; stderr: string; timedOut: boolean }> {
   const p = new DaemonProcess(command, args, cwd);
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -85,7 +90,13 @@ export type ConfigzOutcome = { kind: 'serving'; configz: Record<string, unknown>
  * /configz from another's: a port found free a moment ago may have been taken by a daemon of another check (the
  * suites run side by side); then this one fails to bind and exits, and the caller tries another port.
  */
-export async function waitForConfigz(p: DaemonProcess, host: string, port: number, timeoutMs: number, isOurs?: (configz: Record<string, unknown>) => boolean): Promise<ConfigzOutcome> {
+export async function waitForConfigz(
+  p: DaemonProcess,
+  host: string,
+  port: number,
+  timeoutMs: number,
+  isOurs?: (configz: Record<string, unknown>) => boolean,
+): Promise<ConfigzOutcome> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (p.exit) return { kind: 'exited', exit: p.exit };

@@ -14,7 +14,7 @@ let loaded: Promise<X509Module> | undefined;
 /** @peculiar/x509 with node's WebCrypto as its provider. */
 function x509(): Promise<X509Module> {
   loaded ??= (async () => {
-    await import('./reflect-shim.ts');
+    await import('../../simulator/api/reflect-shim.ts');
     const m = await import('@peculiar/x509');
     m.cryptoProvider.set(webcrypto as unknown as Parameters<typeof m.cryptoProvider.set>[0]);
     return m;

@@ -76,7 +76,8 @@ export async function listPage(ctx: CheckContext, path: string, query: Query = {
 /** A full list (no limit) that must succeed; its items by name and its resourceVersion. */
 export async function listAll(ctx: CheckContext, path: string, query: Query = {}, rows?: string | string[]): Promise<{ items: KubeObject[]; resourceVersion: string }> {
   const page = await listPage(ctx, path, query);
-  if (page.res.status !== 200 || !page.res.object) fail(`GET ${path} ${JSON.stringify(query)}: expected 200 with a list, got ${describeResponse(page.res)}`, rows);
+  if (page.res.status !== 200 || !page.res.object)
+    fail(`GET ${path} ${JSON.stringify(query)}: expected 200 with a list, got ${describeResponse(page.res)}`, rows);
   if (typeof page.resourceVersion !== 'string' || page.resourceVersion === '') fail(`GET ${path}: the list has no metadata.resourceVersion`, rows);
   return { items: page.items, resourceVersion: page.resourceVersion };
 }
@@ -165,12 +166,18 @@ export function goneProblems(gone: GoneStatus): string[] {
   if (s.kind !== 'Status') problems.push(`kind ${JSON.stringify(s.kind)} (expected "Status")`);
   if (s.code !== 410) problems.push(`code ${JSON.stringify(s.code)} (expected 410)`);
   if (s.status !== 'Failure') problems.push(`status ${JSON.stringify(s.status)} (expected "Failure")`);
-  if (s.reason !== undefined && s.reason !== 'Expired' && s.reason !== 'Gone') problems.push(`reason ${JSON.stringify(s.reason)} (expected "Expired" or "Gone")`);
+  if (s.reason !== undefined && s.reason !== 'Expired' && s.reason !== 'Gone')
+    problems.push(`reason ${JSON.stringify(s.reason)} (expected "Expired" or "Gone")`);
   return problems;
 }
 
 /** Reads events until `done` says so or nothing arrives for `quietMs` / the total deadline passes. */
-export async function readUntil(stream: WatchStream, done: (events: WatchEvent[]) => boolean, totalMs = 5000, initial: WatchEvent[] = []): Promise<WatchEvent[]> {
+export async function readUntil(
+  stream: WatchStream,
+  done: (events: WatchEvent[]) => boolean,
+  totalMs = 5000,
+  initial: WatchEvent[] = [],
+): Promise<WatchEvent[]> {
   const events = [...initial];
   const deadline = Date.now() + totalMs;
   while (!done(events)) {

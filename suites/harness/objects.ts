@@ -14,7 +14,13 @@ export function needs(ref: KindRef, verbs: string[], subresource?: string): Requ
   return { group: ref.group, version: ref.version, resource: ref.resource, verbs, ...(subresource ? { subresource } : {}) };
 }
 
-export async function createObject(ctx: CheckContext, ref: KindRef, name: string, ns: string | undefined, extra: Partial<KubeObject> = {}): Promise<KubeObject> {
+export async function createObject(
+  ctx: CheckContext,
+  ref: KindRef,
+  name: string,
+  ns: string | undefined,
+  extra: Partial<KubeObject> = {},
+): Promise<KubeObject> {
   const body = { ...fixture(ref, name, ns), ...extra };
   if (extra.metadata) body.metadata = { ...fixture(ref, name, ns).metadata, ...extra.metadata };
   const res = await ctx.client.create(collectionPath(ref, ns), body);

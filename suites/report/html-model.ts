@@ -144,7 +144,17 @@ export function buildReportModel(runs: readonly ConformanceResults[], sectionTit
   const rows: RowView[] = order.map((base, index) => {
     const cells = rowMaps.map((m, i) => cellOf(m.get(base.id), checkMaps[i]));
     const checks = [...new Set(rowMaps.flatMap((m) => m.get(base.id)?.checks ?? []))];
-    return { index, id: base.id, section: base.section, table: base.table, spec: base.spec, testable: base.testable, checks, cells, worst: worstOf(cells.map((c) => c.status)) };
+    return {
+      index,
+      id: base.id,
+      section: base.section,
+      table: base.table,
+      spec: base.spec,
+      testable: base.testable,
+      checks,
+      cells,
+      worst: worstOf(cells.map((c) => c.status)),
+    };
   });
 
   const bySection = new Map<string, RowView[]>();

@@ -82,15 +82,30 @@ test('credentials and the cloud are shown in /configz; --controllers=* runs node
   const sim = await startSimulator();
   const key = file('key.json', '{"type": "service_account", "project": "p"}');
   const d = await startDaemon(
-    ['--master', sim.url, '--leader-elect=false', '--port=0', '--address=127.0.0.1', '--controllers=*', '--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', '--cloud-provider=simulated', `--cloud-b-json-key=${key}`],
+    [
+      '--master',
+      sim.url,
+      '--leader-elect=false',
+      '--port=0',
+      '--address=127.0.0.1',
+      '--controllers=*',
+      '--allocate-node-cidrs',
+      '--cluster-cidr=10.244.0.0/16',
+      '--cloud-provider=simulated',
+      `--cloud-b-json-key=${key}`,
+    ],
     { log: () => {} },
   );
   try {
     const configz = await eventually('states', async () => {
-      const c = (await (await fetch(`${d.url}/configz`)).json()) as { controllers: { status: Record<string, { state: string; reason?: string }> }; cloud: Record<string, unknown> };
+      const c = (await (await fetch(`${d.url}/configz`)).json()) as {
+        controllers: { status: Record<string, { state: string; reason?: string }> };
+        cloud: Record<string, unknown>;
+      };
       return ['node', 'ttl', 'route', 'service'].every((n) => c.controllers.status[n]?.state !== 'pending') && c;
     });
-    for (const n of ['node', 'ttl', 'route', 'service']) assert.equal(configz.controllers.status[n].state, 'running', `${n}: ${JSON.stringify(configz.controllers.status[n])}`);
+    for (const n of ['node', 'ttl', 'route', 'service'])
+      assert.equal(configz.controllers.status[n].state, 'running', `${n}: ${JSON.stringify(configz.controllers.status[n])}`);
     assert.equal(configz.cloud.provider, 'simulated');
     assert.deepEqual((configz.cloud.credentials as Record<string, unknown>)['cloud-b-json-key'], { file: key, keys: 2, loaded: true });
     assert.equal((configz.cloud.credentials as Record<string, unknown>)['cloud-a-container-registry-config'], null);
@@ -103,18 +118,29 @@ test('credentials and the cloud are shown in /configz; --controllers=* runs node
 });
 
 const svcPath = (ns: string, name = '') => `/api/v1/namespaces/${ns}/services${name ? `/${name}` : ''}`;
-const svc = (name: string, type = 'LoadBalancer') => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { type, ports: [{ port: 80 }], selector: { app: name } } });
-const ingressOf = (s: KubeObject | undefined) => (s?.status as { loadBalancer?: { ingress?: Array<{ ip: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
+const svc = (name: string, type = 'LoadBalancer') => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name },
+  spec: { type, ports: [{ port: 80 }], selector: { app: name } },
+});
+const ingressOf = (s: KubeObject | undefined) =>
+  (s?.status as { loadBalancer?: { ingress?: Array<{ ip: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
 
 async function withCloud(controllers: string[], flags: string[], cloudConfig: string, fn: (env: NodeEnv) => Promise<void>, count = 2): Promise<void> {
-  const env = await startNodeEnv(controllers, ['--cloud-provider=simulated', `--cloud-config=${file(`c-${Math.random()}.yaml`, cloudConfig)}`, '--x-api-qps=500', '--x-api-burst=1000', ...flags], { count });
+  const env = await startNodeEnv(
+    controllers,
+    ['--cloud-provider=simulated', `--cloud-config=${file(`c-${Math.random()}.yaml`, cloudConfig)}`, '--x-api-qps=500', '--x-api-burst=1000', ...flags],
+    { count },
+  );
   try {
     await fn(env);
   } finally {
     await env.close();
   }
 }
-const cloudDoc = async (env: NodeEnv, what: string) => (await (await fetch(`${env.daemon.url}/cloud/${what}`)).json()) as { items: Array<Record<string, unknown>> };
+const cloudDoc = async (env: NodeEnv, what: string) =>
+  (await (await fetch(`${env.daemon.url}/cloud/${what}`)).json()) as { items: Array<Record<string, unknown>> };
 
 test('service: a LoadBalancer Service gets an address from the pool, released when it changes type or goes', async () => {
   await withCloud(['service'], [], 'loadBalancerPool: [203.0.113.10, 203.0.113.11]\n', async (env) => {
@@ -132,7 +158,11 @@ test('service: a LoadBalancer Service gets an address from the pool, released wh
     await env.api.delete(svcPath(ns, 'b'));
     await eventually('both released', async () => (await cloudDoc(env, 'loadbalancers')).items.length === 0);
     const events = (await env.api.list(`/api/v1/namespaces/${ns}/events`)) as Array<KubeObject & { reason?: string }>;
-    for (const r of ['CreatingLoadBalancer', 'CreatedLoadBalancer', 'DeletingLoadBalancer', 'DeletedLoadBalancer']) assert.ok(events.some((e) => e.reason === r), r);
+    for (const r of ['CreatingLoadBalancer', 'CreatedLoadBalancer', 'DeletingLoadBalancer', 'DeletedLoadBalancer'])
+      assert.ok(
+        events.some((e) => e.reason === r),
+        r,
+      );
   });
 });
 
@@ -144,7 +174,11 @@ async function freedAddressWait(period: string): Promise<number> {
     await env.api.create(svcPath(ns), svc('a'));
     await eventually('a ingress', async () => ingressOf(await env.api.get(svcPath(ns, 'a'))));
     await env.api.create(svcPath(ns), svc('b'));
-    await eventually('b failed', async () => ((await env.api.list(`/api/v1/namespaces/${ns}/events`)) as Array<KubeObject & { reason?: string }>).some((e) => e.reason === 'CreatingLoadBalancerFailed'));
+    await eventually('b failed', async () =>
+      ((await env.api.list(`/api/v1/namespaces/${ns}/events`)) as Array<KubeObject & { reason?: string }>).some(
+        (e) => e.reason === 'CreatingLoadBalancerFailed',
+      ),
+    );
     const t0 = Date.now();
     await env.api.delete(svcPath(ns, 'a'));
     waited = (await whenSeen('b ingress', async () => ingressOf(await env.api.get(svcPath(ns, 'b'))) === '203.0.113.20', 20_000)) - t0;
@@ -189,7 +223,12 @@ test('route: podCIDRs in the read-only route table each --route-reconciliation-p
       const route = routes.find((r) => r.targetNode === n.metadata.name);
       assert.equal(route?.destinationCIDR, (n.spec as { podCIDR: string }).podCIDR);
       assert.equal(route?.name, `kubernetes-${n.metadata.uid}`);
-      await eventually('NetworkUnavailable False', async () => conditionOf(await env.api.get(`/api/v1/nodes/${n.metadata.name}`), 'Ready') && conditionOf(await env.api.get(`/api/v1/nodes/${n.metadata.name}`), 'NetworkUnavailable')?.reason === 'RouteCreated');
+      await eventually(
+        'NetworkUnavailable False',
+        async () =>
+          conditionOf(await env.api.get(`/api/v1/nodes/${n.metadata.name}`), 'Ready') &&
+          conditionOf(await env.api.get(`/api/v1/nodes/${n.metadata.name}`), 'NetworkUnavailable')?.reason === 'RouteCreated',
+      );
     }
     await env.api.delete('/api/v1/nodes/sim-node-2');
     await eventually('route removed', async () => (await cloudDoc(env, 'routes')).items.length === 2);
@@ -212,7 +251,11 @@ test('route: podCIDRs in the read-only route table each --route-reconciliation-p
 test('instances: nodes get their ExternalIP; a node whose instance is gone is deleted; the CloudAllocator gives instance ranges', async () => {
   await withCloud(['node'], ['--node-monitor-period=100ms', '--node-monitor-grace-period=2s', '--allocate-node-cidrs', '--cidr-allocator-type=CloudAllocator'], 'externalIPRange: 198.51.100.0/24\ninstancePodCIDRRange: 10.250.0.0/16\ninstancePodCIDRMaskSize: 25\n', async (env) => {
     await eventually('ExternalIPs', async () =>
-      (await env.api.list('/api/v1/nodes')).every((n) => ((n.status as { addresses?: Array<{ type: string; address: string }> }).addresses ?? []).some((a) => a.type === 'ExternalIP' && a.address.startsWith('198.51.100.'))),
+      (await env.api.list('/api/v1/nodes')).every((n) =>
+        ((n.status as { addresses?: Array<{ type: string; address: string }> }).addresses ?? []).some(
+          (a) => a.type === 'ExternalIP' && a.address.startsWith('198.51.100.'),
+        ),
+      ),
     );
     const cidrs = await eventually('cloud ranges', async () => {
       const l = (await env.api.list('/api/v1/nodes')).map((n) => (n.spec as { podCIDR?: string }).podCIDR);

@@ -66,7 +66,8 @@ export function loadCloudConfig(path: string): SimulatedCloudConfig {
     throw new Error(`${path} is not YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
   if (doc === undefined || doc === null) return { ...DEFAULT_CLOUD_CONFIG };
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`${path}: expected a mapping of settings, got ${Array.isArray(doc) ? 'a list' : typeof doc}`);
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new Error(`${path}: expected a mapping of settings, got ${Array.isArray(doc) ? 'a list' : typeof doc}`);
   const cfg: SimulatedCloudConfig = { ...DEFAULT_CLOUD_CONFIG };
   for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
     const bad = (expected: string) => new Error(`${path}: ${key}: expected ${expected}, got ${JSON.stringify(value)}`);
@@ -109,7 +110,8 @@ export function loadCloudConfig(path: string): SimulatedCloudConfig {
     }
   }
   const range = parseCidr4(cfg.instancePodCIDRRange)!;
-  if (cfg.instancePodCIDRMaskSize < range.bits) throw new Error(`${path}: instancePodCIDRMaskSize ${cfg.instancePodCIDRMaskSize} is shorter than the /${range.bits} of instancePodCIDRRange`);
+  if (cfg.instancePodCIDRMaskSize < range.bits)
+    throw new Error(`${path}: instancePodCIDRMaskSize ${cfg.instancePodCIDRMaskSize} is shorter than the /${range.bits} of instancePodCIDRRange`);
   return cfg;
 }
 
@@ -245,12 +247,19 @@ export class SimulatedCloud {
   /** What GET /cloud/<what> shows. */
   snapshot(what: 'routes' | 'loadbalancers' | 'instances'): unknown {
     if (what === 'routes') return { kind: 'RouteList', items: [...this.routes.values()].sort((a, b) => a.name.localeCompare(b.name)) };
-    if (what === 'loadbalancers') return { kind: 'LoadBalancerList', pool: this.config.loadBalancerPool.length, items: [...this.loadBalancers.values()].sort((a, b) => a.name.localeCompare(b.name)) };
+    if (what === 'loadbalancers')
+      return {
+        kind: 'LoadBalancerList',
+        pool: this.config.loadBalancerPool.length,
+        items: [...this.loadBalancers.values()].sort((a, b) => a.name.localeCompare(b.name)),
+      };
     const names = new Set([...this.externalIPs.keys(), ...this.podRanges.keys()]);
     return {
       kind: 'InstanceList',
       region: this.config.region,
-      items: [...names].sort().map((n) => ({ name: n, exists: this.instanceExists(n), externalIP: this.externalIPs.get(n) ?? null, podCIDR: this.podRanges.get(n) ?? null })),
+      items: [...names]
+        .sort()
+        .map((n) => ({ name: n, exists: this.instanceExists(n), externalIP: this.externalIPs.get(n) ?? null, podCIDR: this.podRanges.get(n) ?? null })),
     };
   }
 }

@@ -41,7 +41,8 @@ function get(doc: JsonValue, path: string[]): JsonValue {
 function withChild(container: JsonValue, key: string, value: JsonValue): JsonValue {
   if (Array.isArray(container)) return container.map((v, i) => (i === Number(key) ? value : v));
   const copy: JsonObject = {};
-  for (const k of Object.keys(container as JsonObject)) Object.defineProperty(copy, k, { value: (container as JsonObject)[k], enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(container as JsonObject))
+    Object.defineProperty(copy, k, { value: (container as JsonObject)[k], enumerable: true, writable: true, configurable: true });
   Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
   return copy;
 }
@@ -68,7 +69,8 @@ function remove(doc: JsonValue, path: string[]): JsonValue {
   if (rest.length > 0) return withChild(doc, head, remove(get(doc, [head]), rest));
   if (Array.isArray(doc)) return doc.filter((_, i) => i !== Number(head));
   const copy: JsonObject = {};
-  for (const k of Object.keys(doc as JsonObject)) if (k !== head) Object.defineProperty(copy, k, { value: (doc as JsonObject)[k], enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(doc as JsonObject))
+    if (k !== head) Object.defineProperty(copy, k, { value: (doc as JsonObject)[k], enumerable: true, writable: true, configurable: true });
   return copy;
 }
 

@@ -83,12 +83,30 @@ export class ServiceAddressAllocator {
     const name = svc.metadata.name ?? '';
     if (spec.type !== 'ExternalName' && spec.clusterIP !== 'None') {
       const wanted = spec.clusterIP || undefined;
-      spec.clusterIP = await this.take(IP_KEY, this.ranges.clusterIPRange, wanted, (taken) => this.freeIP(taken), (ip) => this.checkIP(ip), name, 'spec.clusterIP', persist);
+      spec.clusterIP = await this.take(
+        IP_KEY,
+        this.ranges.clusterIPRange,
+        wanted,
+        (taken) => this.freeIP(taken),
+        (ip) => this.checkIP(ip),
+        name,
+        'spec.clusterIP',
+        persist,
+      );
     }
     if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
       for (const [i, port] of (spec.ports ?? []).entries()) {
         const wanted = port.nodePort ? String(port.nodePort) : undefined;
-        const got = await this.take(PORT_KEY, this.portRangeText(), wanted, (taken) => this.freePort(taken), (p) => this.checkPort(p), name, `spec.ports[${i}].nodePort`, persist);
+        const got = await this.take(
+          PORT_KEY,
+          this.portRangeText(),
+          wanted,
+          (taken) => this.freePort(taken),
+          (p) => this.checkPort(p),
+          name,
+          `spec.ports[${i}].nodePort`,
+          persist,
+        );
         port.nodePort = Number(got);
       }
     }
@@ -100,7 +118,8 @@ export class ServiceAddressAllocator {
 
   private checkIP(ip: string): string | undefined {
     const n = ipToNumber(ip);
-    if (n === undefined || n < this.cidr.base || n >= this.cidr.base + this.cidr.size) return `provided IP is not in the valid range. The range of valid IPs is ${this.ranges.clusterIPRange}`;
+    if (n === undefined || n < this.cidr.base || n >= this.cidr.base + this.cidr.size)
+      return `provided IP is not in the valid range. The range of valid IPs is ${this.ranges.clusterIPRange}`;
     return undefined;
   }
 
@@ -128,7 +147,13 @@ export class ServiceAddressAllocator {
   private async take(key: string, range: string, wanted: string | undefined, pick: (taken: Set<string>) => string | undefined, check: (v: string) => string | undefined, name: string, field: string, persist = true): Promise<string> {
     let chosen = '';
     const decide = (cur: { value: KubeObject } | undefined): KubeObject => {
-      const obj = (cur?.value as RangeObject | undefined) ?? { kind: 'RangeAllocation', apiVersion: 'v1', metadata: { name: key.split('/').pop() }, range, allocated: [] };
+      const obj = (cur?.value as RangeObject | undefined) ?? {
+        kind: 'RangeAllocation',
+        apiVersion: 'v1',
+        metadata: { name: key.split('/').pop() },
+        range,
+        allocated: [],
+      };
       const taken = new Set(obj.allocated);
       const fail = (detail: string): never => {
         const e: FieldError = invalidValue(field, wanted, detail);

@@ -44,7 +44,12 @@ describe('access reviews agree with the real outcome (RBAC)', () => {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
     if (token) headers.authorization = `Bearer ${token}`;
-    const res = await request(sim.url + path, { method: method as 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body), dispatcher: agent });
+    const res = await request(sim.url + path, {
+      method: method as 'GET',
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: agent,
+    });
     const text = await res.body.text();
     return { status: res.statusCode, body: text ? JSON.parse(text) : {} };
   };
@@ -110,13 +115,39 @@ describe('access reviews agree with the real outcome (RBAC)', () => {
                 apiVersion: 'apps/v1',
                 kind: 'Deployment',
                 metadata: { name: p.name },
-                spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+                spec: {
+                  selector: { matchLabels: { a: 'b' } },
+                  template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+                },
               });
           }
-          const resourceAttributes = { namespace: ns, verb: p.verb, group: p.group, version: p.version, resource: p.resource, ...(p.subresource ? { subresource: p.subresource } : {}), ...(p.name ? { name: p.name } : {}) };
-          const sar = await call(admin, 'POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: who, groups: ['system:authenticated'], resourceAttributes } });
-          const lsar = await call(admin, 'POST', `/apis/authorization.k8s.io/v1/namespaces/${ns}/localsubjectaccessreviews`, { apiVersion: 'authorization.k8s.io/v1', kind: 'LocalSubjectAccessReview', metadata: { namespace: ns }, spec: { user: who, groups: ['system:authenticated'], resourceAttributes } });
-          const ssar = await call(plain, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes } }, TOKENS[who]);
+          const resourceAttributes = {
+            namespace: ns,
+            verb: p.verb,
+            group: p.group,
+            version: p.version,
+            resource: p.resource,
+            ...(p.subresource ? { subresource: p.subresource } : {}),
+            ...(p.name ? { name: p.name } : {}),
+          };
+          const sar = await call(admin, 'POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SubjectAccessReview',
+            spec: { user: who, groups: ['system:authenticated'], resourceAttributes },
+          });
+          const lsar = await call(admin, 'POST', `/apis/authorization.k8s.io/v1/namespaces/${ns}/localsubjectaccessreviews`, {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'LocalSubjectAccessReview',
+            metadata: { namespace: ns },
+            spec: { user: who, groups: ['system:authenticated'], resourceAttributes },
+          });
+          const ssar = await call(
+            plain,
+            'POST',
+            '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+            { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes } },
+            TOKENS[who],
+          );
           assert.equal(sar.status, 201, JSON.stringify(sar.body));
           assert.equal(lsar.status, 201, JSON.stringify(lsar.body));
           assert.equal(ssar.status, 201, JSON.stringify(ssar.body));
@@ -126,7 +157,8 @@ describe('access reviews agree with the real outcome (RBAC)', () => {
           if (realAllowed) allowed++;
           else denied++;
           for (const [kind, r] of [['SubjectAccessReview', sar], ['LocalSubjectAccessReview', lsar], ['SelfSubjectAccessReview', ssar]] as const) {
-            if (r.body.status.allowed !== realAllowed) disagreements.push(`${kind} says allowed=${r.body.status.allowed} for ${who} ${p.verb} ${pathOf(p)}, the request got ${real.status}`);
+            if (r.body.status.allowed !== realAllowed)
+              disagreements.push(`${kind} says allowed=${r.body.status.allowed} for ${who} ${p.verb} ${pathOf(p)}, the request got ${real.status}`);
           }
         }
       }
@@ -138,17 +170,37 @@ describe('access reviews agree with the real outcome (RBAC)', () => {
 
   test('SelfSubjectRulesReview lists rules that let requests through, and nothing for a user without grants', async () => {
     const rules = async (who: Who, ns: string) => {
-      const r = await call(plain, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: ns } }, TOKENS[who]);
+      const r = await call(
+        plain,
+        'POST',
+        '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+        { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: ns } },
+        TOKENS[who],
+      );
       assert.equal(r.status, 201, JSON.stringify(r.body));
-      return r.body.status as { resourceRules: { verbs: string[]; apiGroups: string[]; resources: string[] }[]; nonResourceRules: { verbs: string[]; nonResourceURLs: string[] }[]; incomplete: boolean };
+      return r.body.status as {
+        resourceRules: { verbs: string[]; apiGroups: string[]; resources: string[] }[];
+        nonResourceRules: { verbs: string[]; nonResourceURLs: string[] }[];
+        incomplete: boolean;
+      };
     };
     const viewer = await rules('viewer', 'ar-1');
     assert.equal(viewer.incomplete, false);
-    const covers = (st: typeof viewer, verb: string, group: string, resource: string) => st.resourceRules.some((r) => (r.verbs.includes(verb) || r.verbs.includes('*')) && (r.apiGroups.includes(group) || r.apiGroups.includes('*')) && (r.resources.includes(resource) || r.resources.includes('*')));
+    const covers = (st: typeof viewer, verb: string, group: string, resource: string) =>
+      st.resourceRules.some(
+        (r) =>
+          (r.verbs.includes(verb) || r.verbs.includes('*')) &&
+          (r.apiGroups.includes(group) || r.apiGroups.includes('*')) &&
+          (r.resources.includes(resource) || r.resources.includes('*')),
+      );
     assert.ok(covers(viewer, 'list', '', 'configmaps'));
     assert.equal((await call(plain, 'GET', '/api/v1/namespaces/ar-1/configmaps', undefined, TOKENS.viewer)).status, 200);
     assert.ok(!covers(viewer, 'create', '', 'configmaps'));
-    assert.equal((await call(plain, 'POST', '/api/v1/namespaces/ar-1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'by-viewer' } }, TOKENS.viewer)).status, 403);
+    assert.equal(
+      (await call(plain, 'POST', '/api/v1/namespaces/ar-1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'by-viewer' } }, TOKENS.viewer))
+        .status,
+      403,
+    );
     assert.ok(viewer.nonResourceRules.some((r) => r.nonResourceURLs.includes('/version')));
     // the other namespace: only what everyone has (self reviews), no configmaps
     const elsewhere = await rules('viewer', 'ar-2');
@@ -157,7 +209,13 @@ describe('access reviews agree with the real outcome (RBAC)', () => {
     const nobody = await rules('nobody', 'ar-1');
     assert.ok(!covers(nobody, 'get', '', 'pods'));
     // a request without spec.namespace is invalid
-    const bad = await call(plain, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: {} }, TOKENS.viewer);
+    const bad = await call(
+      plain,
+      'POST',
+      '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+      { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: {} },
+      TOKENS.viewer,
+    );
     assert.equal(bad.status, 422);
   });
 });

@@ -39,7 +39,12 @@ describe('secure simulator with RBAC', () => {
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await request(sim.url + path, { method: method as 'GET', headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), dispatcher: agent });
+    const res = await request(sim.url + path, {
+      method: method as 'GET',
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      dispatcher: agent,
+    });
     const text = await res.body.text();
     return { status: res.statusCode, body: text ? JSON.parse(text) : {} };
   };
@@ -65,7 +70,8 @@ describe('secure simulator with RBAC', () => {
     writeFileSync(adminKubeconfig, renderKubeconfig({ server: sim.url, ca: serving.ca, cert: a.cert, key: a.key }));
     viewerKubeconfig = join(dir, 'viewer.kubeconfig');
     writeFileSync(viewerKubeconfig, renderKubeconfig({ server: sim.url, ca: serving.ca, token: VIEWER_TOKEN }));
-    for (const ns of ['sec-a', 'sec-b']) assert.equal((await admin('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status, 201);
+    for (const ns of ['sec-a', 'sec-b'])
+      assert.equal((await admin('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status, 201);
     const rb = await admin('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/sec-a/rolebindings', {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',
@@ -87,7 +93,18 @@ describe('secure simulator with RBAC', () => {
     assert.match(sim.url, /^https:\/\/127\.0\.0\.1:\d+$/);
     const roles = await admin('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles');
     const names = (roles.body.items as { metadata: { name: string } }[]).map((r) => r.metadata.name);
-    for (const n of ['cluster-admin', 'admin', 'edit', 'view', 'system:discovery', 'system:basic-user', 'system:node', 'system:controller:deployment-controller', 'system:controller:namespace-controller']) assert.ok(names.includes(n), n);
+    for (const n of [
+      'cluster-admin',
+      'admin',
+      'edit',
+      'view',
+      'system:discovery',
+      'system:basic-user',
+      'system:node',
+      'system:controller:deployment-controller',
+      'system:controller:namespace-controller',
+    ])
+      assert.ok(names.includes(n), n);
     const crbs = await admin('GET', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/cluster-admin');
     assert.deepEqual((crbs.body as { subjects: unknown }).subjects, [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:masters' }]);
   });
@@ -107,7 +124,10 @@ describe('secure simulator with RBAC', () => {
       details: { kind: 'configmaps' },
       code: 403,
     });
-    const write = await call(plainAgent, 'POST', '/api/v1/namespaces/sec-a/configmaps', { token: VIEWER_TOKEN, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } });
+    const write = await call(plainAgent, 'POST', '/api/v1/namespaces/sec-a/configmaps', {
+      token: VIEWER_TOKEN,
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
+    });
     assert.equal(write.status, 403);
     assert.equal(write.body.message, 'configmaps is forbidden: User "viewer" cannot create configmaps in the namespace "sec-a"');
     const clusterScope = await call(plainAgent, 'GET', '/api/v1/configmaps', { token: VIEWER_TOKEN });
@@ -123,7 +143,15 @@ describe('secure simulator with RBAC', () => {
     assert.equal(nobody.body.message, 'pods is forbidden: User "nobody" cannot list pods in the namespace "sec-a"');
     const bad = await call(plainAgent, 'GET', '/api/v1/namespaces', { token: 'not-a-token' });
     assert.equal(bad.status, 401);
-    assert.deepEqual(bad.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    assert.deepEqual(bad.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Unauthorized',
+      reason: 'Unauthorized',
+      code: 401,
+    });
     const anon = await call(plainAgent, 'GET', '/api/v1/namespaces');
     assert.equal(anon.status, 403);
     assert.equal(anon.body.message, 'namespaces is forbidden: User "system:anonymous" cannot list namespaces at the cluster scope');
@@ -151,7 +179,11 @@ describe('secure simulator with RBAC', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web' },
-      spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
     };
     assert.equal((await admin('POST', '/apis/apps/v1/namespaces/sec-a/deployments', dep)).status, 201);
     assert.equal((await call(plainAgent, 'GET', '/apis/apps/v1/namespaces/sec-a/deployments/web', { token: VIEWER_TOKEN })).status, 200);
@@ -188,7 +220,10 @@ describe('secure simulator with RBAC', () => {
     assert.equal(asViewer.status, 403);
     assert.equal(asViewer.body.message, 'configmaps is forbidden: User "viewer" cannot list configmaps in the namespace "sec-b"');
     assert.equal((await call(adminAgent, 'GET', '/api/v1/namespaces/sec-a/configmaps', { headers: { 'Impersonate-User': 'viewer' } })).status, 200);
-    const escalate = await call(plainAgent, 'GET', '/api/v1/namespaces', { token: VIEWER_TOKEN, headers: { 'Impersonate-User': 'kubernetes-admin', 'Impersonate-Group': 'system:masters' } });
+    const escalate = await call(plainAgent, 'GET', '/api/v1/namespaces', {
+      token: VIEWER_TOKEN,
+      headers: { 'Impersonate-User': 'kubernetes-admin', 'Impersonate-Group': 'system:masters' },
+    });
     assert.equal(escalate.status, 403);
     assert.equal(escalate.body.message, 'users "kubernetes-admin" is forbidden: User "viewer" cannot impersonate users at the cluster scope');
     assert.equal((await call(plainAgent, 'GET', '/api/v1/namespaces', { headers: { 'Impersonate-Group': 'system:masters' } })).status, 400);

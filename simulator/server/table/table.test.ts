@@ -17,7 +17,11 @@ let sim: RunningSimulator;
 
 type Json = Record<string, any>;
 
-async function call(method: string, path: string, opts: { accept?: string; body?: object } = {}): Promise<{ status: number; contentType: string; text: string; json: () => Json }> {
+async function call(
+  method: string,
+  path: string,
+  opts: { accept?: string; body?: object } = {},
+): Promise<{ status: number; contentType: string; text: string; json: () => Json }> {
   const r = await httpCall(sim.url, method, path, opts.body, opts.accept ? { accept: opts.accept } : {});
   return { status: r.status, contentType: String(r.contentType), text: r.text, json: () => JSON.parse(r.text) as Json };
 }
@@ -179,7 +183,11 @@ describe('where no Table applies', () => {
   });
 
   test('Table of another group or version, or as protobuf, is not served', async () => {
-    for (const accept of ['application/json;as=Table;v=v2;g=meta.k8s.io,application/json', 'application/json;as=Table;v=v1;g=example.com,application/json', 'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json']) {
+    for (const accept of [
+      'application/json;as=Table;v=v2;g=meta.k8s.io,application/json',
+      'application/json;as=Table;v=v1;g=example.com,application/json',
+      'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json',
+    ]) {
       const r = await call('GET', CM, { accept });
       assert.equal(r.status, 200, accept);
       assert.equal(r.contentType, 'application/json', accept);

@@ -21,7 +21,13 @@ export interface KeyPairPem {
 }
 
 export interface CertificateAuthority extends KeyPairPem {
-  sign(opts: { commonName: string; organizations?: string[]; serving?: { dnsNames: string[]; ips: string[] }; client?: boolean; days?: number }): Promise<KeyPairPem>;
+  sign(opts: {
+    commonName: string;
+    organizations?: string[];
+    serving?: { dnsNames: string[]; ips: string[] };
+    client?: boolean;
+    days?: number;
+  }): Promise<KeyPairPem>;
 }
 
 async function keyPair(): Promise<CryptoKeyPair> {
@@ -76,7 +82,10 @@ export async function createCertificateAuthority(commonName: string): Promise<Ce
         await x509.AuthorityKeyIdentifierExtension.create(caCert, false),
       ];
       if (opts.serving) {
-        const names = [...opts.serving.dnsNames.map((value) => ({ type: 'dns' as const, value })), ...opts.serving.ips.map((value) => ({ type: 'ip' as const, value }))];
+        const names = [
+          ...opts.serving.dnsNames.map((value) => ({ type: 'dns' as const, value })),
+          ...opts.serving.ips.map((value) => ({ type: 'ip' as const, value })),
+        ];
         extensions.push(new x509.SubjectAlternativeNameExtension(names, false));
       }
       const cert = await x509.X509CertificateGenerator.create({
