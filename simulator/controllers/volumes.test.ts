@@ -359,8 +359,8 @@ describe('recycler deadlines under other options, a template file, and provision
     assert.equal((await api.list(PVS)).filter((v) => (spec(v).claimRef as Obj | undefined)?.namespace === ns).length, 0);
     assert.equal((await api.get(`${pvcs(ns)}/ext`))?.metadata.annotations?.['volume.beta.kubernetes.io/storage-provisioner'], undefined);
 
-    // The same claims under a daemon with dynamic provisioning on and the host-path provisioner off.
-    await env.daemon.close();
+    // The same claims under a second daemon with dynamic provisioning on and the host-path provisioner off (the
+    // first one, with provisioning off, keeps running: it does nothing to these claims).
     let other: DaemonHandle | undefined;
     try {
       other = await startDaemon(['--master', env.url, '--leader-elect=false', '--port', '0', '--address', '127.0.0.1', '--controllers', 'persistentvolume-binder', '--x-api-content-type', 'application/json'], { log: () => {} });
