@@ -3,6 +3,7 @@
 // checked by simulator/layout.test.ts (a test, so it also checks cycles and test-helper imports).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import stylistic from '@stylistic/eslint-plugin';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'reports/**', 'coverage/**', '.tools/**', 'test-results/**', '**/*.js'] },
@@ -16,11 +17,26 @@ export default tseslint.config(
       globals: { process: 'readonly', Buffer: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', crypto: 'readonly', fetch: 'readonly', performance: 'readonly', NodeJS: 'readonly' },
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
+    plugins: { '@stylistic': stylistic },
     rules: {
       // Unused names are errors, except deliberate ones written with a leading underscore.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
-      // Line length: the project's limit is 160 characters.
-      'max-len': ['warn', { code: 160, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreComments: false }],
+      // Formatting: the linter's stylistic rules are the project's formatter (`npm run lint -- --fix` applies
+      // them). Line length: the project's limit is 160 characters.
+      '@stylistic/indent': ['error', 2, { SwitchCase: 1, flatTernaryExpressions: true, offsetTernaryExpressions: true, ignoredNodes: ['TemplateLiteral *'] }],
+      '@stylistic/quotes': ['error', 'single', { avoidEscape: true, allowTemplateLiterals: 'always' }],
+      '@stylistic/semi': ['error', 'always'],
+      '@stylistic/comma-dangle': ['error', 'always-multiline'],
+      '@stylistic/no-trailing-spaces': 'error',
+      '@stylistic/eol-last': 'error',
+      '@stylistic/no-multiple-empty-lines': ['error', { max: 2, maxEOF: 0 }],
+      '@stylistic/brace-style': ['error', '1tbs', { allowSingleLine: true }],
+      '@stylistic/keyword-spacing': 'error',
+      '@stylistic/space-infix-ops': 'error',
+      '@stylistic/object-curly-spacing': ['error', 'always'],
+      '@stylistic/arrow-parens': ['error', 'always'],
+      '@stylistic/no-tabs': 'error',
+      '@stylistic/max-len': ['error', { code: 160, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreComments: false }],
     },
   },
   {

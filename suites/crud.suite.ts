@@ -250,7 +250,10 @@ check('crud.delete-grace-zero', { rows: ['rule.delete.grace-period-zero', 'query
 
 check('crud.list-label-selector', { rows: ['rule.ops.list-in-namespace', 'query.list.labelSelector'], requires: CM_ALL, title: 'a namespace list holds exactly its objects; labelSelector k=v restricts it' }, async (ctx) => {
   const value = fc.constantFrom('a', 'b', 'c');
-  await ctx.forAll(fc.array(fc.record({ tier: fc.option(value, { nil: undefined }), env: fc.option(value, { nil: undefined }) }), { minLength: 1, maxLength: 5 }), async (specs) => {
+  await ctx.forAll(fc.array(
+    fc.record({ tier: fc.option(value, { nil: undefined }), env: fc.option(value, { nil: undefined }) }),
+    { minLength: 1, maxLength: 5 },
+  ), async (specs) => {
     const ns = await ctx.namespace();
     const made: Array<{ name: string; labels: Record<string, string> }> = [];
     for (const s of specs) {

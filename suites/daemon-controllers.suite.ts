@@ -594,8 +594,15 @@ const evictedAt = (api: Http, ns: string, pod: string, ms: number) =>
 check(
   'daemon-controllers.node-lifecycle',
   {
-    rows: ['controller.node', 'option.node-monitor-period', 'option.node-monitor-grace-period', 'option.node-startup-grace-period', 'option.pod-eviction-timeout'],
-    title: 'node: a node without heartbeats goes Unknown after the grace period (one never heard of after the startup grace), its pods unready, then evicted after the eviction timeout; markings follow the monitor period',
+    rows: [
+      'controller.node',
+      'option.node-monitor-period',
+      'option.node-monitor-grace-period',
+      'option.node-startup-grace-period',
+      'option.pod-eviction-timeout',
+    ],
+    title:
+      'node: a node without heartbeats goes Unknown after the grace period (one never heard of after the startup grace), its pods unready, then evicted after the eviction timeout; markings follow the monitor period',
     timeoutSeconds: 90,
     concurrent: true,
   },
@@ -668,7 +675,15 @@ check(
 );
 
 /** Stops `failed` of the nodes (one pod each) under a daemon with these flags; eviction times after the stop (undefined: not within waitMs). */
-async function evictionRun(env: Env, api: Http, kubelets: FakeKubelets, names: { all: string[]; failed: string[] }, flags: string[], waitMs: number, what: string): Promise<Array<number | undefined>> {
+async function evictionRun(
+  env: Env,
+  api: Http,
+  kubelets: FakeKubelets,
+  names: { all: string[]; failed: string[] },
+  flags: string[],
+  waitMs: number,
+  what: string,
+): Promise<Array<number | undefined>> {
   const ns = await namespaceFor(api, 'evict');
   for (const n of names.all) await runningPod(api, ns, `p-${n}`, n);
   // A grace period of 16 heartbeats: the check's heartbeats share an event loop with the simulator and other
@@ -720,7 +735,8 @@ check(
   'daemon-controllers.node-zone-disruption',
   {
     rows: ['controller.node', 'option.unhealthy-zone-threshold', 'option.large-cluster-size-threshold', 'option.secondary-node-eviction-rate'],
-    title: 'node: a zone with 3 of 4 nodes failed evicts nothing at or below --large-cluster-size-threshold, at --secondary-node-eviction-rate above it, normally when --unhealthy-zone-threshold is not reached',
+    title:
+      'node: a zone with 3 of 4 nodes failed evicts nothing at or below --large-cluster-size-threshold, at --secondary-node-eviction-rate above it, normally when --unhealthy-zone-threshold is not reached',
     timeoutSeconds: 120,
     concurrent: true,
   },
@@ -766,8 +782,17 @@ check(
 check(
   'daemon-controllers.node-ipam-and-ttl',
   {
-    rows: ['controller.node', 'controller.ttl', 'option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type'],
-    title: 'node IPAM gives distinct /--node-cidr-mask-size blocks of --cluster-cidr outside --service-cluster-ip-range, CIDRNotAvailable when full; ttl annotates nodes',
+    rows: [
+      'controller.node',
+      'controller.ttl',
+      'option.allocate-node-cidrs',
+      'option.cluster-cidr',
+      'option.node-cidr-mask-size',
+      'option.service-cluster-ip-range',
+      'option.cidr-allocator-type',
+    ],
+    title:
+      'node IPAM gives distinct /--node-cidr-mask-size blocks of --cluster-cidr outside --service-cluster-ip-range, CIDRNotAvailable when full; ttl annotates nodes',
     timeoutSeconds: 90,
     concurrent: true,
   },
@@ -848,44 +873,98 @@ check(
       ];
       for (const r of refusals) {
         const res = await runToExit(env.command, [`--master=${env.masterUrl}`, '--leader-elect=false', '--port=0', ...r.args], env.cwd, START_TIMEOUT_MS);
-        expectTrue(res.code !== 0 && r.names.test(`${res.stdout}\n${res.stderr}`), `${r.args.join(' ')}: the daemon ${res.code === 0 ? 'exited 0' : `exited ${res.code ?? res.signal}`} ${r.names.test(`${res.stdout}\n${res.stderr}`) ? 'naming the problem' : `without naming ${r.names}: ${tail(res.stderr || res.stdout, 200)}`}`, r.row);
+        expectTrue(
+          res.code !== 0 && r.names.test(`${res.stdout}\n${res.stderr}`),
+          `${r.args.join(' ')}: the daemon ${res.code === 0 ? 'exited 0' : `exited ${res.code ?? res.signal}`} ${r.names.test(`${res.stdout}\n${res.stderr}`) ? 'naming the problem' : `without naming ${r.names}: ${tail(res.stderr || res.stdout, 200)}`}`,
+          r.row,
+        );
       }
       const pool = join(env.dir, 'cloud.yaml');
       writeFileSync(pool, 'loadBalancerPool: [203.0.113.50, 203.0.113.51, 203.0.113.52]\nloadBalancerProvisionSeconds: 1\n');
       // A daemon without the simulated cloud (a real one) cannot show its cloud loops here: skipped, saying so.
-      const probe = new DaemonProcess(env.command, [`--master=${env.masterUrl}`, '--leader-elect=false', '--address=127.0.0.1', `--port=${await freePort()}`, '--controllers=ttl', '--cloud-provider=simulated', `--cloud-config=${pool}`], env.cwd);
+      const probe = new DaemonProcess(
+        env.command,
+        [
+          `--master=${env.masterUrl}`,
+          '--leader-elect=false',
+          '--address=127.0.0.1',
+          `--port=${await freePort()}`,
+          '--controllers=ttl',
+          '--cloud-provider=simulated',
+          `--cloud-config=${pool}`,
+        ],
+        env.cwd,
+      );
       try {
         await within(START_TIMEOUT_MS, async () => (probe.exit !== undefined || /cloud provider/.test(`${probe.stdout}${probe.stderr}`) ? true : undefined));
-        if (/unknown cloud provider/.test(`${probe.stdout}\n${probe.stderr}`)) ctx.skip('the daemon under test has no "simulated" cloud provider, so its cloud loops cannot be observed here');
+        if (/unknown cloud provider/.test(`${probe.stdout}\n${probe.stderr}`))
+          ctx.skip('the daemon under test has no "simulated" cloud provider, so its cloud loops cannot be observed here');
       } finally {
         await probe.stop();
       }
       const kubelets = env.kubelets();
       for (const n of ['cl-0', 'cl-1']) await kubelets.add(n);
       const flags = [
-        '--cloud-provider=simulated', `--cloud-config=${pool}`,
-        '--allocate-node-cidrs', '--cluster-cidr=10.124.0.0/16', '--route-reconciliation-period=300ms', '--service-sync-period=500ms', '--concurrent-service-syncs=3',
-        `--cloud-a-container-registry-config=${json}`, `--cloud-b-json-key=${json}`,
+        '--cloud-provider=simulated',
+        `--cloud-config=${pool}`,
+        '--allocate-node-cidrs',
+        '--cluster-cidr=10.124.0.0/16',
+        '--route-reconciliation-period=300ms',
+        '--service-sync-period=500ms',
+        '--concurrent-service-syncs=3',
+        `--cloud-a-container-registry-config=${json}`,
+        `--cloud-b-json-key=${json}`,
       ];
       await withControllers(env, 'node,service,route', flags, 'the simulated cloud', async () => {
-        const routed = await within(15_000, async () => ((await Promise.all(['cl-0', 'cl-1'].map(async (n) => conditionOfNode(await api.get(`/api/v1/nodes/${n}`), 'NetworkUnavailable')?.reason === 'RouteCreated'))).every(Boolean) ? true : undefined));
-        expectTrue(routed === true, 'route: both nodes got NetworkUnavailable=False (RouteCreated) once their pod ranges were routed', ['controller.route', 'option.route-reconciliation-period', 'option.configure-cloud-routes', 'option.cloud-provider', 'option.cloud-a-container-registry-config', 'option.cloud-b-json-key', 'auth.daemon.cloud-credentials']);
+        const routed = await within(15_000, async () =>
+          (
+            await Promise.all(
+              ['cl-0', 'cl-1'].map(async (n) => conditionOfNode(await api.get(`/api/v1/nodes/${n}`), 'NetworkUnavailable')?.reason === 'RouteCreated'),
+            )
+          ).every(Boolean)
+            ? true
+            : undefined,
+        );
+        expectTrue(routed === true, 'route: both nodes got NetworkUnavailable=False (RouteCreated) once their pod ranges were routed', [
+          'controller.route',
+          'option.route-reconciliation-period',
+          'option.configure-cloud-routes',
+          'option.cloud-provider',
+          'option.cloud-a-container-registry-config',
+          'option.cloud-b-json-key',
+          'auth.daemon.cloud-credentials',
+        ]);
         const ns = await namespaceFor(api, 'lb');
-        const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: name } } });
-        const ingress = (s: KubeObject | undefined) => (s?.status as { loadBalancer?: { ingress?: Array<{ ip?: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
+        const svc = (name: string) => ({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name },
+          spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: name } },
+        });
+        const ingress = (s: KubeObject | undefined) =>
+          (s?.status as { loadBalancer?: { ingress?: Array<{ ip?: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
         for (const n of ['a', 'b', 'c']) await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc(n));
         // When each got its address: one worker provisions them one after the other (each 1 s, a timer), so the
         // first and last are at least 2 s apart; three side by side finish together. The spread, unlike the total,
         // does not grow with the time a loaded machine takes to get going.
         const readyAt = new Map<string, number>();
         const all = await seenAt(15_000, async () => {
-          for (const s of await api.list(`/api/v1/namespaces/${ns}/services`)) if (ingress(s) && !readyAt.has(s.metadata.name ?? '')) readyAt.set(s.metadata.name ?? '', Date.now());
+          for (const s of await api.list(`/api/v1/namespaces/${ns}/services`))
+            if (ingress(s) && !readyAt.has(s.metadata.name ?? '')) readyAt.set(s.metadata.name ?? '', Date.now());
           return readyAt.size === 3;
         });
         const ips = (await api.list(`/api/v1/namespaces/${ns}/services`)).map(ingress).sort();
-        expectTrue(JSON.stringify(ips) === JSON.stringify(['203.0.113.50', '203.0.113.51', '203.0.113.52']), `LoadBalancer Services got the pool's addresses: ${JSON.stringify(ips)}`, ['controller.service', 'option.cloud-config']);
+        expectTrue(
+          JSON.stringify(ips) === JSON.stringify(['203.0.113.50', '203.0.113.51', '203.0.113.52']),
+          `LoadBalancer Services got the pool's addresses: ${JSON.stringify(ips)}`,
+          ['controller.service', 'option.cloud-config'],
+        );
         const spread = all === undefined ? undefined : Math.max(...readyAt.values()) - Math.min(...readyAt.values());
-        expectTrue(spread !== undefined && spread < 1_500, `--concurrent-service-syncs=3: 3 load balancers of 1 s each were ready ${spread === undefined ? `${readyAt.size} of 3 within 15 s` : `${spread} ms apart (one worker: at least 2 s)`}`, ['option.concurrent-service-syncs']);
+        expectTrue(
+          spread !== undefined && spread < 1_500,
+          `--concurrent-service-syncs=3: 3 load balancers of 1 s each were ready ${spread === undefined ? `${readyAt.size} of 3 within 15 s` : `${spread} ms apart (one worker: at least 2 s)`}`,
+          ['option.concurrent-service-syncs'],
+        );
         // The pool is empty: d waits; once a goes, d gets its address by the next sync (500 ms), not after a 5 s back-off.
         await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc('d'));
         await sleep(1_500);
@@ -893,17 +972,32 @@ check(
         const s0 = Date.now();
         await api.send('DELETE', `/api/v1/namespaces/${ns}/services/a`);
         const got = await seenAt(10_000, async () => ingress(await api.get(`/api/v1/namespaces/${ns}/services/d`)) === freed);
-        expectTrue(got !== undefined && got - s0 < 3_000, `--service-sync-period=500ms: a waiting Service got the freed address ${got === undefined ? 'never' : `after ${got - s0} ms`}`, ['option.service-sync-period']);
+        expectTrue(
+          got !== undefined && got - s0 < 3_000,
+          `--service-sync-period=500ms: a waiting Service got the freed address ${got === undefined ? 'never' : `after ${got - s0} ms`}`,
+          ['option.service-sync-period'],
+        );
       });
       // --configure-cloud-routes=false: new nodes get ranges but no route (no NetworkUnavailable condition).
       for (const n of ['cr-0']) await kubelets.add(n);
       // (The route controller may say it does not start: the 1.9 daemon skips it then.)
-      const noRoutes = ['--cloud-provider=simulated', `--cloud-config=${pool}`, '--allocate-node-cidrs', '--cluster-cidr=10.125.0.0/16', '--route-reconciliation-period=300ms', '--configure-cloud-routes=false'];
+      const noRoutes = [
+        '--cloud-provider=simulated',
+        `--cloud-config=${pool}`,
+        '--allocate-node-cidrs',
+        '--cluster-cidr=10.125.0.0/16',
+        '--route-reconciliation-period=300ms',
+        '--configure-cloud-routes=false',
+      ];
       await withControllers(env, 'node,route', noRoutes, '--configure-cloud-routes=false', async () => {
         const ranged = await within(15_000, async () => ((await api.get('/api/v1/nodes/cr-0'))?.spec as { podCIDR?: string } | undefined)?.podCIDR);
         await sleep(1_500);
         const cond = conditionOfNode(await api.get('/api/v1/nodes/cr-0'), 'NetworkUnavailable');
-        expectTrue(ranged !== undefined && cond === undefined, `--configure-cloud-routes=false: the node got a range (${ranged}) and no route (NetworkUnavailable ${JSON.stringify(cond)})`, ['option.configure-cloud-routes']);
+        expectTrue(
+          ranged !== undefined && cond === undefined,
+          `--configure-cloud-routes=false: the node got a range (${ranged}) and no route (NetworkUnavailable ${JSON.stringify(cond)})`,
+          ['option.configure-cloud-routes'],
+        );
       }, { mayNotStart: ['route'] });
     });
   },
@@ -921,7 +1015,8 @@ check(
     await withEnv(ctx, async (env) => {
       const { api } = env;
       const kubelets = env.kubelets();
-      const taintsOf = async (n: string) => (((await api.get(`/api/v1/nodes/${n}`))?.spec as { taints?: Array<{ key: string; effect: string }> } | undefined)?.taints ?? []);
+      const taintsOf = async (n: string) =>
+        ((await api.get(`/api/v1/nodes/${n}`))?.spec as { taints?: Array<{ key: string; effect: string }> } | undefined)?.taints ?? [];
       const gone = async (ns: string, p: string) => {
         const pod = await api.get(`/api/v1/namespaces/${ns}/pods/${p}`);
         return pod === undefined || pod.metadata.deletionTimestamp != null;
@@ -933,25 +1028,65 @@ check(
       await runningPod(api, ns, 'plain', 'tm-a');
       await runningPod(api, ns, 'tolerant', 'tm-a', tolerateForever);
       await runningPod(api, ns, 'on-d', 'tm-d');
-      const flags = ['--enable-taint-manager=true', '--feature-gates=TaintBasedEvictions=true,TaintNodesByCondition=true', '--node-monitor-period=200ms', '--node-monitor-grace-period=3s', '--pod-eviction-timeout=1h'];
+      const flags = [
+        '--enable-taint-manager=true',
+        '--feature-gates=TaintBasedEvictions=true,TaintNodesByCondition=true',
+        '--node-monitor-period=200ms',
+        '--node-monitor-grace-period=3s',
+        '--pod-eviction-timeout=1h',
+      ];
       await withControllers(env, 'node', flags, 'taint manager on', async () => {
-        await api.send('PATCH', '/api/v1/nodes/tm-a', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
+        await api.send(
+          'PATCH',
+          '/api/v1/nodes/tm-a',
+          { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } },
+          'application/merge-patch+json',
+        );
         const evicted = await within(10_000, async () => ((await gone(ns, 'plain')) ? true : undefined));
-        expectTrue(evicted === true, '--enable-taint-manager=true: a pod not tolerating a NoExecute taint of its node was evicted', ['option.enable-taint-manager', 'controller.node']);
+        expectTrue(evicted === true, '--enable-taint-manager=true: a pod not tolerating a NoExecute taint of its node was evicted', [
+          'option.enable-taint-manager',
+          'controller.node',
+        ]);
         expectTrue(!(await gone(ns, 'tolerant')), 'a pod tolerating the taint (no tolerationSeconds) stays', ['option.enable-taint-manager']);
         const ts = nowText();
-        await api.send('PATCH', '/api/v1/nodes/tm-c/status', { status: { conditions: [{ type: 'MemoryPressure', status: 'True', reason: 'Check', message: 'set by the check', lastHeartbeatTime: ts, lastTransitionTime: ts }] } }, 'application/strategic-merge-patch+json');
-        const pressure = await within(10_000, async () => ((await taintsOf('tm-c')).some((t) => t.key === 'node.kubernetes.io/memory-pressure' && t.effect === 'NoSchedule') ? true : undefined));
-        expectTrue(pressure === true, 'TaintNodesByCondition: MemoryPressure=True gave the node the node.kubernetes.io/memory-pressure:NoSchedule taint', ['gate.TaintNodesByCondition']);
+        await api.send(
+          'PATCH',
+          '/api/v1/nodes/tm-c/status',
+          {
+            status: {
+              conditions: [
+                { type: 'MemoryPressure', status: 'True', reason: 'Check', message: 'set by the check', lastHeartbeatTime: ts, lastTransitionTime: ts },
+              ],
+            },
+          },
+          'application/strategic-merge-patch+json',
+        );
+        const pressure = await within(10_000, async () =>
+          (await taintsOf('tm-c')).some((t) => t.key === 'node.kubernetes.io/memory-pressure' && t.effect === 'NoSchedule') ? true : undefined,
+        );
+        expectTrue(pressure === true, 'TaintNodesByCondition: MemoryPressure=True gave the node the node.kubernetes.io/memory-pressure:NoSchedule taint', [
+          'gate.TaintNodesByCondition',
+        ]);
         kubelets.stop('tm-d');
-        const unreachable = await within(15_000, async () => ((await taintsOf('tm-d')).some((t) => t.key === 'node.alpha.kubernetes.io/unreachable' && t.effect === 'NoExecute') ? true : undefined));
+        const unreachable = await within(15_000, async () =>
+          (await taintsOf('tm-d')).some((t) => t.key === 'node.alpha.kubernetes.io/unreachable' && t.effect === 'NoExecute') ? true : undefined,
+        );
         const dEvicted = await within(10_000, async () => ((await gone(ns, 'on-d')) ? true : undefined));
-        expectTrue(unreachable === true && dEvicted === true, `TaintBasedEvictions: the failed node got the unreachable:NoExecute taint (${unreachable === true}) and its pod was evicted by it despite a 1 h eviction timeout (${dEvicted === true})`, ['gate.TaintBasedEvictions']);
+        expectTrue(
+          unreachable === true && dEvicted === true,
+          `TaintBasedEvictions: the failed node got the unreachable:NoExecute taint (${unreachable === true}) and its pod was evicted by it despite a 1 h eviction timeout (${dEvicted === true})`,
+          ['gate.TaintBasedEvictions'],
+        );
       });
       await kubelets.add('tm-e');
       await runningPod(api, ns, 'kept', 'tm-e');
       await withControllers(env, 'node', ['--enable-taint-manager=false', '--node-monitor-period=200ms'], 'taint manager off', async () => {
-        await api.send('PATCH', '/api/v1/nodes/tm-e', { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } }, 'application/merge-patch+json');
+        await api.send(
+          'PATCH',
+          '/api/v1/nodes/tm-e',
+          { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } },
+          'application/merge-patch+json',
+        );
         await sleep(3_000);
         expectTrue(!(await gone(ns, 'kept')), '--enable-taint-manager=false: a pod not tolerating a NoExecute taint stays', ['option.enable-taint-manager']);
       });
@@ -972,7 +1107,12 @@ const dataOf = (o: KubeObject | undefined, key: string) => {
 };
 
 /** The problems of a service-account JWT against the key, account and Secret it should carry (1.9 legacy claims). */
-export function serviceAccountTokenProblems(jwt: string, publicKey: KeyObject, account: { namespace: string; name: string; uid: string }, secretName: string): string[] {
+export function serviceAccountTokenProblems(
+  jwt: string,
+  publicKey: KeyObject,
+  account: { namespace: string; name: string; uid: string },
+  secretName: string,
+): string[] {
   const parts = jwt.split('.');
   if (parts.length !== 3) return [`the token is not a compact JWS (${parts.length} parts)`];
   let header: { alg?: string };
@@ -988,7 +1128,12 @@ export function serviceAccountTokenProblems(jwt: string, publicKey: KeyObject, a
   const digest = algs[header.alg ?? ''];
   if (!digest) problems.push(`header alg ${JSON.stringify(header.alg)} is not one of ${Object.keys(algs).join(', ')}`);
   else {
-    const ok = verify(digest, Buffer.from(`${parts[0]}.${parts[1]}`), header.alg!.startsWith('ES') ? { key: publicKey, dsaEncoding: 'ieee-p1363' } : publicKey, b64url(parts[2]));
+    const ok = verify(
+      digest,
+      Buffer.from(`${parts[0]}.${parts[1]}`),
+      header.alg!.startsWith('ES') ? { key: publicKey, dsaEncoding: 'ieee-p1363' } : publicKey,
+      b64url(parts[2]),
+    );
     if (!ok) problems.push(`the ${header.alg} signature does not verify with the public key of --service-account-private-key-file`);
   }
   const want: Record<string, string> = {
@@ -1016,7 +1161,11 @@ check(
       const { api } = env;
       const pki = await writeDaemonPki(env.dir);
       const ns = await namespaceFor(api, 'sat');
-      const flags = [`--service-account-private-key-file=${pki.serviceAccountKeyFile}`, `--root-ca-file=${pki.caCertFile}`, '--concurrent-serviceaccount-token-syncs=2'];
+      const flags = [
+        `--service-account-private-key-file=${pki.serviceAccountKeyFile}`,
+        `--root-ca-file=${pki.caCertFile}`,
+        '--concurrent-serviceaccount-token-syncs=2',
+      ];
       await withControllers(env, 'serviceaccount-token', flags, 'serviceaccount-token', async () => {
         const names = ['robot-a', 'robot-b'];
         for (const n of names) {
@@ -1029,23 +1178,53 @@ check(
             const listed = ((sa as { secrets?: Array<{ name?: string }> } | undefined)?.secrets ?? []).map((s) => s.name);
             for (const s of await api.list(`/api/v1/namespaces/${ns}/secrets`)) {
               const type = (s as { type?: string }).type;
-              if (type === 'kubernetes.io/service-account-token' && s.metadata.annotations?.['kubernetes.io/service-account.name'] === n && dataOf(s, 'token') && listed.includes(s.metadata.name)) return { sa: sa!, secret: s };
+              if (
+                type === 'kubernetes.io/service-account-token' &&
+                s.metadata.annotations?.['kubernetes.io/service-account.name'] === n &&
+                dataOf(s, 'token') &&
+                listed.includes(s.metadata.name)
+              )
+                return { sa: sa!, secret: s };
             }
             return undefined;
           });
-          expectTrue(found, `ServiceAccount ${ns}/${n} got a kubernetes.io/service-account-token Secret with a token, listed in its secrets, within 20 s`, ['controller.serviceaccount-token']);
+          expectTrue(found, `ServiceAccount ${ns}/${n} got a kubernetes.io/service-account-token Secret with a token, listed in its secrets, within 20 s`, [
+            'controller.serviceaccount-token',
+          ]);
           const { sa, secret } = found;
-          expectTrue(secret.metadata.annotations?.['kubernetes.io/service-account.uid'] === sa.metadata.uid, `the token Secret names the account's uid (${secret.metadata.annotations?.['kubernetes.io/service-account.uid']} vs ${sa.metadata.uid})`, ['controller.serviceaccount-token']);
+          expectTrue(
+            secret.metadata.annotations?.['kubernetes.io/service-account.uid'] === sa.metadata.uid,
+            `the token Secret names the account's uid (${secret.metadata.annotations?.['kubernetes.io/service-account.uid']} vs ${sa.metadata.uid})`,
+            ['controller.serviceaccount-token'],
+          );
           const jwt = Buffer.from(dataOf(secret, 'token')!, 'base64').toString('utf8');
-          const problems = serviceAccountTokenProblems(jwt, pki.serviceAccountPublicKey, { namespace: ns, name: n, uid: sa.metadata.uid ?? '' }, secret.metadata.name ?? '');
-          expectTrue(problems.length === 0, `the token of ${ns}/${n}: ${problems.join('; ')}`, ['option.service-account-private-key-file', 'controller.serviceaccount-token']);
+          const problems = serviceAccountTokenProblems(
+            jwt,
+            pki.serviceAccountPublicKey,
+            { namespace: ns, name: n, uid: sa.metadata.uid ?? '' },
+            secret.metadata.name ?? '',
+          );
+          expectTrue(problems.length === 0, `the token of ${ns}/${n}: ${problems.join('; ')}`, [
+            'option.service-account-private-key-file',
+            'controller.serviceaccount-token',
+          ]);
           const ca = Buffer.from(dataOf(secret, 'ca.crt') ?? '', 'base64').toString('utf8');
-          expectTrue(ca.trim() === pki.caCertPem.trim(), `ca.crt of the token Secret is the --root-ca-file bundle (got ${ca.length} bytes${ca ? `: ${ca.slice(0, 40)}...` : ''})`, ['option.root-ca-file']);
-          expectTrue(Buffer.from(dataOf(secret, 'namespace') ?? '', 'base64').toString('utf8') === ns, `the token Secret's namespace entry is ${ns}`, ['controller.serviceaccount-token']);
+          expectTrue(
+            ca.trim() === pki.caCertPem.trim(),
+            `ca.crt of the token Secret is the --root-ca-file bundle (got ${ca.length} bytes${ca ? `: ${ca.slice(0, 40)}...` : ''})`,
+            ['option.root-ca-file'],
+          );
+          expectTrue(Buffer.from(dataOf(secret, 'namespace') ?? '', 'base64').toString('utf8') === ns, `the token Secret's namespace entry is ${ns}`, [
+            'controller.serviceaccount-token',
+          ]);
         }
         // The account goes: its token Secret goes with it.
         await api.send('DELETE', `/api/v1/namespaces/${ns}/serviceaccounts/robot-a`);
-        const gone = await within(20_000, async () => ((await api.list(`/api/v1/namespaces/${ns}/secrets`)).some((s) => s.metadata.annotations?.['kubernetes.io/service-account.name'] === 'robot-a') ? undefined : true));
+        const gone = await within(20_000, async () =>
+          (await api.list(`/api/v1/namespaces/${ns}/secrets`)).some((s) => s.metadata.annotations?.['kubernetes.io/service-account.name'] === 'robot-a')
+            ? undefined
+            : true,
+        );
         expectTrue(gone, 'the token Secret of a deleted ServiceAccount was deleted within 20 s', ['controller.serviceaccount-token']);
       });
     });
@@ -1152,7 +1331,8 @@ check(
           if (r.status !== 201) fail(`setup: creating CSR ${name} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
         }
         const path = (n: string) => `/apis/certificates.k8s.io/v1beta1/certificatesigningrequests/${n}`;
-        const conditions = (o: KubeObject | undefined) => ((o?.status as { conditions?: Array<{ type?: string; reason?: string }> } | undefined)?.conditions ?? []);
+        type WithConditions = { conditions?: Array<{ type?: string; reason?: string }> };
+        const conditions = (o: KubeObject | undefined) => ((o?.status as WithConditions | undefined)?.conditions ?? []);
         const approved = await within(20_000, async () => (conditions(await api.get(path(clientName))).some((c) => c.type === 'Approved') ? true : undefined));
         expectTrue(approved, `the node client CSR (CN=system:node:${node}, O=system:nodes, client auth) was approved within 20 s`, ['controller.csrapproving']);
         const certText = await within(20_000, async () => ((await api.get(path(clientName)))?.status as { certificate?: string } | undefined)?.certificate);
@@ -1194,7 +1374,9 @@ check(
       const r2 = { apiGroups: ['apps'], resources: ['deployments'], verbs: ['watch'] };
       const r3 = { apiGroups: [''], resources: ['secrets'], verbs: ['delete'] };
       const rulesOf = async (name: string) => (((await api.get(`${base}/${name}`)) as { rules?: Array<{ resources?: string[]; verbs?: string[] }> } | undefined)?.rules ?? []);
-      const has = (rules: Array<{ resources?: string[]; verbs?: string[] }>, r: { resources: string[]; verbs: string[] }) => rules.some((x) => JSON.stringify(x.resources) === JSON.stringify(r.resources) && JSON.stringify(x.verbs) === JSON.stringify(r.verbs));
+      const same = (a: string[] | undefined, b: string[]) => JSON.stringify(a) === JSON.stringify(b);
+      const has = (rules: Array<{ resources?: string[]; verbs?: string[] }>, r: { resources: string[]; verbs: string[] }) =>
+        rules.some((x) => same(x.resources, r.resources) && same(x.verbs, r.verbs));
       await withControllers(env, 'clusterrole-aggregation', [], 'clusterrole-aggregation', async () => {
         for (const body of [role(`${tag}-a`, { [label]: 'true' }, [r1]), role(`${tag}-b`, { [label]: 'true' }, [r2]), role(`${tag}-c`, {}, [r3]), role(`${tag}-all`, {}, [], { clusterRoleSelectors: [{ matchLabels: { [label]: 'true' } }] })]) {
           const r = await api.send('POST', base, body);
@@ -1297,7 +1479,8 @@ check(
         if (r.status !== 201) fail(`setup: creating the PodDisruptionBudget answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
         type PdbStatus = { currentHealthy?: number; desiredHealthy?: number; disruptionsAllowed?: number; expectedPods?: number; observedGeneration?: number };
         const pdb = async () => (await api.get(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets/db`)) as (KubeObject & { status?: PdbStatus }) | undefined;
-        const want = (s: PdbStatus | undefined, healthy: number, allowed: number) => s?.currentHealthy === healthy && s.desiredHealthy === 2 && s.disruptionsAllowed === allowed && s.expectedPods === 3;
+        const want = (s: PdbStatus | undefined, healthy: number, allowed: number) =>
+          s?.currentHealthy === healthy && s.desiredHealthy === 2 && s.disruptionsAllowed === allowed && s.expectedPods === 3;
         const first = await within(20_000, async () => {
           const p = await pdb();
           return want(p?.status, 3, 1) && p!.status!.observedGeneration === p!.metadata.generation ? p : undefined;

@@ -133,7 +133,13 @@ check(
   async (ctx) => {
     const ns = await ctx.namespace();
     const formats: Format[] = ['json', 'yaml', 'protobuf'];
-    await ctx.forAll(fc.record({ create: fc.constantFrom(...formats), put: fc.constantFrom(...formats), data: configMapData(), data2: configMapData(), labels: labels() }), async (v) => {
+    await ctx.forAll(fc.record({
+      create: fc.constantFrom(...formats),
+      put: fc.constantFrom(...formats),
+      data: configMapData(),
+      data2: configMapData(),
+      labels: labels(),
+    }), async (v) => {
       const name = ctx.uniqueName('body');
       const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels: v.labels }, data: v.data };
       const created = await forRows(FORMAT_ROW[v.create], async () => {
@@ -190,7 +196,11 @@ function isPretty(text: string): boolean {
 
 check(
   'negotiation.pretty',
-  { rows: ['query.get.pretty', 'query.list.pretty', 'query.create.pretty', 'query.single.pretty'], requires: CM_RW, title: '?pretty=true answers indented JSON of the same object' },
+  {
+    rows: ['query.get.pretty', 'query.list.pretty', 'query.create.pretty', 'query.single.pretty'],
+    requires: CM_RW,
+    title: '?pretty=true answers indented JSON of the same object',
+  },
   async (ctx) => {
     const { ns, path, name } = await configMapIn(ctx);
     const cases: Array<{ row: string; method: string; path: string; body?: unknown }> = [

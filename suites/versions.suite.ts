@@ -84,7 +84,11 @@ check(
   },
   async (ctx) => {
     const ns = await ctx.namespace();
-    await ctx.forAll(fc.record({ replicas: fc.integer({ min: 0, max: 4 }), app: labelValue, minReadySeconds: fc.integer({ min: 0, max: 30 }) }), async ({ replicas, app, minReadySeconds }) => {
+    await ctx.forAll(fc.record({
+      replicas: fc.integer({ min: 0, max: 4 }),
+      app: labelValue,
+      minReadySeconds: fc.integer({ min: 0, max: 30 }),
+    }), async ({ replicas, app, minReadySeconds }) => {
       const name = ctx.uniqueName('v1beta1');
       const body = {
         apiVersion: 'apps/v1beta1',
@@ -180,7 +184,12 @@ check(
   },
   async (ctx) => {
     const ns = await ctx.namespace();
-    await ctx.forAll(fc.record({ fromApps: fc.boolean(), replicas: fc.integer({ min: 0, max: 3 }), to: fc.integer({ min: 0, max: 3 }), app: labelValue }), async ({ fromApps, replicas, to, app }) => {
+    await ctx.forAll(fc.record({
+      fromApps: fc.boolean(),
+      replicas: fc.integer({ min: 0, max: 3 }),
+      to: fc.integer({ min: 0, max: 3 }),
+      app: labelValue,
+    }), async ({ fromApps, replicas, to, app }) => {
       const [a, b] = fromApps ? [DEPLOYMENTS, EXT_DEPLOYMENTS] : [EXT_DEPLOYMENTS, DEPLOYMENTS];
       const gvA = apiVersionOf(a.group, a.version);
       const gvB = apiVersionOf(b.group, b.version);

@@ -126,7 +126,15 @@ export function parseKubeconfig(text: string, file: string, baseDir: string, con
 }
 
 /** A one-context client config file (kubeconfig) with the credentials inlined as *-data fields. */
-export function renderKubeconfig(c: { server: string; ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; token?: string; namespace?: string; name?: string }): string {
+export function renderKubeconfig(c: {
+  server: string;
+  ca?: string | Buffer;
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  token?: string;
+  namespace?: string;
+  name?: string;
+}): string {
   const name = c.name ?? 'simulator';
   const b64 = (v: string | Buffer) => Buffer.from(v).toString('base64');
   const cluster: Record<string, string> = { server: c.server };

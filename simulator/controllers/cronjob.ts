@@ -36,7 +36,6 @@ export interface CronJobSpec {
 }
 
 
-
 export interface CronJobControllerOptions {
   /** How often every CronJob is looked at (default 10 s). */
   checkIntervalMs?: number;

@@ -59,7 +59,11 @@ export class DisruptionController implements Controller {
   }
 
   /** spec.replicas of a pod's controller, by uid; undefined when it has none the controller knows. */
-  private async controllerScale(ctx: ControllerContext, pod: KubeObject, cache: Map<string, { uid: string; replicas: number } | null>): Promise<{ uid: string; replicas: number } | undefined> {
+  private async controllerScale(
+    ctx: ControllerContext,
+    pod: KubeObject,
+    cache: Map<string, { uid: string; replicas: number } | null>,
+  ): Promise<{ uid: string; replicas: number } | undefined> {
     const ref = controllerRefOf(pod);
     if (!ref) return undefined;
     const ns = encodeURIComponent(pod.metadata.namespace ?? 'default');

@@ -58,7 +58,14 @@ export interface HistoryOwner {
  * (which the caller's cache may not show yet). A name taken by another template bumps collisionCount, which
  * the caller writes into status.
  */
-export async function ensureRevision(client: ApiClient, owner: KubeObject, template: unknown, revisions: KubeObject[], h: HistoryOwner, signal?: AbortSignal): Promise<{ revision: KubeObject; revisions: KubeObject[]; collisionCount: number }> {
+export async function ensureRevision(
+  client: ApiClient,
+  owner: KubeObject,
+  template: unknown,
+  revisions: KubeObject[],
+  h: HistoryOwner,
+  signal?: AbortSignal,
+): Promise<{ revision: KubeObject; revisions: KubeObject[]; collisionCount: number }> {
   const ns = owner.metadata.namespace ?? 'default';
   const data = revisionData(template);
   let collisionCount = Number((owner.status as Obj | undefined)?.collisionCount ?? 0);

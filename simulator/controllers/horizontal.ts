@@ -90,7 +90,11 @@ export class HorizontalPodAutoscaler implements Controller {
   }
 
   /** Pods matching the selector with their CPU requests, and their usage by pod name (milli-CPU). */
-  private async metrics(ctx: ControllerContext, ns: string, selector: string): Promise<{ requests: Map<string, number | undefined>; usage: Map<string, number> }> {
+  private async metrics(
+    ctx: ControllerContext,
+    ns: string,
+    selector: string,
+  ): Promise<{ requests: Map<string, number | undefined>; usage: Map<string, number> }> {
     const q = { labelSelector: selector };
     const pods = (await ctx.client.list(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, q, ctx.signal)).items.filter(
       (p) => !p.metadata.deletionTimestamp && (p.status as Obj | undefined)?.phase !== 'Failed' && (p.status as Obj | undefined)?.phase !== 'Succeeded',
@@ -336,7 +340,14 @@ export class HorizontalPodAutoscaler implements Controller {
     void name;
   }
 
-  private async write(ctx: ControllerContext, hpa: KubeObject, status: Obj, conditions: Condition[], utilization: number | undefined, usageMilli = 0): Promise<void> {
+  private async write(
+    ctx: ControllerContext,
+    hpa: KubeObject,
+    status: Obj,
+    conditions: Condition[],
+    utilization: number | undefined,
+    usageMilli = 0,
+  ): Promise<void> {
     const ns = encodeURIComponent(hpa.metadata.namespace ?? 'default');
     const path = `/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers/${encodeURIComponent(hpa.metadata.name ?? '')}`;
     const next: Obj = { ...status, ...(utilization !== undefined ? { currentCPUUtilizationPercentage: utilization } : {}) };

@@ -182,7 +182,11 @@ export class NodeIpam {
 }
 
 /** Sets one condition of a Node's status (added or replaced by type), re-reading on conflict. */
-export async function setNodeCondition(ctx: ControllerContext, name: string, condition: { type: string; status: string; reason: string; message: string; lastHeartbeatTime: string; lastTransitionTime: string }): Promise<boolean> {
+export async function setNodeCondition(
+  ctx: ControllerContext,
+  name: string,
+  condition: { type: string; status: string; reason: string; message: string; lastHeartbeatTime: string; lastTransitionTime: string },
+): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
     let node: KubeObject;
     try {

@@ -96,7 +96,16 @@ export function deletionRank(a: KubeObject, b: KubeObject): number {
  * Adopts matching orphans and releases owned objects that no longer match; returns the ones it controls.
  * Pods by default; the Deployment controller claims ReplicaSets with it (pathOf).
  */
-export async function claimPods(client: ApiClient, owner: KubeObject, selector: LabelSelector | undefined, pods: KubeObject[], apiVersion: string, kind: string, signal: AbortSignal, pathOf: (o: KubeObject) => string = podPath): Promise<KubeObject[]> {
+export async function claimPods(
+  client: ApiClient,
+  owner: KubeObject,
+  selector: LabelSelector | undefined,
+  pods: KubeObject[],
+  apiVersion: string,
+  kind: string,
+  signal: AbortSignal,
+  pathOf: (o: KubeObject) => string = podPath,
+): Promise<KubeObject[]> {
   const uid = owner.metadata.uid;
   const out: KubeObject[] = [];
   for (const pod of pods) {
@@ -198,7 +207,14 @@ export class ReplicaManager implements Controller {
     await runWorkers(queue, ctx.options.int(k.workersOption), sync, ctx.signal, { controller: k.controller, metrics: ctx.metrics, log: ctx.log });
   }
 
-  private async sync(ctx: ControllerContext, key: string, owners: Informer, pods: PodIndex, expectations: Expectations, queue: WorkQueue<string>): Promise<void> {
+  private async sync(
+    ctx: ControllerContext,
+    key: string,
+    owners: Informer,
+    pods: PodIndex,
+    expectations: Expectations,
+    queue: WorkQueue<string>,
+  ): Promise<void> {
     const k = this.k;
     const owner = owners.get(key);
     if (!owner) {

@@ -99,7 +99,14 @@ export class ServiceController implements Controller {
     for (const s of services.list()) if (isLoadBalancer(s)) queue.add(keyOf(s));
   }
 
-  private async sync(ctx: ControllerContext, key: string, svc: KubeObject | undefined, hosts: string[], events: EventRecorder, signal: AbortSignal): Promise<void> {
+  private async sync(
+    ctx: ControllerContext,
+    key: string,
+    svc: KubeObject | undefined,
+    hosts: string[],
+    events: EventRecorder,
+    signal: AbortSignal,
+  ): Promise<void> {
     const cloud = ctx.cloud!;
     const had = this.provisioned.get(key);
     if (!svc || !isLoadBalancer(svc) || (had && had.metadata.uid !== svc.metadata.uid)) {

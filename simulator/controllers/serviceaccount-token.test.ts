@@ -235,4 +235,3 @@ describe('npx tsx simulator --daemon-arg=--service-account-private-key-file=... 
     }, 60_000);
   });
 });
-

@@ -84,12 +84,24 @@ function mutate(obj: unknown, picks: number[], value: unknown, newKey: string): 
   return copy;
 }
 
-const fieldMutation = fc.record({ k: kind, n: name, picks: fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), v: weirdValue, key: fc.string({ maxLength: 12 }), put: fc.boolean() }).map(({ k, n, picks, v, key, put }): FuzzRequest => {
+const fieldMutation = fc.record({
+  k: kind,
+  n: name,
+  picks: fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+  v: weirdValue,
+  key: fc.string({ maxLength: 12 }),
+  put: fc.boolean(),
+}).map(({ k, n, picks, v, key, put }): FuzzRequest => {
   const body = mutate(k.body(n), picks, v, key);
   return { cls: 'fields', method: put ? 'PUT' : 'POST', path: put ? `${k.path}/${n}` : k.path, headers: JSON_CT, body: json(body) };
 });
 
-const integers = fc.record({ k: kind, n: name, picks: fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), v: badNumber }).map(({ k, n, picks, v }): FuzzRequest => ({
+const integers = fc.record({
+  k: kind,
+  n: name,
+  picks: fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+  v: badNumber,
+}).map(({ k, n, picks, v }): FuzzRequest => ({
   cls: 'integers', method: 'POST', path: k.path, headers: JSON_CT, body: json(mutate(k.body(n), picks, v, 'replicas')),
 }));
 
@@ -113,7 +125,13 @@ const nesting = fc.record({ d: fc.integer({ min: 50, max: 5000 }), form: fc.cons
   }
 });
 
-const aliases = fc.record({ fan: fc.integer({ min: 2, max: 12 }), levels: fc.integer({ min: 2, max: 30 }), leaf: fc.integer({ min: 1, max: 2000 }), k: kind, n: name }).map(({ fan, levels, leaf, k, n }): FuzzRequest => {
+const aliases = fc.record({
+  fan: fc.integer({ min: 2, max: 12 }),
+  levels: fc.integer({ min: 2, max: 30 }),
+  leaf: fc.integer({ min: 1, max: 2000 }),
+  k: kind,
+  n: name,
+}).map(({ fan, levels, leaf, k, n }): FuzzRequest => {
   const lines = [`metadata: {name: ${n}}`, `x0: &a0 ["${'x'.repeat(leaf)}"]`];
   for (let i = 1; i < levels; i++) lines.push(`x${i}: &a${i} [${Array(fan).fill(`*a${i - 1}`).join(',')}]`);
   lines.push(`data: {k: *a${levels - 1}}`);

@@ -1,6 +1,7 @@
 // HTTP serving of the OpenAPI documents the way the real server's handlers do it:
 // - GET /openapi/v2: JSON, or the gnostic protobuf form that kubectl asks for (Accept
-//   application/com.github.proto-openapi.spec.v2@v1.0+protobuf, answered as ...spec.v2.v1.0+protobuf); else 406. ETag (quoted SHA-512 of the JSON), Last-Modified, If-None-Match -> 304.
+//   application/com.github.proto-openapi.spec.v2@v1.0+protobuf, answered as ...spec.v2.v1.0+protobuf); else 406.
+//   ETag (quoted SHA-512 of the JSON), Last-Modified, If-None-Match -> 304.
 // - GET /openapi/v3: the index {"paths": {"<key>": {"serverRelativeURL": "/openapi/v3/<key>?hash=<HASH>"}}}.
 // - GET /openapi/v3/<key>[?hash=H]: one document. With the current hash: Cache-Control "public, immutable" and an
 //   Expires a year ahead; with a stale hash: 301 to the current URL. JSON only (the v3 protobuf form is not served:

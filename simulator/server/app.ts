@@ -197,7 +197,14 @@ function rootPaths(ctx: ServerContext): string[] {
  * the JSON form: discovery documents of the core and extensions groups are written without apiVersion (the
  * real server's stripped encoder) yet framed as meta v1 types in protobuf.
  */
-function sendResult(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply, result: ApiResult, protobufOk = true, protobufForm: object = result.object): FastifyReply {
+function sendResult(
+  ctx: ServerContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  result: ApiResult,
+  protobufOk = true,
+  protobufForm: object = result.object,
+): FastifyReply {
   const query = firstValues(request.query as Query);
   const accept = request.headers.accept;
   // Server-side printing (simulator/server/table) is looked at only when the client asks for a Table at all.

@@ -408,7 +408,14 @@ export interface DeleteOutcome {
 }
 
 /** The delete path: preconditions, finalizers from the options, the kind's grace period, removal or marking. */
-export async function deleteResource(ctx: ServerContext, def: ResourceDef, namespace: string | undefined, name: string, opts: DeleteOptions, wopts: WriteOptions = {}): Promise<DeleteOutcome> {
+export async function deleteResource(
+  ctx: ServerContext,
+  def: ResourceDef,
+  namespace: string | undefined,
+  name: string,
+  opts: DeleteOptions,
+  wopts: WriteOptions = {},
+): Promise<DeleteOutcome> {
   const key = objectKey(def, namespace, name);
   const dryRun = !!wopts.dryRun;
   let graceSeconds = 0;

@@ -25,32 +25,37 @@ const ops = opArb(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
 
 test('rule.chunking.consistent-snapshot: the union of chunks is the snapshot at the first chunk, whatever is written between chunks', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(ops, { maxLength: 12 }), fc.integer({ min: 1, max: 4 }), fc.array(fc.array(ops, { maxLength: 3 }), { maxLength: 6 }), async (setup, limit, between) => {
-      const ns = await freshNs(sim.url);
-      for (const op of setup) await applyOp(sim.url, ns, op);
-      const full = await call(sim.url, 'GET', cmPath(ns));
-      const snapshot = stateOf(full.body.items);
-      const items: Obj[] = [];
-      let cont = '';
-      let rv: string | undefined;
-      let chunks = 0;
-      do {
-        const r = await call(sim.url, 'GET', `${cmPath(ns)}?limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
-        assert.equal(r.status, 200, JSON.stringify(r.body));
-        assert.ok(r.body.items.length <= limit);
-        if (rv === undefined) rv = r.body.metadata.resourceVersion;
-        assert.equal(r.body.metadata.resourceVersion, rv, 'resourceVersion constant across chunks');
-        items.push(...r.body.items);
-        cont = r.body.metadata.continue ?? '';
-        for (const op of between[chunks] ?? []) await applyOp(sim.url, ns, op);
-        chunks++;
-      } while (cont);
-      // The first chunk was read right after `full`, with no write in between, so both show one revision.
-      assert.equal(rv, full.body.metadata.resourceVersion);
-      const names = items.map((i) => i.metadata.name);
-      assert.equal(new Set(names).size, names.length, 'no duplicates');
-      assert.deepEqual(stateOf(items), snapshot);
-    }),
+    fc.asyncProperty(
+      fc.array(ops, { maxLength: 12 }),
+      fc.integer({ min: 1, max: 4 }),
+      fc.array(fc.array(ops, { maxLength: 3 }), { maxLength: 6 }),
+      async (setup, limit, between) => {
+        const ns = await freshNs(sim.url);
+        for (const op of setup) await applyOp(sim.url, ns, op);
+        const full = await call(sim.url, 'GET', cmPath(ns));
+        const snapshot = stateOf(full.body.items);
+        const items: Obj[] = [];
+        let cont = '';
+        let rv: string | undefined;
+        let chunks = 0;
+        do {
+          const r = await call(sim.url, 'GET', `${cmPath(ns)}?limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+          assert.equal(r.status, 200, JSON.stringify(r.body));
+          assert.ok(r.body.items.length <= limit);
+          if (rv === undefined) rv = r.body.metadata.resourceVersion;
+          assert.equal(r.body.metadata.resourceVersion, rv, 'resourceVersion constant across chunks');
+          items.push(...r.body.items);
+          cont = r.body.metadata.continue ?? '';
+          for (const op of between[chunks] ?? []) await applyOp(sim.url, ns, op);
+          chunks++;
+        } while (cont);
+        // The first chunk was read right after `full`, with no write in between, so both show one revision.
+        assert.equal(rv, full.body.metadata.resourceVersion);
+        const names = items.map((i) => i.metadata.name);
+        assert.equal(new Set(names).size, names.length, 'no duplicates');
+        assert.deepEqual(stateOf(items), snapshot);
+      },
+    ),
     { numRuns: 25 },
   );
 });

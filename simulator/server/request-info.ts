@@ -6,18 +6,18 @@ export type RequestTarget =
   | { type: 'discovery-group'; group: string } // /apis/<group>
   | { type: 'discovery-resources'; group: string; version: string } // /api/v1, /apis/<g>/<v>
   | {
-      type: 'resource';
-      group: string;
-      version: string;
-      /** /watch/ prefix present. */
-      watchPath: boolean;
-      namespace?: string;
-      resource: string;
-      name?: string;
-      subresource?: string;
-      /** Extra path segments beyond a subresource (never valid). */
-      extra: boolean;
-    }
+    type: 'resource';
+    group: string;
+    version: string;
+    /** /watch/ prefix present. */
+    watchPath: boolean;
+    namespace?: string;
+    resource: string;
+    name?: string;
+    subresource?: string;
+    /** Extra path segments beyond a subresource (never valid). */
+    extra: boolean;
+  }
   | { type: 'unknown' };
 
 /** Subresources of a namespace that look like a namespaced resource name in the path. */

@@ -106,10 +106,10 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
   const authorizer = unionAuthorizer(chain);
   const postStart = rbac
     ? async (ctx: ServerContext) => {
-        const created = await ensureBootstrapPolicy(ctx.store);
-        await rbac.start(ctx.store);
-        notes.push(`RBAC: ${created} default roles and bindings created`);
-      }
+      const created = await ensureBootstrapPolicy(ctx.store);
+      await rbac.start(ctx.store);
+      notes.push(`RBAC: ${created} default roles and bindings created`);
+    }
     : undefined;
   const notes: string[] = [];
   if (!enabled) {

@@ -61,30 +61,35 @@ describe('API server on etcd', { skip }, () => {
 
   it('rule.chunking.consistent-snapshot: chunks through B are one snapshot while A writes between them', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(ops, { maxLength: 10 }), fc.integer({ min: 1, max: 4 }), fc.array(fc.array(ops, { maxLength: 3 }), { maxLength: 5 }), async (setup, limit, between) => {
-        const ns = await freshNs(a.url);
-        for (const op of setup) await applyOp(a.url, ns, op);
-        const full = await call(b.url, 'GET', cmPath(ns));
-        const snapshot = stateOf(full.body.items);
-        const items: Obj[] = [];
-        let cont = '';
-        let rv: string | undefined;
-        let chunks = 0;
-        do {
-          const r = await call(b.url, 'GET', `${cmPath(ns)}?limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
-          assert.equal(r.status, 200, JSON.stringify(r.body));
-          assert.ok(r.body.items.length <= limit);
-          rv ??= r.body.metadata.resourceVersion;
-          assert.equal(r.body.metadata.resourceVersion, rv, 'resourceVersion constant across chunks');
-          items.push(...r.body.items);
-          cont = r.body.metadata.continue ?? '';
-          for (const op of between[chunks] ?? []) await applyOp(a.url, ns, op);
-          chunks++;
-        } while (cont);
-        const got = items.map((i) => i.metadata.name);
-        assert.equal(new Set(got).size, got.length, 'no duplicates');
-        assert.deepEqual(stateOf(items), snapshot);
-      }),
+      fc.asyncProperty(
+        fc.array(ops, { maxLength: 10 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.array(ops, { maxLength: 3 }), { maxLength: 5 }),
+        async (setup, limit, between) => {
+          const ns = await freshNs(a.url);
+          for (const op of setup) await applyOp(a.url, ns, op);
+          const full = await call(b.url, 'GET', cmPath(ns));
+          const snapshot = stateOf(full.body.items);
+          const items: Obj[] = [];
+          let cont = '';
+          let rv: string | undefined;
+          let chunks = 0;
+          do {
+            const r = await call(b.url, 'GET', `${cmPath(ns)}?limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+            assert.equal(r.status, 200, JSON.stringify(r.body));
+            assert.ok(r.body.items.length <= limit);
+            rv ??= r.body.metadata.resourceVersion;
+            assert.equal(r.body.metadata.resourceVersion, rv, 'resourceVersion constant across chunks');
+            items.push(...r.body.items);
+            cont = r.body.metadata.continue ?? '';
+            for (const op of between[chunks] ?? []) await applyOp(a.url, ns, op);
+            chunks++;
+          } while (cont);
+          const got = items.map((i) => i.metadata.name);
+          assert.equal(new Set(got).size, got.length, 'no duplicates');
+          assert.deepEqual(stateOf(items), snapshot);
+        },
+      ),
       { numRuns: 15 },
     );
   });

@@ -35,18 +35,18 @@ export function sampleResults(options: SampleOptions = {}): ConformanceResults {
     checks: [
       options.failing
         ? {
-          id: 'c1', suite: 'negotiation', title: 'answers 406', rows: ['a', 'b'], status: 'failed', durationMs: 12, message,
-          evidence: {
-            checkId: 'c1', message, failedRows: ['b'], seed: 42, property: 0, path: '0:1', counterexample: `{"accept":"text/html${bad}"}`,
-            replay: 'c1@42:0:0:1', replayCommand: `npx tsx suites --target '${target}' --runs 5 --replay 'c1@42:0:0:1'`,
-            exchanges: [{
-              method: 'GET', url: `${target}/api/v1/x`, requestHeaders: { Accept: 'text/html' }, status: 200,
-              responseHeaders: { 'content-type': 'application/json', 'x-evil': bad || 'none' },
-              responseBody: `{"kind":"ConfigMap","data":{"html":${JSON.stringify(bad)}}}`, responseBodyEncoding: 'utf8',
-              durationMs: 3, curl: `curl -sS -i -H 'Accept: text/html' '${target}/api/v1/x'`,
-            }],
-          },
-        }
+            id: 'c1', suite: 'negotiation', title: 'answers 406', rows: ['a', 'b'], status: 'failed', durationMs: 12, message,
+            evidence: {
+              checkId: 'c1', message, failedRows: ['b'], seed: 42, property: 0, path: '0:1', counterexample: `{"accept":"text/html${bad}"}`,
+              replay: 'c1@42:0:0:1', replayCommand: `npx tsx suites --target '${target}' --runs 5 --replay 'c1@42:0:0:1'`,
+              exchanges: [{
+                method: 'GET', url: `${target}/api/v1/x`, requestHeaders: { Accept: 'text/html' }, status: 200,
+                responseHeaders: { 'content-type': 'application/json', 'x-evil': bad || 'none' },
+                responseBody: `{"kind":"ConfigMap","data":{"html":${JSON.stringify(bad)}}}`, responseBodyEncoding: 'utf8',
+                durationMs: 3, curl: `curl -sS -i -H 'Accept: text/html' '${target}/api/v1/x'`,
+              }],
+            },
+          }
         : { id: 'c1', suite: 'negotiation', rows: ['a', 'b'], status: 'passed', durationMs: 12 },
       { id: 'c2', suite: 'crud', rows: ['c'], status: 'passed', durationMs: 5 },
       { id: 'c3', suite: 'crud', rows: ['d'], status: 'skipped', durationMs: 0, reason: 'target does not serve apps/v1' },

@@ -44,4 +44,3 @@ export function prepareOptions(argv: readonly string[], tables: SpecTables): Val
   }
   return validateOptions(parsed.options, tables);
 }
-

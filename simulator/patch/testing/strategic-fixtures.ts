@@ -63,4 +63,3 @@ export function docArb(nulls: boolean, canonical = false): fc.Arbitrary<JsonObje
 
 /** Documents that a two-way patch can reproduce exactly. */
 export const canonicalDoc = docArb(false, true);
-

@@ -144,7 +144,16 @@ export class ServiceAddressAllocator {
     return undefined;
   }
 
-  private async take(key: string, range: string, wanted: string | undefined, pick: (taken: Set<string>) => string | undefined, check: (v: string) => string | undefined, name: string, field: string, persist = true): Promise<string> {
+  private async take(
+    key: string,
+    range: string,
+    wanted: string | undefined,
+    pick: (taken: Set<string>) => string | undefined,
+    check: (v: string) => string | undefined,
+    name: string,
+    field: string,
+    persist = true,
+  ): Promise<string> {
     let chosen = '';
     const decide = (cur: { value: KubeObject } | undefined): KubeObject => {
       const obj = (cur?.value as RangeObject | undefined) ?? {

@@ -32,7 +32,7 @@ function patched(req: ResourceRequest, current: KubeObject, schema: TypeSchema |
   if (out === null || typeof out !== 'object' || Array.isArray(out)) throw badRequest('the patch produced something that is not an object');
   const obj = out as unknown as KubeObject;
   if (obj.metadata === null || typeof obj.metadata !== 'object') throw badRequest('the patch removed metadata');
-  if (obj.apiVersion !== current.apiVersion) throw badRequest(`the API version in the data (${typeof obj.apiVersion === "string" ? obj.apiVersion : JSON.stringify(obj.apiVersion)}) does not match the expected API version (${current.apiVersion})`);
+  if (obj.apiVersion !== current.apiVersion) throw badRequest(`the API version in the data (${typeof obj.apiVersion === 'string' ? obj.apiVersion : JSON.stringify(obj.apiVersion)}) does not match the expected API version (${current.apiVersion})`);
   if (obj.kind !== current.kind) throw badRequest(`the object provided is unrecognized (must be of type ${current.kind}): kind ${JSON.stringify(obj.kind)}`);
   if (obj.metadata.name !== current.metadata.name) throw badRequest(`the name of the object (${String(obj.metadata.name ?? '')}) does not match the name on the URL (${current.metadata.name})`);
   if ((obj.metadata.namespace ?? '') !== (current.metadata.namespace ?? '')) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');

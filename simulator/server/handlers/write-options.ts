@@ -25,4 +25,3 @@ export function writeOptions(req: ResourceRequest, bodyDryRun?: unknown): WriteO
   }
   return values.length > 0 ? { dryRun: true, user: req.user } : { user: req.user };
 }
-

@@ -136,4 +136,3 @@ export async function rollbackDeployment(ctx: ServerContext, req: ResourceReques
   });
   return { code: 200, object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: `rollback request for deployment "${name}" succeeded`, code: 200 } };
 }
-
