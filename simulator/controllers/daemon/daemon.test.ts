@@ -133,6 +133,39 @@ test('without --leader-elect controllers start at once, spaced by --controller-s
   });
 });
 
+test('close() waits for the control loops to return, and for no longer than its grace for one that ignores its signal', async () => {
+  await withApi(async (api) => {
+    const finished: string[] = [];
+    const lines: string[] = [];
+    // A loop that takes a moment to wind down after its signal, and one that never returns.
+    const slow: ControllerPlan = {
+      create: () => ({
+        name: 'slow',
+        run: async (c) => {
+          await new Promise<void>((r) => c.signal.addEventListener('abort', () => r(), { once: true }));
+          await new Promise((r) => setTimeout(r, 300));
+          finished.push('namespace');
+        },
+      }),
+    };
+    const stubborn: ControllerPlan = { create: () => ({ name: 'stubborn', run: () => new Promise<void>(() => {}) }) };
+    const d = await startDaemon(['--master', api.url, '--address=127.0.0.1', '--port=0', '--leader-elect=false', '--x-api-content-type=application/json', '--controllers=namespace,job'], {
+      log: (line) => lines.push(line),
+      plans: { namespace: slow, job: stubborn },
+    });
+    assert.ok(await until(() => d.controllerStates().namespace?.state === 'running' && d.controllerStates().job?.state === 'running', 5000), 'both loops started');
+    const t0 = performance.now();
+    await d.close();
+    const took = performance.now() - t0;
+    assert.deepEqual(finished, ['namespace'], 'the slow loop had returned when close() resolved');
+    assert.ok(took < 5000 + 5000, `close() took ${Math.round(took)} ms (grace 5000 ms)`);
+    const late = lines.filter((l) => l.startsWith('closing: controllers still running'));
+    assert.equal(late.length, 1, lines.join('\n'));
+    assert.match(late[0], /: job$/);
+    assert.deepEqual(await d.done, { reason: 'closed' });
+  });
+});
+
 test('losing leadership stops the daemon', async () => {
   await withApi(async (api) => {
     const p = probe();
