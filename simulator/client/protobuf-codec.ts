@@ -21,9 +21,8 @@ let loaded: Promise<ProtobufObjectCodec | undefined> | undefined;
 export function loadProtobufCodec(): Promise<ProtobufObjectCodec | undefined> {
   loaded ??= (async () => {
     try {
-      // A computed specifier keeps the type checker from requiring the module to exist.
-      const specifier = new URL('../codec/protobuf.ts', import.meta.url).href;
-      const mod = (await import(specifier)) as Partial<ProtobufObjectCodec>;
+      // A literal specifier, so that a bundler (the daemon suites compile the daemon into one file) follows it.
+      const mod = (await import('../codec/protobuf.ts')) as Partial<ProtobufObjectCodec>;
       if (typeof mod.encodeObject === 'function' && typeof mod.decodeObject === 'function' && typeof mod.hasProtobuf === 'function') {
         return { encodeObject: mod.encodeObject, decodeObject: mod.decodeObject, hasProtobuf: mod.hasProtobuf };
       }

@@ -62,33 +62,58 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
  * by the server's request timeout (408, see clientErrorHandler).
  */
 function readBody(limit: number, payload: NodeJS.ReadableStream & { destroy?: (e?: Error) => void }, done: (err: Error | null, body?: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let finished = false;
-  const finish = (err: Error | null, body?: Buffer) => {
-    if (finished) return;
-    finished = true;
-    payload.removeListener('data', onData);
-    payload.removeListener('end', onEnd);
-    payload.removeListener('error', onError);
-    done(err, body);
-  };
-  const tooLarge = () => requestEntityTooLarge(limit);
-  const onData = (chunk: Buffer) => {
-    size += chunk.length;
-    if (size <= limit) chunks.push(chunk);
-    else if (chunks.length > 0) chunks.length = 0;
-    if (size > DRAIN_LIMIT) {
+  new BodyReader(limit, payload, done);
+}
+
+// A class rather than closures: under tsx every named closure is wrapped in a naming helper when it is created,
+// which every request with a body would pay five times.
+class BodyReader {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private finished = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly payload: NodeJS.ReadableStream,
+    private readonly done: (err: Error | null, body?: Buffer) => void,
+  ) {
+    this.onData = this.onData.bind(this);
+    this.onEnd = this.onEnd.bind(this);
+    this.onError = this.onError.bind(this);
+    payload.on('data', this.onData);
+    payload.on('end', this.onEnd);
+    payload.on('error', this.onError);
+  }
+
+  private finish(err: Error | null, body?: Buffer): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.payload.removeListener('data', this.onData);
+    this.payload.removeListener('end', this.onEnd);
+    this.payload.removeListener('error', this.onError);
+    this.done(err, body);
+  }
+
+  private onData(chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size <= this.limit) this.chunks.push(chunk);
+    else if (this.chunks.length > 0) this.chunks.length = 0;
+    if (this.size > DRAIN_LIMIT) {
       // Enough: answer now and close the connection (the reply carries Connection: close).
-      payload.pause();
-      finish(Object.assign(tooLarge(), { closeConnection: true }));
+      this.payload.pause();
+      this.finish(Object.assign(requestEntityTooLarge(this.limit), { closeConnection: true }));
     }
-  };
-  const onEnd = () => finish(size > limit ? tooLarge() : null, size > limit ? undefined : Buffer.concat(chunks, size));
-  const onError = (err: Error) => finish(badRequest(`the request body could not be read: ${err.message}`));
-  payload.on('data', onData);
-  payload.on('end', onEnd);
-  payload.on('error', onError);
+  }
+
+  private onEnd(): void {
+    const { size, limit, chunks } = this;
+    if (size > limit) this.finish(requestEntityTooLarge(limit));
+    else this.finish(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+  }
+
+  private onError(err: Error): void {
+    this.finish(badRequest(`the request body could not be read: ${err.message}`));
+  }
 }
 
 /** The Status of a request the HTTP layer refused before it reached a route, written straight to the socket. */
@@ -374,12 +399,17 @@ function serveDiscovery(ctx: ServerContext, request: FastifyRequest, reply: Fast
   return sendResult(ctx, request, reply, { code: 200, object: doc }, true, o.apiVersion ? doc : { ...doc, apiVersion: 'v1' });
 }
 
-async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
-  const { def, method } = req;
-  const send = (r: ApiResult) => {
+/** The answer of a routed request, with its Warning headers. (Made once per request; see BodyReader on closures.) */
+function sendWith(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): (r: ApiResult) => FastifyReply {
+  return (r: ApiResult): FastifyReply => {
     if (req.warnings.length) reply.header('Warning', req.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
     return sendResult(ctx, request, reply, r);
   };
+}
+
+async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+  const { def, method } = req;
+  const send = sendWith(ctx, req, request, reply);
   const isWatch = req.watchPath || (method === 'GET' && req.name === undefined && queryBool(req.query.watch) === true);
   if (isWatch) {
     if (method !== 'GET' || req.subresource) throw methodNotAllowed();

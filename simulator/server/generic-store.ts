@@ -12,7 +12,6 @@
 // Seams: `WriteOptions.dryRun` reaches every path and the admission attributes (the write points that honour it
 // are marked "dryRun:"); `ServerContext.admission` hooks run before every write (quota, authorization...).
 
-import { isDeepStrictEqual } from 'node:util';
 import type { DeleteOptions, KubeObject } from '../api/meta.ts';
 import type { ResourceDef } from '../api/registry.ts';
 import { objectKey } from '../api/registry.ts';
@@ -180,6 +179,11 @@ export interface UpdateRequest {
    * `current` is the stored object; present it in the request's version first if the caller needs to.
    */
   objInfo: (current: StoredObject) => KubeObject;
+  /**
+   * objInfo answers a new object of its own on every call, sharing nothing with `current` (a patch result): the
+   * update path may then change it in place instead of copying it first.
+   */
+  objInfoFresh?: boolean;
   /** PUT of a missing object creates it from this body (kinds with allowCreateOnUpdate). */
   createIfMissing?: KubeObject;
   opts?: WriteOptions;
@@ -210,7 +214,7 @@ function carrySystemMeta(def: ResourceDef, next: KubeObject, old: KubeObject): v
   else delete m.deletionGracePeriodSeconds;
   delete m.resourceVersion;
   if (def.tracksGeneration) {
-    const changed = !isDeepStrictEqual(next.spec, old.spec);
+    const changed = !jsonEqual(next.spec, old.spec);
     m.generation = (o.generation ?? 1) + (changed ? 1 : 0);
   } else if (o.generation !== undefined) m.generation = o.generation;
   else delete m.generation;
@@ -219,9 +223,44 @@ function carrySystemMeta(def: ResourceDef, next: KubeObject, old: KubeObject): v
 /** Decides what an update writes: the new object, null (finalizers emptied on a deleting object) or no change. */
 function settle(next: KubeObject, old: KubeObject, mayRemove: boolean): KubeObject | null | undefined {
   if (mayRemove && old.metadata.deletionTimestamp && !old.metadata.deletionGracePeriodSeconds && nothingHolds(next)) return null;
-  const withoutRv = (o: KubeObject) => canonicalObject({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
-  if (isDeepStrictEqual(withoutRv(next), withoutRv(old))) return undefined;
+  if (sameStoredJson(next, old)) return undefined;
   return canonicalObject({ ...next, metadata: { ...next.metadata, resourceVersion: '0' } });
+}
+
+/**
+ * Whether two objects would store the same JSON apart from metadata.resourceVersion (as the real storage skips
+ * a write whose bytes equal the stored ones): members whose value is undefined are absent, key order does not
+ * matter. Subtrees the next object shares with the stored one compare by identity, without a walk.
+ */
+function sameStoredJson(next: KubeObject, old: KubeObject): boolean {
+  const a = next as unknown as Record<string, unknown>;
+  const b = old as unknown as Record<string, unknown>;
+  return sameMembers(a, b, 'metadata') && sameMembers(next.metadata as Record<string, unknown>, old.metadata as Record<string, unknown>, 'resourceVersion');
+}
+
+/** Equal objects, not looking at member `skip`. */
+function sameMembers(a: Record<string, unknown>, b: Record<string, unknown>, skip?: string): boolean {
+  let n = 0;
+  for (const k in a) {
+    if (!Object.hasOwn(a, k) || k === skip || a[k] === undefined) continue;
+    if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
+    n++;
+  }
+  for (const k in b) if (Object.hasOwn(b, k) && k !== skip && b[k] !== undefined) n--;
+  return n === 0;
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    // JSON writes an undefined element as null.
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i] ?? null, b[i] ?? null)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  return sameMembers(a as Record<string, unknown>, b as Record<string, unknown>);
 }
 
 /**
@@ -242,15 +281,16 @@ function repairServerOwnedMeta(meta: KubeObject['metadata'], old: KubeObject['me
 }
 
 /** The main resource: defaults in the request's version, status kept (owned by /status), the kind's update rules. */
-function nextForMain(def: ResourceDef, incoming: KubeObject, cur: StoredObject): KubeObject {
+function nextForMain(def: ResourceDef, incoming: KubeObject, cur: StoredObject, fresh: boolean): KubeObject {
   const name = incoming.metadata.name ?? '';
   const old = cur.value;
   const body: KubeObject = { ...incoming, metadata: { ...incoming.metadata } };
   repairServerOwnedMeta(body.metadata, old.metadata);
-  const inRequestVersion = structuredClone(body);
+  const metaErrs = validateObjectMetaUpdate(body.metadata, old.metadata);
+  // Defaults and conversion change the object in place: a copy unless the caller made this one for this attempt.
+  const inRequestVersion = fresh ? body : structuredClone(body);
   applyDefaults(inRequestVersion, def);
   const next = toStored(def, inRequestVersion);
-  const metaErrs = validateObjectMetaUpdate(body.metadata, old.metadata);
   prepareForUpdate(next, old, def);
   carrySystemMeta(def, next, old);
   throwIfInvalid(def, name, [...metaErrs, ...validateNew(def, next), ...validateKindUpdate(next, old, def)]);
@@ -313,7 +353,7 @@ function nextForApproval(def: ResourceDef, body: KubeObject, cur: StoredObject):
   return next;
 }
 
-const NEXT: Record<UpdateTarget, (def: ResourceDef, incoming: KubeObject, cur: StoredObject) => KubeObject> = {
+const NEXT: Record<UpdateTarget, (def: ResourceDef, incoming: KubeObject, cur: StoredObject, fresh: boolean) => KubeObject> = {
   main: nextForMain,
   status: nextForStatus,
   scale: nextForScale,
@@ -343,9 +383,9 @@ export async function updateResource(ctx: ServerContext, u: UpdateRequest): Prom
       }
       const incoming = u.objInfo(cur);
       checkPrecondition(def, name, incoming.metadata.resourceVersion ?? undefined, cur);
-      const next = NEXT[target](def, incoming, cur);
+      const next = NEXT[target](def, incoming, cur, !!u.objInfoFresh);
       // /finalize leaves the removal of a freed object to the delete below, so watchers see the change first.
-      const settled = settle(canonicalObject(next), cur.value, target !== 'finalize');
+      const settled = settle(next, cur.value, target !== 'finalize');
       if (settled !== undefined) {
         await admit(ctx, {
           operation: settled === null ? 'DELETE' : 'UPDATE',

@@ -21,12 +21,16 @@ const NEEDS_ESCAPE = /[<>&\u2028\u2029]/g;
 /** Compact JSON as Go's encoder writes it: HTML-sensitive characters escaped, one trailing newline. */
 export function encodeJson(value: unknown, pretty: boolean): string {
   let s = pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value);
-  if (NEEDS_ESCAPE.test(s)) {
+  if (needsEscape(s)) {
     NEEDS_ESCAPE.lastIndex = 0;
     s = s.replace(NEEDS_ESCAPE, (c) => HTML_ESCAPES[c]);
   }
-  NEEDS_ESCAPE.lastIndex = 0;
   return pretty ? s : s + '\n';
+}
+
+/** Whether any of the characters Go escapes occurs (five indexOf scans are an order faster than the regex test). */
+function needsEscape(s: string): boolean {
+  return s.indexOf('<') >= 0 || s.indexOf('>') >= 0 || s.indexOf('&') >= 0 || s.indexOf('\u2028') >= 0 || s.indexOf('\u2029') >= 0;
 }
 
 /** YAML as the real server writes it (JSON converted to YAML, map keys sorted). */

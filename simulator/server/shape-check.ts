@@ -61,12 +61,7 @@ function rangeDetail(format: ValueFormat): string {
 
 /** The RFC 3339 form the real decoder accepts for metav1.Time (what the protobuf encoder can write). */
 function isRfc3339(v: string): boolean {
-  try {
-    parseRfc3339(v);
-    return true;
-  } catch {
-    return false;
-  }
+  return canonicalTime(v) !== undefined;
 }
 
 const FIELD_VALIDATION = ['', 'Ignore', 'Warn', 'Strict'];
@@ -105,38 +100,43 @@ function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-/** Walks a value of one field shape; stops descending at the first mismatch. */
+/**
+ * Walks a value of one field shape; stops descending at the first mismatch. (No closures inside: under tsx every
+ * named closure is wrapped in a naming helper when created, which this per-value walk would pay per node.)
+ */
 function walkValue(type: FieldSchema['type'], schema: TypeSchema | undefined, v: unknown, path: string, out: ShapeReport, elementType?: FieldSchema['type'], format?: ValueFormat): void {
   if (out.mismatch || v === null || v === undefined) return;
-  const mismatch = () => {
-    out.mismatch = { path, expected: EXPECTED_WORDS[type] ?? type, got: jsonTypeOf(v) };
-  };
-  const checkFormat = () => {
-    const problem = formatProblem(format, v);
-    if (problem === 'range') out.ranges.push(invalidValue(path, v, rangeDetail(format!)));
-    else if (problem !== undefined) out.mismatch = { path, expected: '', got: '', message: problem };
-  };
   switch (type) {
     case 'object':
-      if (!isObj(v)) return mismatch();
+      if (!isObj(v)) return mismatch(type, v, path, out);
       if (schema) walkObject(schema, v, path, out);
       return;
     case 'array':
-      if (!Array.isArray(v)) return mismatch();
-      v.forEach((e, i) => walkValue(elementType ?? 'any', schema, e, `${path}[${i}]`, out, undefined, format));
+      if (!Array.isArray(v)) return mismatch(type, v, path, out);
+      for (let i = 0; i < v.length; i++) walkValue(elementType ?? 'any', schema, v[i], `${path}[${i}]`, out, undefined, format);
       return;
     case 'map':
-      if (!isObj(v)) return mismatch();
-      for (const [k, e] of Object.entries(v)) walkValue(elementType ?? 'any', schema, e, `${path}[${k}]`, out, undefined, format);
+      if (!isObj(v)) return mismatch(type, v, path, out);
+      for (const k in v) if (Object.hasOwn(v, k)) walkValue(elementType ?? 'any', schema, v[k], `${path}[${k}]`, out, undefined, format);
       return;
     case 'any':
       return;
     default:
       // A Quantity may also be written as a bare JSON number (the real decoder takes both).
-      if (format === 'quantity' && typeof v === 'number') return checkFormat();
-      if (!fitsScalar(type, v)) return mismatch();
-      checkFormat();
+      if (format === 'quantity' && typeof v === 'number') return checkFormat(format, v, path, out);
+      if (!fitsScalar(type, v)) return mismatch(type, v, path, out);
+      if (format) checkFormat(format, v, path, out);
   }
+}
+
+function mismatch(type: FieldSchema['type'], v: unknown, path: string, out: ShapeReport): void {
+  out.mismatch = { path, expected: EXPECTED_WORDS[type] ?? type, got: jsonTypeOf(v) };
+}
+
+function checkFormat(format: ValueFormat, v: unknown, path: string, out: ShapeReport): void {
+  const problem = formatProblem(format, v);
+  if (problem === 'range') out.ranges.push(invalidValue(path, v, rangeDetail(format)));
+  else if (problem !== undefined) out.mismatch = { path, expected: '', got: '', message: problem };
 }
 
 function walkObject(schema: TypeSchema, obj: Record<string, unknown>, path: string, out: ShapeReport): void {
@@ -161,16 +161,7 @@ export function shapeReport(schema: TypeSchema, body: Record<string, unknown>): 
 
 /** Removes the fields a type does not declare, in place, as decoding into the typed object does. */
 export function pruneUnknownFields(schema: TypeSchema, obj: Record<string, unknown>): void {
-  for (const [k, v] of Object.entries(obj)) {
-    const f = schema.field(k);
-    if (!f) {
-      delete obj[k];
-      continue;
-    }
-    if (!f.schema) continue;
-    const children = f.type === 'object' ? [v] : f.type === 'array' && Array.isArray(v) ? v : f.type === 'map' && isObj(v) ? Object.values(v) : [];
-    for (const e of children) if (isObj(e)) pruneUnknownFields(f.schema, e);
-  }
+  decodeInPlace(schema, obj, true, false);
 }
 
 /**
@@ -179,22 +170,63 @@ export function pruneUnknownFields(schema: TypeSchema, obj: Record<string, unkno
  * UTC); a MicroTime keeps microseconds. Values that are not RFC 3339 are left for validation to refuse.
  */
 export function normalizeTimes(schema: TypeSchema, obj: Record<string, unknown>): void {
-  for (const [k, v] of Object.entries(obj)) {
+  decodeInPlace(schema, obj, false, true);
+}
+
+/** Both of the above in one walk: what decoding a checked body into the typed object leaves. */
+export function decodeAsTyped(schema: TypeSchema, obj: Record<string, unknown>): void {
+  decodeInPlace(schema, obj, true, true);
+}
+
+function decodeInPlace(schema: TypeSchema, obj: Record<string, unknown>, prune: boolean, times: boolean): void {
+  for (const k of Object.keys(obj)) {
+    const v = obj[k];
     const f = schema.field(k);
-    if (!f || v === null || v === undefined) continue;
-    if (f.type === 'time' && typeof v === 'string') {
-      const t = canonicalTime(v, f.format === 'microtime');
-      if (t !== undefined) obj[k] = t;
+    if (!f) {
+      if (prune) delete obj[k];
       continue;
     }
-    if (!f.schema) continue;
-    const children = f.type === 'object' ? [v] : f.type === 'array' && Array.isArray(v) ? v : f.type === 'map' && isObj(v) ? Object.values(v) : [];
-    for (const e of children) if (isObj(e)) normalizeTimes(f.schema, e);
+    if (v === null || v === undefined) continue;
+    if (f.type === 'time') {
+      if (times && typeof v === 'string') {
+        const t = canonicalTime(v, f.format === 'microtime');
+        if (t !== undefined && t !== v) obj[k] = t;
+      }
+      continue;
+    }
+    const child = f.schema;
+    if (!child) continue;
+    if (f.type === 'object') {
+      if (isObj(v)) decodeInPlace(child, v, prune, times);
+    } else if (f.type === 'array') {
+      if (Array.isArray(v)) for (const e of v) if (isObj(e)) decodeInPlace(child, e, prune, times);
+    } else if (f.type === 'map' && isObj(v)) {
+      for (const key of Object.keys(v)) {
+        const e = v[key];
+        if (isObj(e)) decodeInPlace(child, e, prune, times);
+      }
+    }
   }
 }
 
 /** "2018-01-02T04:04:05.6+01:00" -> "2018-01-02T03:04:05Z" (micro: "2018-01-02T03:04:05.600000Z"). */
 export function canonicalTime(text: string, micro = false): string | undefined {
+  // Every write checks and normalizes the object's timestamps (creationTimestamp at least), mostly the same few
+  // strings: the answers for recent strings are kept (bounded).
+  const cache = micro ? microTimes : times;
+  const known = cache.get(text);
+  if (known !== undefined) return known === '' ? undefined : known;
+  const out = parseCanonicalTime(text, micro);
+  if (cache.size >= TIME_CACHE_SIZE) cache.clear();
+  cache.set(text, out ?? '');
+  return out;
+}
+
+const TIME_CACHE_SIZE = 1024;
+const times = new Map<string, string>();
+const microTimes = new Map<string, string>();
+
+function parseCanonicalTime(text: string, micro: boolean): string | undefined {
   let t: { seconds: number; nanos: number };
   try {
     t = parseRfc3339(text);
@@ -249,8 +281,5 @@ export function checkPatchedBody(def: ResourceDef, obj: Record<string, unknown>)
   checkBodyShape(def, obj);
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : `${def.group ? `${def.group}/` : ''}${def.version}`;
   const schema = typeSchemaFor(apiVersion, def.kind);
-  if (schema) {
-    pruneUnknownFields(schema, obj);
-    normalizeTimes(schema, obj);
-  }
+  if (schema) decodeAsTyped(schema, obj);
 }

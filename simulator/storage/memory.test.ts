@@ -372,3 +372,37 @@ it('an update shares every unchanged subtree with the previous version (history 
   assert.ok(Object.isFrozen(b.value) && Object.isFrozen(b.value.metadata) && Object.isFrozen(b.value.metadata.labels));
   await store.close();
 });
+
+it('an update stores what a JSON round trip would, sharing what did not change', async () => {
+  const store = new MemoryStore();
+  const key = '/registry/configmaps/n/j';
+  const a = await store.create(key, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'j', namespace: 'n' }, data: { keep: 'k' }, list: [1, 2] } as never);
+  const when = new Date(Date.UTC(2020, 0, 2, 3, 4, 5));
+  const next = {
+    ...a.value,
+    metadata: { ...a.value.metadata },
+    gone: undefined,
+    fn: () => 1,
+    nums: [Number.NaN, Infinity, -0, undefined, 1.5],
+    spec: JSON.parse('{"__proto__": {"polluted": true}, "x": null}'),
+  };
+  const b = await store.update(key, next as never);
+  const roundTrip = JSON.parse(JSON.stringify({ ...next, metadata: { ...next.metadata, resourceVersion: String(b.modRevision) } }));
+  assert.deepEqual(JSON.parse(JSON.stringify(b.value)), roundTrip);
+  assert.ok(!('gone' in b.value) && !('fn' in b.value));
+  assert.deepEqual((b.value as never as { nums: unknown[] }).nums, [null, null, 0, null, 1.5]);
+  assert.equal(({} as { polluted?: boolean }).polluted, undefined, 'a "__proto__" member stays data');
+  assert.deepEqual(Object.keys((b.value as never as { spec: object }).spec), ['__proto__', 'x']);
+  assert.equal((b.value as never as { data: object }).data, (a.value as never as { data: object }).data, 'unchanged data shared');
+  // Changing a list element gives a new list; nothing of the stored versions is mutable.
+  const c = await store.update(key, { ...b.value, list: [1, 3] } as never);
+  assert.deepEqual((c.value as never as { list: number[] }).list, [1, 3]);
+  assert.ok(Object.isFrozen((c.value as never as { list: number[] }).list));
+  const cyclic = { ...c.value, metadata: { ...c.value.metadata } } as Record<string, unknown>;
+  cyclic.self = cyclic;
+  await assert.rejects(store.update(key, cyclic as never), TypeError);
+  await assert.rejects(store.update(key, { ...c.value, n: 1n } as never), TypeError);
+  const d = await store.update(key, { ...c.value, when } as never);
+  assert.equal((d.value as never as { when: unknown }).when, when.toJSON(), 'a Date is stored as its JSON text');
+  await store.close();
+});

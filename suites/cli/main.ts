@@ -6,7 +6,8 @@ import { HELP, UsageError, parseCliArgs, type CliOptions } from './args.ts';
 import { readKubeconfig } from './kubeconfig.ts';
 import { readExpectedFailures, type ExpectedFailure } from './expected-failures.ts';
 import { Progress, type ProgressStream } from './progress.ts';
-import { DAEMON_CMD_ENV } from './daemon-command.ts';
+import { DAEMON_BUILD_ENV, DAEMON_CMD_ENV } from './daemon-command.ts';
+import { buildDaemon } from '../daemon/daemon-build.ts';
 import { normaliseTargetUrl, type TargetConnection } from '../harness/connection.ts';
 import { TargetClient, TransportError } from '../harness/client.ts';
 import { loadCatalog } from '../harness/catalog.ts';
@@ -59,18 +60,26 @@ export const EMBEDDED_SIMULATOR = (vendor: string) => ({
 });
 
 /**
- * Where the wall time went: each suite file's span (first check started to last check reported; files run
- * --workers at a time, the flooding "solo" checks after all others) and the slowest checks. A concurrent check's
- * time counts from its turn in its file, so the file's span is the figure to read for it.
+ * Where the wall time and the CPU went: each suite file's span (first check started to last check ended, by the
+ * check processes' own clocks; files run --workers at a time, the flooding "solo" checks after all others) with
+ * the CPU seconds of its process and the daemons it started, and the slowest checks (a concurrent check's time
+ * from its own start to its end).
  */
-export function renderTimes(engine: Pick<EngineResult, 'durationMs' | 'checks' | 'suiteSpans'>): string {
+export function renderTimes(engine: Pick<EngineResult, 'durationMs' | 'checks' | 'suiteSpans' | 'cpu'>): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)}`;
   const spans = Object.entries(engine.suiteSpans ?? {}).sort((a, b) => b[1].endMs - b[1].startMs - (a[1].endMs - a[1].startMs));
-  const lines = ['Time by suite file (s after start: from - to = span, checks):'];
-  for (const [suite, sp] of spans)
-    lines.push(`  ${suite.padEnd(22)} ${s(sp.startMs).padStart(6)} - ${s(sp.endMs).padStart(6)} = ${s(sp.endMs - sp.startMs).padStart(6)}  (${sp.checks})`);
+  const bySuite = engine.cpu?.bySuite ?? {};
+  const lines = ['Time by suite file (s after start: from - to = span, checks, CPU s of its process and daemons):'];
+  for (const [suite, sp] of spans) {
+    const cpu = bySuite[suite] === undefined ? '' : `  cpu ${bySuite[suite].toFixed(1)}`;
+    lines.push(`  ${suite.padEnd(22)} ${s(sp.startMs).padStart(6)} - ${s(sp.endMs).padStart(6)} = ${s(sp.endMs - sp.startMs).padStart(6)}  (${sp.checks})${cpu}`);
+  }
   const slow = [...engine.checks].sort((a, b) => b.durationMs - a.durationMs).slice(0, 10);
   lines.push(`Slowest checks: ${slow.map((c) => `${c.id} ${s(c.durationMs)} s`).join(', ')}`);
+  if (engine.cpu) {
+    const c = engine.cpu;
+    lines.push(`CPU: ${c.total.toFixed(1)} s (this process and the embedded simulator ${c.main.toFixed(1)} s, check processes and their daemons ${c.checkProcesses.toFixed(1)} s)`);
+  }
   return lines.join('\n');
 }
 
@@ -145,6 +154,8 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       const started = starting.catch(() => undefined);
       stopSimulator = async () => (await started)?.close();
     }
+    // This project's daemon, compiled once for the daemon suites' ~100 starts (daemon/daemon-build.ts).
+    const building = !options.list && options.daemonCmd === undefined && !process.env[DAEMON_CMD_ENV] ? buildDaemon() : undefined;
     const tables = loadSpecTables({ vendor: options.vendor });
     const catalog = await loadCatalog();
     const selected = selectChecks(catalog, { suites: options.suites, grep: options.grep, skip: options.skip, replay: options.replay });
@@ -170,7 +181,10 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
 
     // The daemon command reaches the check processes (started by node's test runner) through the environment.
     const previousDaemonCmd = process.env[DAEMON_CMD_ENV];
+    const previousDaemonBuild = process.env[DAEMON_BUILD_ENV];
     if (options.daemonCmd !== undefined) process.env[DAEMON_CMD_ENV] = options.daemonCmd;
+    const built = await building;
+    if (built && selected.some((c) => c.suite.startsWith('daemon-'))) process.env[DAEMON_BUILD_ENV] = built;
 
     const controller = new AbortController();
     const onSigint = () => {
@@ -216,6 +230,8 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     } finally {
       if (previousDaemonCmd === undefined) delete process.env[DAEMON_CMD_ENV];
       else process.env[DAEMON_CMD_ENV] = previousDaemonCmd;
+      if (previousDaemonBuild === undefined) delete process.env[DAEMON_BUILD_ENV];
+      else process.env[DAEMON_BUILD_ENV] = previousDaemonBuild;
       process.off('SIGINT', onSigint);
       progress.finish();
     }
@@ -246,7 +262,9 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     if (referenceConnection) say(renderDivergences(divergences, connection.url, referenceConnection.url));
     say(`reports: ${files.junit}, ${files.results}, ${files.html}`);
     say(renderTimes(engine));
-    say(`run time: ${(engine.durationMs / 1000).toFixed(1)} s${referenceEngine ? ` (reference ${(referenceEngine.durationMs / 1000).toFixed(1)} s)` : ''}`);
+    // The checks' time, then the whole command's (the embedded simulator's start and the suite files' loading).
+    const since = process.uptime().toFixed(1);
+    say(`run time: ${(engine.durationMs / 1000).toFixed(1)} s${referenceEngine ? ` (reference ${(referenceEngine.durationMs / 1000).toFixed(1)} s)` : ''}, ${since} s since the command started`);
     if (engine.interrupted || referenceEngine?.interrupted) return 130;
     if (divergences.some((d) => !d.expected)) return EXIT_FAIL;
     return results.passed ? EXIT_PASS : EXIT_FAIL;

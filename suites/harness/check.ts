@@ -19,6 +19,7 @@ import { createNamespace, deleteNamespace, randomSuffix } from './namespaces.ts'
 import { checkSeed, currentRunContext, formatReplay, type RunContextFile } from './run-context.ts';
 import { writeEvidence } from './evidence.ts';
 import { summarise, writeTranscript, type TranscriptEntry } from './transcript.ts';
+import { noteCheckTime } from './timing.ts';
 
 export interface CheckMeta {
   /** Spec-table row ids this check covers (validated by suites/coverage.test.ts). */
@@ -147,6 +148,7 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
   );
   const namespaces: string[] = [];
   let names = 0;
+  const startMs = Date.now();
   const ctx: CheckContext = {
     id: definition.id,
     client,
@@ -209,5 +211,6 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
   } finally {
     if (transcript) writeTranscript(run.evidenceDir, definition.id, transcript);
     await Promise.all(namespaces.map((n) => deleteNamespace(baseClient!, n)));
+    noteCheckTime(run.evidenceDir, { id: definition.id, startMs, endMs: Date.now() });
   }
 }

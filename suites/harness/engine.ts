@@ -14,6 +14,7 @@ import { readEvidence, type CheckEvidence } from './evidence.ts';
 import { namespacePrefixFor, newRunId, sweepNamespaces } from './namespaces.ts';
 import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
+import { cpuTimes, readTimings } from './timing.ts';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 
@@ -74,6 +75,11 @@ export interface EngineResult {
    * --workers files running side by side, these spans show where the run's wall time goes.
    */
   suiteSpans?: Record<string, { startMs: number; endMs: number; checks: number }>;
+  /**
+   * CPU seconds of the run (user + system): this process (the engine, and the embedded simulator when there is
+   * one), every check process with what it started (daemons under test), and per suite file.
+   */
+  cpu?: { total: number; main: number; checkProcesses: number; bySuite: Record<string, number> };
 }
 
 export class SelectionError extends Error {
@@ -148,6 +154,7 @@ function suiteWeight(name: string): number {
 
 async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   const started = Date.now();
+  const cpuAtStart = cpuTimes();
   const runId = newRunId();
   const client = new TargetClient({ connection: options.connection, vendor: options.vendor });
   const discovery = await readDiscovery(client);
@@ -234,6 +241,30 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     for (const o of outcomes.values()) o.transcript = readTranscript(evidenceDir, o.id);
   }
 
+  // The check processes' own clocks and CPU (harness/timing.ts): real spans per suite file and per check (a
+  // concurrent check's reported duration counts from its turn only), CPU per suite file.
+  const timings = readTimings(evidenceDir);
+  const bySuite: Record<string, number> = {};
+  const realSpans: NonNullable<EngineResult['suiteSpans']> = {};
+  for (const t of timings) {
+    // The engine's catalog knows each check's suite (a check process does not name its own).
+    const suiteOf = (id: string) => byId.get(id)?.suite ?? 'unknown';
+    const first = t.checks[0];
+    if (first) bySuite[suiteOf(first.id)] = (bySuite[suiteOf(first.id)] ?? 0) + t.cpu.self + t.cpu.children;
+    for (const c of t.checks) {
+      const o = outcomes.get(c.id);
+      if (o && o.status !== 'skipped') o.durationMs = c.endMs - c.startMs;
+      const sp = (realSpans[suiteOf(c.id)] ??= { startMs: c.startMs - started, endMs: c.endMs - started, checks: 0 });
+      sp.startMs = Math.min(sp.startMs, c.startMs - started);
+      sp.endMs = Math.max(sp.endMs, c.endMs - started);
+      sp.checks++;
+    }
+  }
+  for (const [suite, sp] of Object.entries(realSpans)) suiteSpans[suite] = sp;
+  const cpuAtEnd = cpuTimes();
+  const main = cpuAtEnd.self - cpuAtStart.self;
+  const checkProcesses = cpuAtEnd.children - cpuAtStart.children;
+
   let swept: string[] = [];
   try {
     swept = await sweepNamespaces(client, namespacePrefix);
@@ -252,6 +283,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     interrupted,
     swept,
     suiteSpans,
+    cpu: { total: main + checkProcesses, main, checkProcesses, bySuite },
   };
 }
 

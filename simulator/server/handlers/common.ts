@@ -6,7 +6,7 @@ import { apiVersionOf, parseApiVersion } from '../../api/meta.ts';
 import type { ResourceDef } from '../../api/registry.ts';
 import { objectKey } from '../../api/registry.ts';
 import { canonicalObject, convertBodyVersion, fromStorageVersion, toStorageVersion } from '../../api/conversion.ts';
-import { checkBodyShape, normalizeTimes, pruneUnknownFields } from '../shape-check.ts';
+import { checkBodyShape, decodeAsTyped } from '../shape-check.ts';
 import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
 import { StoreError } from '../../storage/store.ts';
 import { ApiError, badRequest, notFound, alreadyExists, conflict, expired, internalError, type GroupResource } from '../errors.ts';
@@ -72,10 +72,7 @@ export function readObjectBody(ctx: ServerContext, req: ResourceRequest, def: Re
   if (req.query.fieldValidation === 'Warn') req.warnings.push(...warnings);
   const obj = structuredClone(raw) as KubeObject;
   const schema = typeSchemaFor(apiVersion || expected, def.kind);
-  if (schema) {
-    pruneUnknownFields(schema, obj as unknown as Record<string, unknown>);
-    normalizeTimes(schema, obj as unknown as Record<string, unknown>);
-  }
+  if (schema) decodeAsTyped(schema, obj as unknown as Record<string, unknown>);
   if (apiVersion && apiVersion !== expected) convertBodyVersion(obj, apiVersion);
   obj.apiVersion = expected;
   obj.kind = def.kind;

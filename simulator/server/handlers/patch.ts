@@ -62,6 +62,8 @@ export async function patch(ctx: ServerContext, req: ResourceRequest): Promise<A
   const target: UpdateTarget = req.subresource === 'status' ? 'status' : req.subresource === 'approval' ? 'approval' : 'main';
   const out = await updateResource(ctx, {
     def, namespace: req.namespace, name, target,
+    // A new object per attempt: the patch is applied to a deep copy of the current object.
+    objInfoFresh: true,
     objInfo: (cur) => {
       const body = patched(req, present(def, cur.value), schema);
       checkPatchedBody(def, body as unknown as Record<string, unknown>);
