@@ -129,7 +129,7 @@ describe('YAML aliases', () => {
     assertStatus(r, 400, 'BadRequest');
     assert.match(r.body.message, /alias/);
     // 9^29 nodes were never built: the answer comes back in well under a (loaded) second or ten.
-    assert.ok(performance.now() - start < 10_000);
+    assert.ok(performance.now() - start < 10_000, 'performance.now() - start < 10_000');
     assert.equal((await call('GET', '/healthz')).status, 200);
   });
   test('a document that expands beyond the body limit: 413', async () => {

@@ -99,7 +99,7 @@ test('two daemons: only the leader runs controllers; closing it hands over', asy
     const a = await startDaemon(args, { log: quiet, plans: { namespace: pa.plan }, identity: 'a' });
     let b: DaemonHandle | undefined;
     try {
-      assert.ok(await until(() => pa.events.length === 1, 5000));
+      assert.ok(await until(() => pa.events.length === 1, 5000), 'await until(() => pa.events.length === 1, 5000)');
       b = await startDaemon(args, { log: quiet, plans: { namespace: pb.plan }, identity: 'b' });
       await new Promise((r) => setTimeout(r, 1500));
       assert.equal(pb.events.length, 0, 'the follower runs no loop');
@@ -107,7 +107,7 @@ test('two daemons: only the leader runs controllers; closing it hands over', asy
       const closedAt = performance.now();
       await a.close();
       assert.ok(await until(() => pb.events.length === 1, 4000), 'the follower took over');
-      assert.ok(performance.now() - closedAt < 1000 + 150 * 2.2 + 1500);
+      assert.ok(performance.now() - closedAt < 1000 + 150 * 2.2 + 1500, 'performance.now() - closedAt < 1000 + 150 * 2.2 + 1500');
     } finally {
       await a.close();
       await b?.close();
@@ -123,7 +123,7 @@ test('without --leader-elect controllers start at once, spaced by --controller-s
       plans: { namespace: p.plan, job: p.plan },
     });
     try {
-      assert.ok(await until(() => p.events.length === 2, 3000));
+      assert.ok(await until(() => p.events.length === 2, 3000), 'await until(() => p.events.length === 2, 3000)');
       const gap = p.events[1].at - p.events[0].at;
       assert.ok(gap >= 190, `second controller started ${gap} ms after the first`);
       assert.equal(api.stored('/api/v1/endpoints', 'kube-system', 'kube-controller-manager'), undefined, 'no lock without --leader-elect');
@@ -171,7 +171,7 @@ test('losing leadership stops the daemon', async () => {
     const p = probe();
     const d = await startDaemon(['--master', api.url, '--address=127.0.0.1', '--port=0', '--controllers=namespace', ...FAST_ELECTION], { log: quiet, plans: { namespace: p.plan } });
     try {
-      assert.ok(await until(() => p.events.length === 1, 5000));
+      assert.ok(await until(() => p.events.length === 1, 5000), 'await until(() => p.events.length === 1, 5000)');
       api.unavailable = true;
       assert.deepEqual(await d.done, { reason: 'leadership lost' });
       assert.equal(p.events.at(-1)?.what, 'stop');
