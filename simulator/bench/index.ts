@@ -7,7 +7,7 @@
 
 import { readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
@@ -24,7 +24,8 @@ export function benchFiles(dir = dirname(fileURLToPath(import.meta.url))): strin
 }
 
 export async function main(filters: string[] = process.argv.slice(2)): Promise<number> {
-  const files = benchFiles().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+  // Filters match the file's name only (a worktree's path such as /work/wt-scale would otherwise match every file).
+  const files = benchFiles().filter((f) => filters.length === 0 || filters.some((x) => basename(f).includes(x)));
   const misses: string[] = [];
   const report: BenchReport = {
     startedAt: new Date().toISOString(),

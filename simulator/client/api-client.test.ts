@@ -110,6 +110,22 @@ test('retries a lost connection', async () => {
   );
 });
 
+test('a POST whose connection is lost after it was sent is not sent again (it may have created its object)', async () => {
+  let calls = 0;
+  await withServer(
+    (req) => {
+      calls++;
+      req.socket.destroy();
+    },
+    async (url) => {
+      const client = await ApiClient.create({ server: url }, base);
+      await assert.rejects(client.create('/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { generateName: 'p-' } }));
+      assert.equal(calls, 1);
+      await client.close();
+    },
+  );
+});
+
 test('4xx is not retried; credentials, accept and content type are sent', async () => {
   const seen: http.IncomingHttpHeaders[] = [];
   await withServer(

@@ -30,6 +30,17 @@ export interface ApiClientOptions {
   requestTimeoutMs?: number;
   /** The protobuf object codec; undefined = load simulator/codec/protobuf.ts if present; null = JSON only. */
   codec?: ProtobufObjectCodec | null;
+  /**
+   * Most connections this client's requests (not its watches) open to the server (default 64); more requests
+   * than that wait for a free one. Unbounded, a burst of thousands of requests opened as many sockets, and the
+   * connects timed out in the server's accept backlog and were retried, a storm that ate most of the CPU.
+   */
+  connections?: number;
+  /**
+   * A connection pool shared with other clients (see ApiClient.sharedPool) for requests (watches keep a pool of
+   * their own), left open by close(): the thousand kubelets of a simulated cluster share one instead of a pool each.
+   */
+  dispatcher?: Dispatcher;
 }
 
 export interface RequestOptions {
@@ -69,6 +80,22 @@ export class ApiError extends Error {
 }
 
 const RETRIABLE_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
+/** The request's time ran out (undici's headers and body timeouts stand for the request timeout). */
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const isTimeout = (err: unknown) => TIMEOUT_CODES.has((err as { code?: string } | null)?.code ?? '');
+
+/** Failures before the request reached the server: safe to send again whatever the method. */
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * Whether a failed attempt may be sent again. A POST that may have reached the server is not: it may have created
+ * its object, and a second POST of a generateName object creates another (a ReplicaSet under load ended with 2005
+ * pods of 2000 that way). Its caller sees the error and decides, as client-go's callers do.
+ */
+function retriable(method: string, err: unknown, timedOut: boolean): boolean {
+  if (method !== 'POST') return isConnectionLoss(err) || isTimeout(err) || timedOut;
+  return NEVER_SENT_CODES.has((err as { code?: string } | null)?.code ?? '');
+}
 
 function isConnectionLoss(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;
@@ -95,6 +122,33 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Many requests under one long-lived signal (a controller's lifetime): each request gets a child signal, and the
+ * parent holds one listener for all of them. Handing the parent to undici itself put one listener per request in
+ * flight on it, and an EventTarget's add and remove walk its whole list: with thousands of requests in flight that
+ * was a tenth of the process's CPU.
+ */
+class AbortFanout {
+  private readonly children = new WeakMap<AbortSignal, Set<AbortController>>();
+
+  child(parent: AbortSignal): { signal: AbortSignal; release(): void } {
+    let set = this.children.get(parent);
+    if (!set) {
+      const s = new Set<AbortController>();
+      set = s;
+      this.children.set(parent, s);
+      parent.addEventListener('abort', () => {
+        for (const c of s) c.abort(parent.reason);
+        s.clear();
+      }, { once: true });
+    }
+    const c = new AbortController();
+    if (parent.aborted) c.abort(parent.reason);
+    else set.add(c);
+    return { signal: c.signal, release: () => set.delete(c) };
+  }
+}
+
 function queryString(query: Query | undefined): string {
   if (!query) return '';
   const params = new URLSearchParams();
@@ -116,6 +170,11 @@ export class ApiClient {
   readonly server: string;
   readonly limiter: TokenBucket;
   private readonly dispatcher: Dispatcher;
+  /** Watches hold their connection for minutes: they get a pool of their own, so that they never use up the requests' connections. */
+  private watchDispatcher: Dispatcher | undefined;
+  private readonly ownsDispatcher: boolean;
+  private readonly fanout = new AbortFanout();
+  private readonly connectOptions: Agent.Options['connect'];
   private readonly auth: Record<string, string>;
   private readonly protobufType: string | undefined;
   private readonly maxRetries: number;
@@ -133,10 +192,9 @@ export class ApiClient {
     const qps = opts.qps === 0 ? 5 : opts.qps < 0 ? Infinity : opts.qps;
     const burst = opts.qps === 0 && opts.burst === 0 ? 10 : opts.burst;
     this.limiter = new TokenBucket({ qps, burst });
-    this.dispatcher = new Agent({
-      connect: { ca: cfg.ca, cert: cfg.cert, key: cfg.key, rejectUnauthorized: !cfg.insecureSkipTLSVerify },
-      keepAliveTimeout: 30_000,
-    });
+    this.connectOptions = connectOptionsOf(cfg);
+    this.ownsDispatcher = !opts.dispatcher;
+    this.dispatcher = opts.dispatcher ?? new Agent({ connect: this.connectOptions, keepAliveTimeout: 30_000, connections: opts.connections ?? 64 });
     this.auth = {};
     if (cfg.token) this.auth.authorization = `Bearer ${cfg.token}`;
     else if (cfg.username !== undefined) this.auth.authorization = `Basic ${Buffer.from(`${cfg.username}:${cfg.password ?? ''}`).toString('base64')}`;
@@ -145,6 +203,11 @@ export class ApiClient {
     this.retryBaseMs = opts.retryBaseMs ?? 100;
     this.retryMaxMs = opts.retryMaxMs ?? 5_000;
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
+  }
+
+  /** A connection pool for several clients of one server (ApiClientOptions.dispatcher); the caller closes it. */
+  static sharedPool(cfg: ClientConfig, connections = 64): Dispatcher {
+    return new Agent({ connect: connectOptionsOf(cfg), keepAliveTimeout: 30_000, connections });
   }
 
   static async create(cfg: ClientConfig, opts: ApiClientOptions): Promise<ApiClient> {
@@ -216,8 +279,14 @@ export class ApiClient {
     for (let attempt = 0; ; attempt++) {
       await this.waitForToken(ro.signal);
       const startedAt = performance.now();
-      const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(ro.timeoutMs ?? this.timeoutMs)));
-      const signal = ro.signal ? AbortSignal.any([ro.signal, timeout]) : timeout;
+      // undici's own timers bound the wait for the answer's headers and for each chunk of its body: an
+      // AbortSignal.timeout joined to the caller's signal per request cost a timer, two signals and listeners
+      // on the caller's long-lived signal for every request.
+      // A caller's own timeout (leader election's renew deadline) is a whole-request deadline, connecting included.
+      const timeoutMs = Math.max(1, Math.ceil(ro.timeoutMs ?? this.timeoutMs));
+      const deadline = ro.timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined;
+      const child = ro.signal ? this.fanout.child(ro.signal) : undefined;
+      const signal = deadline && child ? AbortSignal.any([child.signal, deadline]) : (deadline ?? child?.signal);
       let res: Dispatcher.ResponseData;
       try {
         res = await request(url, {
@@ -231,17 +300,33 @@ export class ApiClient {
           },
           body: bytes,
           signal,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
         });
       } catch (err) {
+        child?.release();
         this.record(method, '<error>', startedAt);
         if (ro.signal?.aborted) throw ro.signal.reason ?? err;
-        if ((isConnectionLoss(err) || timeout.aborted) && attempt < retries) {
+        if (retriable(method, err, !!deadline?.aborted) && attempt < retries) {
           await sleep(this.backoff(attempt, undefined), ro.signal);
           continue;
         }
         throw err;
       }
-      const buf = Buffer.from(await res.body.arrayBuffer());
+      let buf: Buffer;
+      try {
+        buf = Buffer.from(await res.body.arrayBuffer());
+      } catch (err) {
+        this.record(method, '<error>', startedAt);
+        if (ro.signal?.aborted) throw ro.signal.reason ?? err;
+        if (retriable(method, err, !!deadline?.aborted) && attempt < retries) {
+          await sleep(this.backoff(attempt, undefined), ro.signal);
+          continue;
+        }
+        throw err;
+      } finally {
+        child?.release();
+      }
       this.record(method, String(res.statusCode), startedAt);
       if ((res.statusCode === 429 || res.statusCode >= 500) && attempt < retries) {
         await sleep(this.backoff(attempt, res.headers['retry-after']), ro.signal);
@@ -290,9 +375,10 @@ export class ApiClient {
     const url = `${this.server}${path}${queryString({ ...query, watch: 'true' })}`;
     let res: Dispatcher.ResponseData;
     try {
+      this.watchDispatcher ??= new Agent({ connect: this.connectOptions, keepAliveTimeout: 30_000 });
       res = await request(url, {
         method: 'GET',
-        dispatcher: this.dispatcher,
+        dispatcher: this.watchDispatcher,
         headers: { ...this.auth, accept: this.accept(), 'user-agent': this.opts.userAgent ?? 'controller-daemon/v1.9.0' },
         signal,
         bodyTimeout: 0, // events may be minutes apart
@@ -330,6 +416,10 @@ export class ApiClient {
 
   async close(): Promise<void> {
     this.limiter.stop();
-    await this.dispatcher.destroy();
+    await Promise.all([this.ownsDispatcher ? this.dispatcher.destroy() : undefined, this.watchDispatcher?.destroy()]);
   }
+}
+
+function connectOptionsOf(cfg: ClientConfig): Agent.Options['connect'] {
+  return { ca: cfg.ca, cert: cfg.cert, key: cfg.key, rejectUnauthorized: !cfg.insecureSkipTLSVerify };
 }

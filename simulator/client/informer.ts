@@ -34,6 +34,8 @@ class GoneError extends Error {}
 
 export class Informer {
   private readonly cache = new Map<string, KubeObject>();
+  /** The namespace index of client-go's indexer: namespace -> key -> object. */
+  private readonly byNamespace = new Map<string, Map<string, KubeObject>>();
   private readonly handlers: EventHandler[] = [];
   private synced = false;
   private readonly syncWaiters: Array<() => void> = [];
@@ -77,6 +79,27 @@ export class Informer {
 
   get(key: string): KubeObject | undefined {
     return this.cache.get(key);
+  }
+
+  /** The cached objects of one namespace (a lister's Namespace(ns).List()), without walking the others. */
+  listIn(namespace: string): KubeObject[] {
+    return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+  }
+
+  private put(key: string, obj: KubeObject): void {
+    this.cache.set(key, obj);
+    const ns = obj.metadata.namespace ?? '';
+    let m = this.byNamespace.get(ns);
+    if (!m) this.byNamespace.set(ns, (m = new Map()));
+    m.set(key, obj);
+  }
+
+  private remove(key: string, obj: KubeObject): void {
+    this.cache.delete(key);
+    const ns = obj.metadata.namespace ?? '';
+    const m = this.byNamespace.get(ns);
+    m?.delete(key);
+    if (m?.size === 0) this.byNamespace.delete(ns);
   }
 
   get resourceVersion(): string {
@@ -170,13 +193,13 @@ export class Informer {
       const key = keyOf(obj);
       seen.add(key);
       const old = this.cache.get(key);
-      this.cache.set(key, obj);
+      this.put(key, obj);
       if (!old) this.emit('add', obj);
       else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit('update', old, obj);
     }
     for (const [key, old] of [...this.cache]) {
       if (!seen.has(key)) {
-        this.cache.delete(key);
+        this.remove(key, old);
         this.emit('delete', old);
       }
     }
@@ -211,11 +234,11 @@ export class Informer {
     const key = keyOf(obj);
     const old = this.cache.get(key);
     if (ev.type === 'DELETED') {
-      this.cache.delete(key);
+      this.remove(key, old ?? obj);
       this.emit('delete', old ?? obj);
       return;
     }
-    this.cache.set(key, obj);
+    this.put(key, obj);
     if (old) this.emit('update', old, obj);
     else this.emit('add', obj);
   }

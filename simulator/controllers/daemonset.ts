@@ -151,7 +151,7 @@ export class DaemonSetController implements Controller {
       ensured?.revision.metadata.labels?.['controller-revision-hash'] ?? hashOf(spec.template, Number((ds.status as Obj | undefined)?.collisionCount ?? 0));
     const generation = String(spec.templateGeneration ?? ds.metadata.generation ?? 1);
     const isCurrent = (p: KubeObject) => p.metadata.labels?.['controller-revision-hash'] === hash;
-    const owned = (await claimPods(ctx.client, ds, spec.selector, pods.inNamespace(ns), 'apps/v1', 'DaemonSet', ctx.signal)).filter(
+    const owned = (await claimPods(ctx.client, ds, spec.selector, pods.claimable(ns, ds.metadata.uid), 'apps/v1', 'DaemonSet', ctx.signal)).filter(
       (p) => !p.metadata.deletionTimestamp,
     );
     const byNode = new Map<string, KubeObject[]>();

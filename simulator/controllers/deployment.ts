@@ -139,8 +139,8 @@ export class DeploymentController implements Controller {
       const key = ownerOf(rs);
       if (key) return queue.add(key);
       if (controllerRefOf(rs)) return;
-      for (const d of deployments.list()) {
-        if (d.metadata.namespace === rs.metadata.namespace && selectorMatches(specOf<DeploymentSpec>(d).selector, rs.metadata.labels)) queue.add(keyOf(d));
+      for (const d of deployments.listIn(rs.metadata.namespace ?? '')) {
+        if (selectorMatches(specOf<DeploymentSpec>(d).selector, rs.metadata.labels)) queue.add(keyOf(d));
       }
     };
     deployments.addEventHandler({ onAdd: (d) => queue.add(keyOf(d)), onUpdate: (_o, d) => queue.add(keyOf(d)) });
@@ -245,7 +245,7 @@ export class DeploymentController implements Controller {
       ctx.log(`deployment ${key}: empty selector, not selecting anything`);
       return;
     }
-    const inNs = replicaSets.list().filter((rs) => rs.metadata.namespace === ns);
+    const inNs = replicaSets.listIn(ns);
     // Adopt matching orphan ReplicaSets, release owned ones that stopped matching (the pods' claim logic).
     const rsList = (await claimPods(ctx.client, d, spec.selector, inNs, 'apps/v1', 'Deployment', ctx.signal, rsPathOf)).map((rs) => this.fresh(rs));
     const run = new DeploymentSync(ctx, d, rsList, pods, (rs) => this.remember(rs), (type, reason, message) => this.event(ctx, d, type, reason, message));

@@ -119,7 +119,7 @@ export class JobController implements Controller {
     const spec = specOf<JobSpec>(job);
     const ns = job.metadata.namespace ?? 'default';
     const old = jobStatus(job);
-    const owned = await claimPods(ctx.client, job, spec.selector, pods.inNamespace(ns), 'batch/v1', 'Job', ctx.signal);
+    const owned = await claimPods(ctx.client, job, spec.selector, pods.claimable(ns, job.metadata.uid), 'batch/v1', 'Job', ctx.signal);
     const active = owned.filter(isPodActive);
     const succeeded = owned.filter((p) => statusOf(p).phase === 'Succeeded').length;
     let failed = owned.filter((p) => statusOf(p).phase === 'Failed').length;

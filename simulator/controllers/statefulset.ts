@@ -156,7 +156,7 @@ export class StatefulSetController implements Controller {
     const ref = refOf(set, 'apps/v1', 'StatefulSet');
 
     // Pods: adopt and release by selector, then keep only members (name `<set>-<n>`).
-    const claimed = await claimPods(ctx.client, set, spec.selector, pods.inNamespace(ns), 'apps/v1', 'StatefulSet', ctx.signal);
+    const claimed = await claimPods(ctx.client, set, spec.selector, pods.claimable(ns, set.metadata.uid), 'apps/v1', 'StatefulSet', ctx.signal);
     const members = claimed.filter((p) => ordinalOf(name, p.metadata.name ?? '') >= 0);
 
     // Revisions.

@@ -78,6 +78,9 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
   const cfg: ClientConfig = { ...opts.clientConfig, server: apiUrl };
   const contentType = 'application/json';
   const schedulerClient = await ApiClient.create(cfg, { qps: opts.schedulerQps ?? 50, burst: opts.schedulerBurst ?? 100, contentType, codec: null, userAgent: 'default-scheduler/v1.9.0' });
+  // The kubelets' clients share one bounded connection pool (each keeps its own rate limit): a pool per client
+  // would be two thousand of them for 1,000 nodes, each opening sockets at will under load.
+  const kubeletPool = ApiClient.sharedPool(cfg, 64);
   const kopts: KubeletOptions = {
     shape: { ...DEFAULT_NODE_SHAPE, ...opts.shape },
     startMs: opts.startMs ?? 200,
@@ -95,10 +98,10 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
   const clients: ApiClient[] = [schedulerClient];
   for (let i = 0; i < count; i++) {
     const name = `${prefix}${i}`;
-    const client = await ApiClient.create(cfg, { qps: opts.kubeletQps ?? 5, burst: opts.kubeletBurst ?? 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})` });
+    const client = await ApiClient.create(cfg, { qps: opts.kubeletQps ?? 5, burst: opts.kubeletBurst ?? 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})`, dispatcher: kubeletPool });
     // Events go through a client of their own, as the kubelet's --event-qps=5 --event-burst=10 (unlimited with an unlimited kubelet).
     const unlimited = (opts.kubeletQps ?? 5) < 0;
-    const eventClient = await ApiClient.create(cfg, { qps: unlimited ? -1 : 5, burst: unlimited ? 0 : 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})` });
+    const eventClient = await ApiClient.create(cfg, { qps: unlimited ? -1 : 5, burst: unlimited ? 0 : 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})`, dispatcher: kubeletPool });
     clients.push(client, eventClient);
     const events = new EventRecorder(eventClient, { component: 'kubelet', host: name }, { log, signal: lifetime.signal });
     kubelets.set(name, new SimKubelet(name, (opts.indexOffset ?? 0) + i, client, { ...kopts, events, placement: placementOf(i, opts) }));
@@ -108,6 +111,7 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
     lifetime.abort();
     for (const k of kubelets.values()) k.close();
     await Promise.all(clients.map((c) => c.close()));
+    await kubeletPool.destroy();
   };
   try {
     await Promise.all([...kubelets.values()].map((k) => k.register(lifetime.signal)));
@@ -124,12 +128,16 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
     const phase = (pod?.status as { phase?: string } | undefined)?.phase;
     const node = pod && !['Succeeded', 'Failed'].includes(phase ?? '') ? (pod.spec as { nodeName?: string } | undefined)?.nodeName : undefined;
     if (old === node) return;
-    if (old) boundTo.get(old)?.delete(key);
+    if (old) {
+      boundTo.get(old)?.delete(key);
+      scheduler?.loadChanged(old);
+    }
     if (node) {
       podNode.set(key, node);
       let set = boundTo.get(node);
       if (!set) boundTo.set(node, (set = new Set()));
       set.add(key);
+      scheduler?.loadChanged(node);
     } else podNode.delete(key);
   };
 
@@ -140,7 +148,7 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
       ? undefined
       : new SimScheduler(
           schedulerClient,
-          { pod: (key) => pods.get(key), nodes: () => nodes.list(), podsOn: (node) => boundTo.get(node)?.size ?? 0 },
+          { pod: (key) => pods.get(key), podsOn: (node) => boundTo.get(node)?.size ?? 0 },
           { workers: opts.schedulerWorkers ?? 16, retryMs: opts.schedulerRetryMs ?? 1000, log, events: new EventRecorder(schedulerClient, { component: 'default-scheduler' }, { log, signal: lifetime.signal }) },
         );
   const onPod = (pod: KubeObject) => {
@@ -165,10 +173,15 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
   // A node that becomes ready or gains room may take pods that were waiting.
   nodes.addEventHandler({
     onAdd: (node) => {
+      scheduler?.nodeChanged(node.metadata.name ?? '', node);
       kubelets.get(node.metadata.name ?? '')?.observeNode(node);
       pods.list().forEach((p) => scheduler?.enqueue(p));
     },
-    onUpdate: (_old, node) => kubelets.get(node.metadata.name ?? '')?.observeNode(node),
+    onUpdate: (_old, node) => {
+      scheduler?.nodeChanged(node.metadata.name ?? '', node);
+      kubelets.get(node.metadata.name ?? '')?.observeNode(node);
+    },
+    onDelete: (node) => scheduler?.nodeChanged(node.metadata.name ?? '', undefined),
   });
   void nodes.run(lifetime.signal);
   void pods.run(lifetime.signal);
