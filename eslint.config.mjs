@@ -36,6 +36,17 @@ export default tseslint.config(
       '@stylistic/object-curly-spacing': ['error', 'always'],
       '@stylistic/arrow-parens': ['error', 'always'],
       '@stylistic/no-tabs': 'error',
+      // assert.ok(x) / assert(x) without a message: when it fails, node 20 builds the message by parsing the .ts
+      // file at the column of tsx's minified output; where that column lands, its findColumn recursed without
+      // reading further and spun at 100% CPU (nodejs/node#52677, #52962): a failing assertion became a test
+      // file hung for its whole 420 s timeout (volumes.test.ts in CI). With a message nothing is parsed.
+      'no-restricted-syntax': [
+        'error',
+        ...["CallExpression[arguments.length<2][callee.object.name='assert'][callee.property.name='ok']", "CallExpression[arguments.length<2][callee.name='assert']"].map((selector) => ({
+          selector,
+          message: 'give assert.ok / assert a message: without one a failure can hang node 20 under tsx (see eslint.config.mjs)',
+        })),
+      ],
       '@stylistic/max-len': ['error', { code: 160, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreComments: false }],
     },
   },

@@ -36,7 +36,7 @@ function loadError(dir: string): SpecTableError {
 }
 
 test('every table loads and every row has the shared columns', () => {
-  assert.ok(t.all.length > 300);
+  assert.ok(t.all.length > 300, 't.all.length > 300');
   for (const row of t.all) {
     assert.match(row.id, /^[a-z][A-Za-z]*\./);
     assert.match(row.section, /^\d+(\.\d+)*$/);
@@ -106,13 +106,13 @@ test('cross-option constraints are recorded', () => {
 
 test('controllers and feature gates match the 8.2 prose', () => {
   const m = /Controllers that can be named in --controllers: ([^.]+)\. Off by default: ([^.]+)\./.exec(md);
-  assert.ok(m);
+  assert.ok(m, 'm');
   const names = m[1].split(', ');
   const off = m[2].split(', ');
   assert.deepEqual(t.controllers.map((c) => c.name), names);
   for (const c of t.controllers) assert.equal(c.enabledByDefault, !off.includes(c.name), c.name);
   const gatesText = /Feature gates \(true\|false; stage and default\): (.+)\./.exec(md)?.[1];
-  assert.ok(gatesText);
+  assert.ok(gatesText, 'gatesText');
   const gates = [...gatesText.matchAll(/(\w+) \(([^)]*)\)/g)];
   assert.equal(gates.length, t.featureGates.length);
   for (const [, name, inner] of gates) {
@@ -219,7 +219,7 @@ test('every field of the 2.2-2.5 tables is a row with its type, default and upda
   assert.equal(fieldRow('Nope', 'nope'), undefined);
   // Protobuf field numbers come from 2.6 only; other numbers are wire facts, not spec.
   assert.deepEqual(t.fields.filter((f) => f.protobufField !== null).map((f) => f.section), Array(6).fill('2.6'));
-  assert.ok(t.fields.filter((f) => f.section === '2.6').every((f) => f.protobufField !== null));
+  assert.ok(t.fields.filter((f) => f.section === '2.6').every((f) => f.protobufField !== null), "t.fields.filter((f) => f.section === '2.6').every((f) => f.protobufField !== null)");
 });
 
 test('a broken row is rejected naming the file, the row id and the field', () => {
@@ -271,8 +271,8 @@ test('{vendor} is substituted everywhere from one setting', () => {
   assert.equal(acme.optionByName('--cluster-name')?.default, 'acme');
   assert.equal(acme.optionByName('--x-api-content-type')?.default, 'application/vnd.acme.protobuf');
   assert.equal(acme.optionByName('--flex-volume-plugin-dir')?.default, '/usr/libexec/acme/kubelet-plugins/volume/exec/');
-  assert.ok(acme.all.every((r) => !JSON.stringify(r).includes('{vendor}')));
-  assert.ok(acme.all.some((r) => JSON.stringify(r).includes('acme')));
+  assert.ok(acme.all.every((r) => !JSON.stringify(r).includes('{vendor}')), "acme.all.every((r) => !JSON.stringify(r).includes('{vendor}'))");
+  assert.ok(acme.all.some((r) => JSON.stringify(r).includes('acme')), "acme.all.some((r) => JSON.stringify(r).includes('acme'))");
   assert.equal(t.optionByName('--cluster-name')?.default, 'kubernetes');
   assert.equal(loadSpecTables({ vendor: 'acme' }), acme, 'cached per vendor');
   assert.ok(Object.isFrozen(acme.options[0]), 'cached rows are frozen so no consumer can change them for another');
@@ -284,6 +284,6 @@ test('every option name and every path the spec markdown mentions is in the tabl
   for (const name of optionTokens) assert.ok(optionByName(name), name);
   const pathTokens = new Set(md.match(/\b(CORE|EXT|APPS|BATCHB|BATCH)(\/[A-Za-z0-9<>/._-]*[A-Za-z0-9>])?/g));
   const specPaths = new Set([...t.endpoints.map((e) => e.specPath), ...t.prefixes.map((p) => p.prefix)]);
-  assert.ok(pathTokens.size > 50);
+  assert.ok(pathTokens.size > 50, 'pathTokens.size > 50');
   for (const path of pathTokens) assert.ok(specPaths.has(path), path);
 });

@@ -82,7 +82,7 @@ test('the 4.2 query parameters are rows with their types', () => {
     ['single', ['pretty'], 'Other single-object endpoints'],
   ];
   for (const [family, names, sentence] of families) {
-    assert.ok(text.includes(sentence));
+    assert.ok(text.includes(sentence), 'text.includes(sentence)');
     assert.deepEqual(t.queryParameters.filter((q) => q.id.startsWith(`query.${family}.`)).map((q) => q.name), names, family);
   }
   const grace = t.queryParameters.find((q) => q.id === 'query.delete.gracePeriodSeconds')!;

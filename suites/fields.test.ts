@@ -64,18 +64,18 @@ test('typeProblem knows the spec words', () => {
   assert.equal(typeProblem('timestamp', '2018-01-02T03:04:05Z'), undefined);
   assert.equal(typeProblem('Time', '2018-01-02T03:04:05.123Z'), undefined);
   assert.ok(typeProblem('timestamp', '2018-01-02T03:04:05+01:00'), 'an offset other than Z is not UTC');
-  assert.ok(typeProblem('timestamp', '2018-01-02 03:04:05'));
-  assert.ok(typeProblem('timestamp', '2018-13-02T03:04:05Z'));
-  assert.ok(typeProblem('integer', '2'));
-  assert.ok(typeProblem('integer', 2.5));
+  assert.ok(typeProblem('timestamp', '2018-01-02 03:04:05'), "typeProblem('timestamp', '2018-01-02 03:04:05')");
+  assert.ok(typeProblem('timestamp', '2018-13-02T03:04:05Z'), "typeProblem('timestamp', '2018-13-02T03:04:05Z')");
+  assert.ok(typeProblem('integer', '2'), "typeProblem('integer', '2')");
+  assert.ok(typeProblem('integer', 2.5), "typeProblem('integer', 2.5)");
   assert.equal(typeProblem('integer', 2), undefined);
-  assert.ok(typeProblem('boolean', 'true'));
-  assert.ok(typeProblem('map of string to string', { a: 1 }));
-  assert.ok(typeProblem('string array', ['a', 1]));
-  assert.ok(typeProblem('EnvVar array', [1]));
+  assert.ok(typeProblem('boolean', 'true'), "typeProblem('boolean', 'true')");
+  assert.ok(typeProblem('map of string to string', { a: 1 }), "typeProblem('map of string to string', { a: 1 })");
+  assert.ok(typeProblem('string array', ['a', 1]), "typeProblem('string array', ['a', 1])");
+  assert.ok(typeProblem('EnvVar array', [1]), "typeProblem('EnvVar array', [1])");
   assert.equal(typeProblem('integer or percentage string', '25%'), undefined);
-  assert.ok(typeProblem('integer or percentage string', '25'));
-  assert.ok(typeProblem('DeploymentSpec', []));
+  assert.ok(typeProblem('integer or percentage string', '25'), "typeProblem('integer or percentage string', '25')");
+  assert.ok(typeProblem('DeploymentSpec', []), "typeProblem('DeploymentSpec', [])");
   assert.equal(isRfc3339Utc(null), false);
 });
 
@@ -86,7 +86,7 @@ test('shapeFindings reaches container and container-status fields through the ty
   const { findings, present } = shapeFindings(tables, rows, [{ kind: 'v1 Pod', body: pod, where: 'pod' }]);
   const ids = findings.map((f) => f.row).sort();
   assert.deepEqual(ids, ['field.Container.name', 'field.Container.tty', 'field.ContainerStatus.ready']);
-  assert.ok(present.has('field.ContainerStatus.restartCount'));
+  assert.ok(present.has('field.ContainerStatus.restartCount'), "present.has('field.ContainerStatus.restartCount')");
 });
 
 /** A hand-built envelope: prefix, typeMeta {apiVersion, kind}, raw {metadata {name}}. */
@@ -119,9 +119,9 @@ test('the daemon log reader understands both wordings, and the --controllers ari
   assert.equal(readSelection('enabled controllers: job\n"job" is disabled\n', names).get('job'), 'both');
   const byDefault = expectedSelection(['*'], tables.controllers);
   assert.equal(byDefault.size, names.length - 2);
-  assert.ok(!byDefault.has('bootstrapsigner') && !byDefault.has('tokencleaner'));
+  assert.ok(!byDefault.has('bootstrapsigner') && !byDefault.has('tokencleaner'), "!byDefault.has('bootstrapsigner') && !byDefault.has('tokencleaner')");
   assert.deepEqual([...expectedSelection(['job', 'tokencleaner'], tables.controllers)].sort(), ['job', 'tokencleaner']);
-  assert.ok(!expectedSelection(['*', '-job'], tables.controllers).has('job'));
+  assert.ok(!expectedSelection(['*', '-job'], tables.controllers).has('job'), "!expectedSelection(['*', '-job'], tables.controllers).has('job')");
 });
 
 test('the gate help reader wants the stage and default of the spec', () => {

@@ -48,7 +48,7 @@ test('a server that drops the resourceVersion of a patch (no conflict on a stale
     ['patch.stale-resource-version-conflict'],
   );
   const o = assertFailed(result, 'patch.stale-resource-version-conflict', /stale resourceVersion.*expected HTTP 409, got 200/);
-  assert.ok(o.rows.includes('error.optimistic-lock'));
+  assert.ok(o.rows.includes('error.optimistic-lock'), "o.rows.includes('error.optimistic-lock')");
 });
 
 test('a server that applies unknown patch types as merge patches fails the 415 check', async () => {

@@ -42,9 +42,9 @@ test('malformed selectors', () => {
 test('binding: metadata.name and metadata.namespace always; others only when the kind declares them', () => {
   const obj = { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p', namespace: 'ns' }, status: { phase: 'Running' } } as KubeObject;
   const extra = { fields: { ...META_FIELDS, 'status.phase': (o: KubeObject) => (o.status as { phase?: string }).phase } };
-  assert.ok(matchesFields(bindFieldSelector(parseFieldSelector('metadata.name=p,metadata.namespace=ns'), undefined), obj));
-  assert.ok(matchesFields(bindFieldSelector(parseFieldSelector('status.phase=Running'), extra), obj));
-  assert.ok(!matchesFields(bindFieldSelector(parseFieldSelector('status.phase!=Running'), extra), obj));
+  assert.ok(matchesFields(bindFieldSelector(parseFieldSelector('metadata.name=p,metadata.namespace=ns'), undefined), obj), "matchesFields(bindFieldSelector(parseFieldSelector('metadata.name=p,metadata.namespace=ns'), undefi…");
+  assert.ok(matchesFields(bindFieldSelector(parseFieldSelector('status.phase=Running'), extra), obj), "matchesFields(bindFieldSelector(parseFieldSelector('status.phase=Running'), extra), obj)");
+  assert.ok(!matchesFields(bindFieldSelector(parseFieldSelector('status.phase!=Running'), extra), obj), "!matchesFields(bindFieldSelector(parseFieldSelector('status.phase!=Running'), extra), obj)");
   assert.throws(() => bindFieldSelector(parseFieldSelector('status.phase=Running'), undefined), { message: 'field label not supported: status.phase' });
   assert.throws(() => bindFieldSelector(parseFieldSelector('spec.x=y'), extra), SelectorParseError);
 });

@@ -66,28 +66,28 @@ describe('matching', () => {
     fc.assert(
       fc.property(labels, (l) => {
         const sel = Object.entries(l).map(([k, v]) => `${k}=${v}`).join(',');
-        assert.ok(matchesRequirements(parseLabelSelector(sel), l));
+        assert.ok(matchesRequirements(parseLabelSelector(sel), l), 'matchesRequirements(parseLabelSelector(sel), l)');
         for (const [k, v] of Object.entries(l)) {
-          assert.ok(!matchesRequirements(parseLabelSelector(`${sel},${k}!=${v}`), l));
-          assert.ok(!matchesRequirements(parseLabelSelector(`${sel},!${k}`), l));
-          assert.ok(matchesRequirements(parseLabelSelector(`${k} in (${v || 'zz'},other)`), l) === (v !== ''));
+          assert.ok(!matchesRequirements(parseLabelSelector(`${sel},${k}!=${v}`), l), '!matchesRequirements(parseLabelSelector(`${sel},${k}!=${v}`), l)');
+          assert.ok(!matchesRequirements(parseLabelSelector(`${sel},!${k}`), l), '!matchesRequirements(parseLabelSelector(`${sel},!${k}`), l)');
+          assert.ok(matchesRequirements(parseLabelSelector(`${k} in (${v || 'zz'},other)`), l) === (v !== ''), "matchesRequirements(parseLabelSelector(`${k} in (${v || 'zz'},other)`), l) === (v !== '')");
         }
       }),
     );
   });
   test('gt and lt need integer label values', () => {
-    assert.ok(matchesRequirements(parseLabelSelector('n>1'), { n: '2' }));
-    assert.ok(!matchesRequirements(parseLabelSelector('n>1'), { n: '1' }));
-    assert.ok(!matchesRequirements(parseLabelSelector('n>1'), { n: 'x' }));
-    assert.ok(!matchesRequirements(parseLabelSelector('n<1'), {}));
+    assert.ok(matchesRequirements(parseLabelSelector('n>1'), { n: '2' }), "matchesRequirements(parseLabelSelector('n>1'), { n: '2' })");
+    assert.ok(!matchesRequirements(parseLabelSelector('n>1'), { n: '1' }), "!matchesRequirements(parseLabelSelector('n>1'), { n: '1' })");
+    assert.ok(!matchesRequirements(parseLabelSelector('n>1'), { n: 'x' }), "!matchesRequirements(parseLabelSelector('n>1'), { n: 'x' })");
+    assert.ok(!matchesRequirements(parseLabelSelector('n<1'), {}), "!matchesRequirements(parseLabelSelector('n<1'), {})");
   });
   test('LabelSelector objects: matchLabels and matchExpressions; empty selects everything', () => {
     const reqs = requirementsOf({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }, { key: 'legacy', operator: 'DoesNotExist' }] });
-    assert.ok(matchesRequirements(reqs, { app: 'web', tier: 'a' }));
-    assert.ok(!matchesRequirements(reqs, { app: 'web', tier: 'c' }));
-    assert.ok(!matchesRequirements(reqs, { app: 'web', tier: 'a', legacy: '' }));
-    assert.ok(matchesRequirements(requirementsOf({}), {}));
-    assert.ok(matchesRequirements(requirementsOf({ matchExpressions: [{ key: 'x', operator: 'NotIn', values: ['1'] }] }), {}));
-    assert.ok(matchesRequirements(requirementsOf({ matchExpressions: [{ key: 'x', operator: 'Exists' }] }), { x: '' }));
+    assert.ok(matchesRequirements(reqs, { app: 'web', tier: 'a' }), "matchesRequirements(reqs, { app: 'web', tier: 'a' })");
+    assert.ok(!matchesRequirements(reqs, { app: 'web', tier: 'c' }), "!matchesRequirements(reqs, { app: 'web', tier: 'c' })");
+    assert.ok(!matchesRequirements(reqs, { app: 'web', tier: 'a', legacy: '' }), "!matchesRequirements(reqs, { app: 'web', tier: 'a', legacy: '' })");
+    assert.ok(matchesRequirements(requirementsOf({}), {}), 'matchesRequirements(requirementsOf({}), {})');
+    assert.ok(matchesRequirements(requirementsOf({ matchExpressions: [{ key: 'x', operator: 'NotIn', values: ['1'] }] }), {}), "matchesRequirements(requirementsOf({ matchExpressions: [{ key: 'x', operator: 'NotIn', values: ['1'…");
+    assert.ok(matchesRequirements(requirementsOf({ matchExpressions: [{ key: 'x', operator: 'Exists' }] }), { x: '' }), "matchesRequirements(requirementsOf({ matchExpressions: [{ key: 'x', operator: 'Exists' }] }), { x: …");
   });
 });

@@ -97,7 +97,7 @@ test('resync hands every cached object to onUpdate again', async () => {
     let resynced = 0;
     inf.addEventHandler({ onUpdate: (a, b) => void (a === b && resynced++) });
     void inf.run(ac.signal);
-    assert.ok(await until(() => resynced >= 2));
+    assert.ok(await until(() => resynced >= 2), 'await until(() => resynced >= 2)');
   } finally {
     ac.abort();
     await cleanup();

@@ -150,8 +150,8 @@ test('a lock held by someone else is respected until the lease runs out unobserv
     assert.equal(first, false, 'a fresh record of another holder blocks');
     const start = performance.now();
     const run = b.run(ac.signal, { onStartedLeading: () => {} });
-    assert.ok(await until(() => b.isLeader, LEASE + 2000));
-    assert.ok(performance.now() - start >= LEASE - RETRY - 50);
+    assert.ok(await until(() => b.isLeader, LEASE + 2000), 'await until(() => b.isLeader, LEASE + 2000)');
+    assert.ok(performance.now() - start >= LEASE - RETRY - 50, 'performance.now() - start >= LEASE - RETRY - 50');
     const rec = parseRecord(api.stored('/api/v1/endpoints', 'kube-system', 'kube-controller-manager')!.metadata.annotations![LEADER_ANNOTATION]);
     assert.equal(rec.leaderTransitions, 5);
     ac.abort();

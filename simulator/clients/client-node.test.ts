@@ -40,7 +40,7 @@ describe('@kubernetes/client-node against the simulator', () => {
 
   test('typed CRUD: create, read, replace (twice, from what the server answered), patch, list, delete', async () => {
     const created = await core.createNamespacedConfigMap({ namespace: NS, body: { metadata: { name: 'crud', labels: { a: '1' } }, data: { k: 'v1' } } });
-    assert.ok(created.metadata?.creationTimestamp instanceof Date);
+    assert.ok(created.metadata?.creationTimestamp instanceof Date, 'created.metadata?.creationTimestamp instanceof Date');
     const read = await core.readNamespacedConfigMap({ name: 'crud', namespace: NS });
     read.data = { k: 'v2' };
     // client-node serialises creationTimestamp as "...:34.000Z": the server must take it as the same instant.

@@ -17,7 +17,7 @@ function walk(schema: TypeSchema | undefined, ...path: string[]): TypeSchema {
     assert.ok(f?.schema, `no object field ${p} under ${s?.name}`);
     s = f.schema;
   }
-  assert.ok(s);
+  assert.ok(s, 's');
   return s;
 }
 
@@ -66,7 +66,7 @@ test('merge keys of wire-facts section 4 are declared', () => {
     ['batch/v1', 'Job', 'JobStatus'],
   ]) {
     const s = walk(typeSchemaFor(apiVersion, kind), 'status');
-    assert.ok(s.name.endsWith(status));
+    assert.ok(s.name.endsWith(status), 's.name.endsWith(status)');
     assert.equal(s.field('conditions')?.patchMergeKey, 'type', `${apiVersion} ${kind} conditions`);
   }
   // Lists without a strategy are replaced whole.

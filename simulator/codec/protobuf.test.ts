@@ -100,7 +100,7 @@ test('Time: seconds and a zero nanos when set, an empty body when zero, absent w
   const meta = rawOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', creationTimestamp: '2018-01-02T03:04:05Z' } });
   assert.ok(meta.includes(hex('42 08 08 a5 ed ab d2 05 10 00')), meta.toString('hex'));
   const withOffset = rawOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', creationTimestamp: '2018-01-02T04:04:05.9+01:00' } });
-  assert.ok(withOffset.includes(hex('42 08 08 a5 ed ab d2 05 10 00')));
+  assert.ok(withOffset.includes(hex('42 08 08 a5 ed ab d2 05 10 00')), "withOffset.includes(hex('42 08 08 a5 ed ab d2 05 10 00'))");
   const deleting = rawOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { deletionTimestamp: '2018-01-02T03:04:05Z' } });
   assert.ok(deleting.includes(hex('42 00 4a 08 08 a5 ed ab d2 05 10 00')), deleting.toString('hex'));
   const back = decodeObject(encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { creationTimestamp: '2018-01-02T04:04:05.9+01:00' } })) as Json;
@@ -117,7 +117,7 @@ test('IntOrString writes all three fields; Quantity its string; pointers only wh
   assert.ok(raw.includes(hex('0a 00 12 00 18 50 22 0a 08 01 10 00 1a 04 68 74 74 70 28 00')), raw.toString('hex'));
   assert.ok(raw.includes(hex('0a 00 12 00 18 51 22 07 08 00 10 90 3f 1a 00 28 00')), raw.toString('hex'));
   // ServiceSpec has sessionAffinityConfig (pointer, field 14 = 0x72): absent when not set.
-  assert.ok(!raw.includes(hex('72 00')));
+  assert.ok(!raw.includes(hex('72 00')), "!raw.includes(hex('72 00'))");
 
   const pod = rawOf({
     apiVersion: 'v1',
@@ -493,7 +493,7 @@ test('property: corrupted and truncated valid bodies fail cleanly', () => {
     }),
     { numRuns: 2000 },
   );
-  assert.ok(decodeObject(sample));
+  assert.ok(decodeObject(sample), 'decodeObject(sample)');
 });
 
 test('deeply nested garbage ends as ProtobufDecodeError', () => {

@@ -14,10 +14,10 @@ test('next schedule times: five fields, descriptors, @every', () => {
   assert.equal(nextScheduleTime('@every 1m30s', t).toISOString(), '2018-01-01T10:09:00.000Z');
   const five = nextScheduleTime('*/5 * * * *', t);
   assert.equal(five.getUTCMinutes() % 5, 0);
-  assert.ok(five > t && five.getTime() - t.getTime() <= 5 * 60_000);
+  assert.ok(five > t && five.getTime() - t.getTime() <= 5 * 60_000, 'five > t && five.getTime() - t.getTime() <= 5 * 60_000');
   const hourly = nextScheduleTime('@hourly', t);
   assert.equal(hourly.getMinutes(), 0);
-  assert.ok(hourly > t);
+  assert.ok(hourly > t, 'hourly > t');
 });
 
 test('missed times: from lastScheduleTime, bounded by startingDeadlineSeconds, more than 100 is an error', () => {
@@ -60,7 +60,7 @@ test('a CronJob creates Jobs on schedule, records lastScheduleTime and active, a
   }, 30_000, 50);
   for (const name of seen) assert.match(name, /^tick-\d{10}$/, 'named <cronjob>-<unix seconds>');
   const cj = await api.get(cjPath(ns, 'tick'));
-  assert.ok((cj?.status as { lastScheduleTime?: string }).lastScheduleTime);
+  assert.ok((cj?.status as { lastScheduleTime?: string }).lastScheduleTime, '(cj?.status as { lastScheduleTime?: string }).lastScheduleTime');
   const jobs = await jobsOf(ns);
   const j = jobs[0];
   assert.equal(j.metadata.labels?.from, 'tick');

@@ -72,7 +72,7 @@ describe('csrapproving + csrsigning', { skip: noOpenssl }, () => {
     const notAfter = Date.parse(/notAfter=(.*)/.exec(text)![1]);
     const notBefore = Date.parse(/notBefore=(.*)/.exec(text)![1]);
     assert.ok(Math.abs(notAfter - Date.now() - 2 * 3600_000) < 10 * 60_000, `notAfter ${new Date(notAfter).toISOString()}`);
-    assert.ok(Math.abs(notAfter - notBefore - (2 * 3600_000 + 5 * 60_000)) < 5_000);
+    assert.ok(Math.abs(notAfter - notBefore - (2 * 3600_000 + 5 * 60_000)) < 5_000, 'Math.abs(notAfter - notBefore - (2 * 3600_000 + 5 * 60_000)) < 5_000');
   });
 
   test('other requests are not auto-approved; approved with kubectl certificate approve they are signed within seconds', async (t) => {

@@ -32,8 +32,8 @@ test('a DaemonSet runs one ready pod on every node and reports it in status', as
   assert.equal((ds.status as Record<string, number>).numberMisscheduled, 0);
   const pods = await api.list(`/api/v1/namespaces/${ns}/pods`);
   assert.deepEqual(pods.map((p) => (p.spec as { nodeName: string }).nodeName).sort(), env.nodes.nodeNames.slice().sort());
-  assert.ok(pods.every(isReady));
-  assert.ok(pods.every((p) => p.metadata.labels?.['controller-revision-hash'] && p.metadata.labels?.['pod-template-generation']));
+  assert.ok(pods.every(isReady), 'pods.every(isReady)');
+  assert.ok(pods.every((p) => p.metadata.labels?.['controller-revision-hash'] && p.metadata.labels?.['pod-template-generation']), "pods.every((p) => p.metadata.labels?.['controller-revision-hash'] && p.metadata.labels?.['pod-templ…");
 });
 
 test('a nodeSelector limits the nodes; a template change replaces the pods (RollingUpdate)', async () => {
@@ -84,7 +84,7 @@ test('ControllerRevisions: one per template, named and labelled as 1.9; going ba
     return rs.length === 1 && rs;
   });
   const hash1 = first[0].metadata.labels!['controller-revision-hash'];
-  assert.ok(first.every((p) => p.metadata.labels!['controller-revision-hash'] === hash1));
+  assert.ok(first.every((p) => p.metadata.labels!['controller-revision-hash'] === hash1), "first.every((p) => p.metadata.labels!['controller-revision-hash'] === hash1)");
   assert.match(hash1, /^\d+$/, 'the pods carry the decimal template hash');
   assert.equal(r1.metadata.name, `hist-${safeEncode(hash1)}`);
   assert.deepEqual(r1.metadata.labels, { app: 'hist', 'controller-revision-hash': hash1 });
@@ -115,7 +115,7 @@ test('ControllerRevisions: one per template, named and labelled as 1.9; going ba
   // with the next number, and the pods go back to its hash.
   await api.patch(path, r1.data, 'application/strategic-merge-patch+json');
   const third = await settled('nginx:1.13');
-  assert.ok(third.every((p) => p.metadata.labels!['controller-revision-hash'] === hash1));
+  assert.ok(third.every((p) => p.metadata.labels!['controller-revision-hash'] === hash1), "third.every((p) => p.metadata.labels!['controller-revision-hash'] === hash1)");
   await eventually('revision 1 brought back as 3', async () => {
     const rs = await revisions();
     return JSON.stringify(rs.map((r) => [r.metadata.name, r.revision])) === JSON.stringify([[`hist-${safeEncode(hash2)}`, 2], [r1.metadata.name, 3]]);

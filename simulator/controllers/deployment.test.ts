@@ -68,7 +68,7 @@ test('a Deployment of 3 replicas becomes available with 3 Running, Ready pods in
   assert.equal(pods.length, 3);
   for (const p of pods) {
     assert.equal(phaseOf(p), 'Running');
-    assert.ok(isReady(p));
+    assert.ok(isReady(p), 'isReady(p)');
     assert.equal(p.metadata.labels?.[HASH_LABEL], hash);
     assert.equal(p.metadata.ownerReferences?.[0].name, rs.metadata.name);
     assert.equal(p.metadata.ownerReferences?.[0].controller, true);

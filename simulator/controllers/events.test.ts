@@ -48,7 +48,7 @@ test('a Deployment rollout: ScalingReplicaSet, SuccessfulCreate, Scheduled and t
     const evs = await eventsOf(ns, 'ReplicaSet', rs.metadata.name ?? '');
     return evs.filter((e) => e.reason === 'SuccessfulCreate').length === 2 && evs;
   });
-  assert.ok(rsEvents.every((e) => /^Created pod: web-\d+-\w{5}$/.test(e.message) && e.source.component === 'replicaset-controller'));
+  assert.ok(rsEvents.every((e) => /^Created pod: web-\d+-\w{5}$/.test(e.message) && e.source.component === 'replicaset-controller'), "rsEvents.every((e) => /^Created pod: web-\\d+-\\w{5}$/.test(e.message) && e.source.component === 'rep…");
   const pod = (await api.list(`/api/v1/namespaces/${ns}/pods`))[0];
   const podEvents = await waitReasons(ns, 'Pod', pod.metadata.name ?? '', ['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started']);
   const scheduled = podEvents.find((e) => e.reason === 'Scheduled')!;
@@ -64,7 +64,7 @@ test('a Deployment rollout: ScalingReplicaSet, SuccessfulCreate, Scheduled and t
   const del = (await waitReasons(ns, 'ReplicaSet', rs.metadata.name ?? '', ['SuccessfulDelete'])).find((e) => e.reason === 'SuccessfulDelete')!;
   const victim = del.message.replace('Deleted pod: ', '');
   await waitReasons(ns, 'Pod', victim, ['Killing']);
-  await waitReasons(ns, 'Deployment', 'web', ['ScalingReplicaSet']).then((evs) => assert.ok(evs.some((e) => e.message === `Scaled down replica set ${rs.metadata.name} to 1`)));
+  await waitReasons(ns, 'Deployment', 'web', ['ScalingReplicaSet']).then((evs) => assert.ok(evs.some((e) => e.message === `Scaled down replica set ${rs.metadata.name} to 1`), 'evs.some((e) => e.message === `Scaled down replica set ${rs.metadata.name} to 1`)'));
 });
 
 test('Jobs: SuccessfulCreate and Completed; a failing one BackoffLimitExceeded; a crash-looping pod BackOff with an aggregated count', async () => {

@@ -67,7 +67,7 @@ test('Foreground: dependents go first, the owner waits for those with blockOwner
   await configMap(ns, 'free', { ownerReferences: [ownerRef(owner)] });
   const res = await c.req('DELETE', cmPath(ns, 'owner'), { propagationPolicy: 'Foreground' });
   assert.equal(res.status, 200);
-  assert.ok(res.body.metadata.finalizers?.includes('foregroundDeletion'));
+  assert.ok(res.body.metadata.finalizers?.includes('foregroundDeletion'), "res.body.metadata.finalizers?.includes('foregroundDeletion')");
   await gone(cmPath(ns, 'free'));
   const blocker = await eventually('the blocking dependent to be deleting', async () => {
     const r = await c.req('GET', cmPath(ns, 'blocker'));
@@ -113,7 +113,7 @@ test('Orphan: dependents lose the reference to the owner and stay; the orphan fi
   await configMap(ns, 'shared', { ownerReferences: [ownerRef(owner), ownerRef(other)] });
   const res = await c.req('DELETE', cmPath(ns, 'owner'), { propagationPolicy: 'Orphan' });
   assert.equal(res.status, 200);
-  assert.ok(res.body.metadata.finalizers?.includes('orphan'));
+  assert.ok(res.body.metadata.finalizers?.includes('orphan'), "res.body.metadata.finalizers?.includes('orphan')");
   await gone(cmPath(ns, 'owner'));
   const only = await c.req('GET', cmPath(ns, 'only'));
   assert.equal(only.status, 200);
@@ -132,8 +132,8 @@ test('a live owner keeps its dependents; a reference to an owner that does not e
   await configMap(ns, 'stale', { ownerReferences: [{ ...ownerRef(owner), uid: '00000000-0000-0000-0000-000000000002' }] });
   await gone(cmPath(ns, 'no-owner'));
   await gone(cmPath(ns, 'stale'));
-  assert.ok(await exists(cmPath(ns, 'kept')));
-  assert.ok(await exists(cmPath(ns, 'owner')));
+  assert.ok(await exists(cmPath(ns, 'kept')), "await exists(cmPath(ns, 'kept'))");
+  assert.ok(await exists(cmPath(ns, 'owner')), "await exists(cmPath(ns, 'owner'))");
 });
 
 test('dependents whose owner went while no collector ran are collected when one starts', async () => {

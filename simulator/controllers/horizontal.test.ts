@@ -59,5 +59,5 @@ test('CPU usage above target scales up at once; below target scales down only af
   }, 10_000);
   // Whole-second timestamps: allow one second of rounding.
   assert.ok(downScaleTime - scaledUpAt >= (DOWNSCALE_DELAY_S - 1) * 1000, `scaled down ${downScaleTime - scaledUpAt} ms after the scale up, before the ${DOWNSCALE_DELAY_S}s delay`);
-  assert.ok(down - raisedAt > 0 && upAt >= raisedAt);
+  assert.ok(down - raisedAt > 0 && upAt >= raisedAt, 'down - raisedAt > 0 && upAt >= raisedAt');
 });

@@ -38,8 +38,8 @@ test('a Job with completions 3 and parallelism 2 completes, never running more t
   const s = js(j);
   assert.equal(s.succeeded, 3);
   assert.equal(s.active, undefined, 'active 0 is omitted');
-  assert.ok(s.startTime && s.completionTime);
-  assert.ok(Date.parse(s.completionTime!) >= Date.parse(s.startTime!));
+  assert.ok(s.startTime && s.completionTime, 's.startTime && s.completionTime');
+  assert.ok(Date.parse(s.completionTime!) >= Date.parse(s.startTime!), 'Date.parse(s.completionTime!) >= Date.parse(s.startTime!)');
   assert.ok(maxActive <= 2, `at most parallelism pods ran at once (saw ${maxActive})`);
   const pods = await api.list(`/api/v1/namespaces/${ns}/pods`);
   assert.equal(pods.filter((p) => phaseOf(p) === 'Succeeded').length, 3);
@@ -86,5 +86,5 @@ test('a Job without completions completes when one pod succeeded and none is act
     return finished(x) && x;
   });
   assert.equal(finished(j)?.type, 'Complete');
-  assert.ok((js(j).succeeded ?? 0) >= 1);
+  assert.ok((js(j).succeeded ?? 0) >= 1, '(js(j).succeeded ?? 0) >= 1');
 });

@@ -69,7 +69,7 @@ test('TaintBasedEvictions: a failed node is tainted unreachable:NoExecute (untai
     await eventually('Unknown', async () => ((await env.api.get('/api/v1/nodes/sim-node-0'))?.status as { conditions: Array<{ type: string; status: string }> }).conditions.some((c) => c.type === 'Ready' && c.status === 'Unknown'));
     await new Promise((r) => setTimeout(r, 1_500));
     assert.deepEqual(taints(await env.api.get('/api/v1/nodes/sim-node-0')), []);
-    assert.ok(!gone(await env.api.get(`/api/v1/namespaces/${ns}/pods/plain`)));
+    assert.ok(!gone(await env.api.get(`/api/v1/namespaces/${ns}/pods/plain`)), '!gone(await env.api.get(`/api/v1/namespaces/${ns}/pods/plain`))');
   });
 });
 

@@ -28,7 +28,7 @@ test('terminated pods beyond the threshold are deleted, oldest first; running po
     return done.length === 2 && pods;
   });
   assert.deepEqual(left.filter((p) => phaseOf(p) === 'Succeeded').map((p) => p.metadata.name).sort(), ['done-3', 'done-4']);
-  assert.ok(left.some((p) => p.metadata.name === 'keep-running'));
+  assert.ok(left.some((p) => p.metadata.name === 'keep-running'), "left.some((p) => p.metadata.name === 'keep-running')");
 });
 
 test('pods bound to a node that does not exist are force-deleted', async () => {

@@ -55,7 +55,7 @@ test('a ReplicaSet creates owned pods, replaces a deleted pod, and scale down re
   const pods = await livePods(ns);
   assert.equal(pods.length, 3);
   for (const p of pods) {
-    assert.ok(p.metadata.name?.startsWith('rs-'));
+    assert.ok(p.metadata.name?.startsWith('rs-'), "p.metadata.name?.startsWith('rs-')");
     assert.deepEqual(p.metadata.ownerReferences, [
       { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true },
     ]);

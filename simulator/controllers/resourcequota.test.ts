@@ -130,7 +130,7 @@ describe('resourcequota controller and quota admission', () => {
     await usedBecomes(api, ns, 'q', { pods: '0', 'count/secrets': '0' });
     const pods = await Promise.all(Array.from({ length: 8 }, (_, i) => api.req('POST', `/api/v1/namespaces/${ns}/pods`, pod(`r${i}`))));
     assert.equal(pods.filter((r) => r.status === 201).length, 3, pods.map((r) => r.status).join(','));
-    assert.ok(pods.filter((r) => r.status !== 201).every((r) => r.status === 403 && /exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3$/.test(messageOf(r.body) ?? '')));
+    assert.ok(pods.filter((r) => r.status !== 201).every((r) => r.status === 403 && /exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3$/.test(messageOf(r.body) ?? '')), 'pods.filter((r) => r.status !== 201).every((r) => r.status === 403 && /exceeded quota: q, requested…');
     const secrets = await Promise.all(Array.from({ length: 6 }, (_, i) => api.req('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: `s${i}` } })));
     assert.equal(secrets.filter((r) => r.status === 201).length, 2);
     assert.equal((await api.list(`/api/v1/namespaces/${ns}/pods`)).length, 3);

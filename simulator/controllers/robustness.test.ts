@@ -50,7 +50,7 @@ test('a Job whose pods cannot be created gets a Warning event and backs off; a v
   assert.equal(((done.status ?? {}) as JobStatus).succeeded, 2);
   // The broken Job is still retried (with backoff), never given up on and never crashing the loop.
   const failed = (await eventsOf(badNs, 'Job', 'broken')).filter((e) => e.reason === 'FailedCreate');
-  assert.ok(failed.length >= 1);
+  assert.ok(failed.length >= 1, 'failed.length >= 1');
 });
 
 test('a ReplicaSet whose pods cannot be created writes a few dozen events at most, not thousands', async () => {

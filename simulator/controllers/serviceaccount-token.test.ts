@@ -140,7 +140,7 @@ describe('serviceaccount-token signing and options', { skip: noOpenssl }, () => 
       const [h, p, s] = token.split('.');
       assert.equal(JSON.parse(Buffer.from(h, 'base64url').toString()).alg, alg);
       const ok = verify(alg === 'ES256' ? 'sha256' : 'sha384', Buffer.from(`${h}.${p}`), { key: createPublicKey(readFileSync(file)), dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'));
-      assert.ok(ok);
+      assert.ok(ok, 'ok');
     }
   });
 

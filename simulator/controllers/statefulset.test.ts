@@ -76,7 +76,7 @@ test('a StatefulSet of 3 comes up in order, then rolls an image change from the 
   assert.equal(st.observedGeneration, 2);
   const revs = await api.list(`/apis/apps/v1/namespaces/${ns}/controllerrevisions`);
   assert.deepEqual(revs.map((r) => r.revision).sort(), [1, 2]);
-  assert.ok(revs.every((r) => r.metadata.ownerReferences?.[0]?.kind === 'StatefulSet' && r.metadata.labels?.app === 'web'));
+  assert.ok(revs.every((r) => r.metadata.ownerReferences?.[0]?.kind === 'StatefulSet' && r.metadata.labels?.app === 'web'), "revs.every((r) => r.metadata.ownerReferences?.[0]?.kind === 'StatefulSet' && r.metadata.labels?.app…");
   assert.equal(revs.find((r) => r.revision === 2)!.metadata.name, st.updateRevision);
 });
 

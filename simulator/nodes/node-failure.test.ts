@@ -35,7 +35,7 @@ test('--zones spreads nodes over zones of one region, in turn', async () => {
   assert.deepEqual(placementOf(3, { zones: 2, region: 'r' }), { region: 'r', zone: 'r-b' });
   const zones = await Promise.all(nodes.nodeNames.map(async (n) => (await node(n))!.metadata.labels!));
   assert.deepEqual(zones.map((l) => l[ZONE_LABEL]), ['sim-region-1-a', 'sim-region-1-b', 'sim-region-1-a', 'sim-region-1-b']);
-  assert.ok(zones.every((l) => l[REGION_LABEL] === 'sim-region-1'));
+  assert.ok(zones.every((l) => l[REGION_LABEL] === 'sim-region-1'), "zones.every((l) => l[REGION_LABEL] === 'sim-region-1')");
 });
 
 test('node-state stopped: no heartbeat until ready again; not-ready: Ready=False with KubeletNotReady', async () => {

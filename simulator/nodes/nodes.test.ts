@@ -80,7 +80,7 @@ test('nodes register Ready with capacity, nodeInfo and addresses, without a pod 
     assert.equal(status.conditions.find((c) => c.type === 'Ready')?.status, 'True');
     assert.equal(status.conditions.find((c) => c.type === 'Ready')?.reason, 'KubeletReady');
     assert.equal(status.capacity.pods, '4');
-    assert.ok(status.allocatable.cpu && status.allocatable.memory);
+    assert.ok(status.allocatable.cpu && status.allocatable.memory, 'status.allocatable.cpu && status.allocatable.memory');
     assert.equal(status.nodeInfo.kubeletVersion, 'v1.9.0');
     assert.deepEqual(status.addresses.map((a) => a.type), ['InternalIP', 'Hostname']);
     assert.equal((n.spec as { podCIDR?: string }).podCIDR, undefined, 'like a real kubelet, the node IPAM sets spec.podCIDR, not the node');
@@ -96,13 +96,13 @@ test('a pod is bound, then Running and Ready with container status, IPs and cond
   });
   const spec = p.spec as { nodeName: string };
   const status = p.status as { podIP: string; hostIP: string; startTime: string; conditions: Array<{ type: string; status: string }> };
-  assert.ok(nodes.nodeNames.includes(spec.nodeName));
+  assert.ok(nodes.nodeNames.includes(spec.nodeName), 'nodes.nodeNames.includes(spec.nodeName)');
   assert.match(status.podIP, /^10\./);
   assert.match(status.hostIP, /^172\.16\./);
-  assert.ok(status.startTime);
+  assert.ok(status.startTime, 'status.startTime');
   assert.deepEqual(status.conditions.map((c) => [c.type, c.status]), [['Initialized', 'True'], ['Ready', 'True'], ['PodScheduled', 'True']]);
   const c = cs(p);
-  assert.ok(c.state.running);
+  assert.ok(c.state.running, 'c.state.running');
   assert.equal(c.ready, true);
   assert.equal(c.restartCount, 0);
   assert.match(c.containerID!, /^sim:\/\/[0-9a-f]{64}$/);

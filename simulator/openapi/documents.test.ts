@@ -43,8 +43,8 @@ describe('OpenAPI documents', () => {
         assert.ok(hasGvk(doc.components.schemas[name], def.group, def.version, kind), `v3 ${name} lacks its GVK`);
       }
     }
-    assert.ok(hasGvk(v2.definitions['io.k8s.api.autoscaling.v1.Scale'], 'autoscaling', 'v1', 'Scale'));
-    assert.ok(hasGvk(v2.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions'], 'apps', 'v1', 'DeleteOptions'));
+    assert.ok(hasGvk(v2.definitions['io.k8s.api.autoscaling.v1.Scale'], 'autoscaling', 'v1', 'Scale'), "hasGvk(v2.definitions['io.k8s.api.autoscaling.v1.Scale'], 'autoscaling', 'v1', 'Scale')");
+    assert.ok(hasGvk(v2.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions'], 'apps', 'v1', 'DeleteOptions'), "hasGvk(v2.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions'], 'apps', 'v1', 'DeleteO…");
   });
 
   it('definitions are named as the real server names them', () => {
@@ -105,7 +105,7 @@ describe('OpenAPI documents', () => {
       assert.equal(index.paths[key]?.serverRelativeURL, `/openapi/v3/${key}?hash=${docs.v3.get(key)!.hash}`, key);
       if (group) assert.ok(index.paths[`apis/${group}`], `apis/${group}`);
     }
-    assert.ok(index.paths.api && index.paths.apis);
+    assert.ok(index.paths.api && index.paths.apis, 'index.paths.api && index.paths.apis');
     assert.match(docs.v3.get('api/v1')!.hash, /^[0-9A-F]{128}$/);
   });
 
@@ -129,12 +129,12 @@ describe('OpenAPI documents', () => {
     assert.deepEqual(Object.keys(obj.patch.requestBody.content).sort(), ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
     assert.deepEqual(obj.patch['x-kubernetes-group-version-kind'], { group: 'apps', kind: 'Deployment', version: 'v1' });
     assert.equal(obj.patch['x-kubernetes-action'], 'patch');
-    assert.ok(obj.patch.parameters.some((p: Json) => p.name === 'fieldValidation' && p.in === 'query'));
+    assert.ok(obj.patch.parameters.some((p: Json) => p.name === 'fieldValidation' && p.in === 'query'), "obj.patch.parameters.some((p: Json) => p.name === 'fieldValidation' && p.in === 'query')");
     assert.deepEqual(paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale'].patch['x-kubernetes-group-version-kind'], { group: 'autoscaling', kind: 'Scale', version: 'v1' });
-    assert.ok(paths['/apis/apps/v1/deployments'].get);
-    assert.ok(paths['/apis/apps/v1/watch/namespaces/{namespace}/deployments/{name}'].get);
-    assert.ok(v3.get('api/v1')!.paths['/api/v1/namespaces/{name}/finalize'].put);
-    assert.ok(v2.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].patch);
+    assert.ok(paths['/apis/apps/v1/deployments'].get, "paths['/apis/apps/v1/deployments'].get");
+    assert.ok(paths['/apis/apps/v1/watch/namespaces/{namespace}/deployments/{name}'].get, "paths['/apis/apps/v1/watch/namespaces/{namespace}/deployments/{name}'].get");
+    assert.ok(v3.get('api/v1')!.paths['/api/v1/namespaces/{name}/finalize'].put, "v3.get('api/v1')!.paths['/api/v1/namespaces/{name}/finalize'].put");
+    assert.ok(v2.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].patch, "v2.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].patch");
     assert.deepEqual(v2.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].patch.consumes, ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
     // Every resource of the registry has its paths, with exactly the verbs it serves.
     for (const def of registry.defs) {

@@ -28,10 +28,10 @@ describe('serving /openapi/v2 and /openapi/v3', () => {
     const doc = await get(url);
     assert.equal(doc.status, 200);
     assert.equal(doc.headers.get('cache-control'), 'public, immutable');
-    assert.ok(doc.headers.get('expires'));
+    assert.ok(doc.headers.get('expires'), "doc.headers.get('expires')");
     assert.equal(doc.headers.get('etag'), `"${hash}"`);
     const body = (await doc.json()) as { components: { schemas: Record<string, unknown> } };
-    assert.ok(body.components.schemas['io.k8s.api.apps.v1.Deployment']);
+    assert.ok(body.components.schemas['io.k8s.api.apps.v1.Deployment'], "body.components.schemas['io.k8s.api.apps.v1.Deployment']");
     // Without a hash: the same document, no immutable caching.
     const plain = await get('/openapi/v3/apis/apps/v1');
     assert.equal(plain.status, 200);
@@ -60,7 +60,7 @@ describe('serving /openapi/v2 and /openapi/v3', () => {
     assert.equal(json.headers.get('content-type'), 'application/json');
     const doc = (await json.json()) as { swagger: string; definitions: Record<string, unknown> };
     assert.equal(doc.swagger, '2.0');
-    assert.ok(doc.definitions['io.k8s.api.core.v1.ConfigMap']);
+    assert.ok(doc.definitions['io.k8s.api.core.v1.ConfigMap'], "doc.definitions['io.k8s.api.core.v1.ConfigMap']");
     const pb = await get('/openapi/v2', { Accept: V2_PB });
     assert.equal(pb.status, 200);
     assert.equal(pb.headers.get('content-type'), 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
@@ -79,7 +79,7 @@ describe('serving /openapi/v2 and /openapi/v3', () => {
     assert.equal(res.status, 200);
     const doc = (await res.json()) as { paths: Record<string, Record<string, { schemes?: string[] }>> };
     const ops = Object.values(doc.paths).flatMap((item) => Object.values(item).filter((op) => op && typeof op === 'object' && 'schemes' in op));
-    assert.ok(ops.length > 100);
+    assert.ok(ops.length > 100, 'ops.length > 100');
     assert.ok(ops.every((op) => op.schemes?.length === 1 && op.schemes[0] === 'http'), 'every operation says http');
     const secure = buildDocuments(new Registry(), { protobufMediaType: 'application/vnd.kubernetes.protobuf' });
     assert.match(secure.v2.json.toString('utf8'), /"schemes":\["https"\]/);

@@ -199,7 +199,7 @@ describe('complete REST for every kind', () => {
       assert.equal(item.kind, undefined, 'list items carry no kind');
       assert.equal(item.apiVersion, undefined, 'list items carry no apiVersion');
       assert.deepEqual(item.metadata, replaced.body.metadata);
-      assert.ok(Number(listed.body.metadata.resourceVersion) >= Number(replaced.body.metadata.resourceVersion));
+      assert.ok(Number(listed.body.metadata.resourceVersion) >= Number(replaced.body.metadata.resourceVersion), 'Number(listed.body.metadata.resourceVersion) >= Number(replaced.body.metadata.resourceVersion)');
       if (def.namespaced) {
         const all = await call('GET', `${gvPath(def)}/${def.resource}`);
         assert.equal(all.status, 200);
@@ -355,7 +355,7 @@ describe('storage semantics through HTTP', () => {
     assert.equal((await call('GET', path)).body.data.v, '3', 'the conflicting write changed nothing');
     const noRv = await call('PUT', path, { metadata: { name: 'locked' }, data: { v: 'blind' } });
     assert.equal(noRv.status, 200, noRv.text);
-    assert.ok(Number(noRv.body.metadata.resourceVersion) > rv);
+    assert.ok(Number(noRv.body.metadata.resourceVersion) > rv, 'Number(noRv.body.metadata.resourceVersion) > rv');
     assert.equal(noRv.body.metadata.uid, first.metadata.uid, 'system metadata survives a blind replace');
   });
 

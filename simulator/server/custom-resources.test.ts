@@ -94,20 +94,20 @@ describe('CustomResourceDefinition', () => {
   it('is Established with its names accepted, and its resource appears in discovery', async () => {
     const r = await call('POST', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions', crontabCrd('stable.example.com'));
     assert.equal(r.status, 201, r.text);
-    assert.ok(r.body.metadata.finalizers.includes('customresourcecleanup.apiextensions.k8s.io'));
+    assert.ok(r.body.metadata.finalizers.includes('customresourcecleanup.apiextensions.k8s.io'), "r.body.metadata.finalizers.includes('customresourcecleanup.apiextensions.k8s.io')");
     const crd = await established('crontabs.stable.example.com');
     assert.deepEqual(crd.status.acceptedNames.plural, 'crontabs');
-    assert.ok(crd.status.conditions.some((c: Json) => c.type === 'NamesAccepted' && c.status === 'True'));
+    assert.ok(crd.status.conditions.some((c: Json) => c.type === 'NamesAccepted' && c.status === 'True'), "crd.status.conditions.some((c: Json) => c.type === 'NamesAccepted' && c.status === 'True')");
     assert.deepEqual(crd.status.storedVersions, ['v1']);
     const groups = await call('GET', '/apis');
-    assert.ok(groups.body.groups.some((g: Json) => g.name === 'stable.example.com'));
+    assert.ok(groups.body.groups.some((g: Json) => g.name === 'stable.example.com'), "groups.body.groups.some((g: Json) => g.name === 'stable.example.com')");
     const list = await call('GET', '/apis/stable.example.com/v1');
     const res = list.body.resources.find((x: Json) => x.name === 'crontabs');
     assert.equal(res.kind, 'CronTab');
     assert.equal(res.namespaced, true);
     assert.deepEqual(res.shortNames, ['ct']);
-    assert.ok(list.body.resources.some((x: Json) => x.name === 'crontabs/status'));
-    assert.ok(list.body.resources.some((x: Json) => x.name === 'crontabs/scale'));
+    assert.ok(list.body.resources.some((x: Json) => x.name === 'crontabs/status'), "list.body.resources.some((x: Json) => x.name === 'crontabs/status')");
+    assert.ok(list.body.resources.some((x: Json) => x.name === 'crontabs/scale'), "list.body.resources.some((x: Json) => x.name === 'crontabs/scale')");
   });
 
   it('reads through apiextensions.k8s.io/v1 with per-version schema and subresources', async () => {
@@ -119,7 +119,7 @@ describe('CustomResourceDefinition', () => {
     assert.equal(v.served, true);
     assert.equal(v.storage, true);
     assert.deepEqual(v.schema.openAPIV3Schema, CRONTAB_SCHEMA);
-    assert.ok(v.subresources.status);
+    assert.ok(v.subresources.status, 'v.subresources.status');
     assert.equal(r.body.spec.validation, undefined);
   });
 
@@ -137,7 +137,7 @@ describe('CustomResourceDefinition', () => {
     const page1 = await call('GET', `${base}?limit=2`);
     assert.equal(page1.body.kind, 'CronTabList');
     assert.equal(page1.body.items.length, 2);
-    assert.ok(page1.body.metadata.continue);
+    assert.ok(page1.body.metadata.continue, 'page1.body.metadata.continue');
     const page2 = await call('GET', `${base}?limit=10&continue=${encodeURIComponent(page1.body.metadata.continue)}`);
     assert.equal(page2.body.items.length, 3);
     const got = await call('GET', `${base}/ct-0`);

@@ -66,7 +66,7 @@ test('query.delete.body: DeleteOptions are read from JSON, YAML and protobuf bod
   assert.deepEqual(pb.body.metadata.finalizers, ['example.com/hold', 'orphan']);
   const empty = await call('DELETE', cm(ns, 'e'), '', 'application/json');
   assert.equal(empty.status, 200);
-  assert.ok(empty.body.metadata.deletionTimestamp);
+  assert.ok(empty.body.metadata.deletionTimestamp, 'empty.body.metadata.deletionTimestamp');
 });
 
 test('query.delete.propagationPolicy and orphanDependents: both set is 422 and changes nothing; bad values are rejected', async () => {
@@ -112,7 +112,7 @@ test('rule.finalizers: a finalizer keeps a deleted object readable with deletion
   const del = await call('DELETE', cm(ns, 'fin'));
   assert.equal(del.status, 200);
   assert.equal(del.body.kind, 'ConfigMap');
-  assert.ok(del.body.metadata.deletionTimestamp);
+  assert.ok(del.body.metadata.deletionTimestamp, 'del.body.metadata.deletionTimestamp');
   assert.equal(del.body.metadata.deletionGracePeriodSeconds, 0);
   const held = await call('GET', cm(ns, 'fin'));
   assert.equal(held.status, 200);
@@ -126,7 +126,7 @@ test('rule.finalizers: a finalizer keeps a deleted object readable with deletion
   const res = await request(`${sim.url}/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${list.body.metadata.resourceVersion}&timeoutSeconds=1`);
   const events = (await res.body.text()).trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
-  assert.ok(events[1].object.metadata.deletionTimestamp);
+  assert.ok(events[1].object.metadata.deletionTimestamp, 'events[1].object.metadata.deletionTimestamp');
 });
 
 test('query.delete.orphanDependents: false removes the orphan finalizer and answers 202 while deletion is pending', async () => {
@@ -198,7 +198,7 @@ test('rule.namespace.termination: a deleted namespace is Terminating, refuses ne
   const del = await call('DELETE', `/api/v1/namespaces/${ns}`);
   assert.equal(del.status, 200);
   assert.equal(del.body.status.phase, 'Terminating');
-  assert.ok(del.body.metadata.deletionTimestamp);
+  assert.ok(del.body.metadata.deletionTimestamp, 'del.body.metadata.deletionTimestamp');
   const create = await call('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'late' } });
   assert.equal(create.status, 403);
   assert.equal(create.body.reason, 'Forbidden');

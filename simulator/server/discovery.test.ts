@@ -134,7 +134,7 @@ describe('/apis', () => {
     const r = await get('/apis');
     assert.equal(r.status, 200);
     assert.equal(r.contentType, 'application/json');
-    assert.ok(r.text.endsWith('}\n'));
+    assert.ok(r.text.endsWith('}\n'), "r.text.endsWith('}\\n')");
     const doc = JSON.parse(r.text) as {
       kind: string;
       apiVersion: string;

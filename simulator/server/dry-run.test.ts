@@ -47,7 +47,7 @@ describe('dryRun=All', () => {
     const r = await unchanged('create', () => call('POST', `${DEPLOY}?dryRun=All`, deployment('dry')));
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(r.body.metadata.name, 'dry');
-    assert.ok(r.body.metadata.uid);
+    assert.ok(r.body.metadata.uid, 'r.body.metadata.uid');
     assert.equal(r.body.metadata.resourceVersion, undefined);
     assert.equal(r.body.spec.strategy.type, 'RollingUpdate', 'defaults run');
     assert.deepEqual(r.body.status, {});
@@ -109,7 +109,7 @@ describe('dryRun=All', () => {
     const doc = (await call('GET', '/openapi/v2')).body;
     const path = doc.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'];
     for (const method of ['put', 'patch', 'delete']) assert.ok(path[method].parameters.some((p: Json) => p.name === 'dryRun'), method);
-    assert.ok(doc.paths['/api/v1/namespaces/{namespace}/configmaps'].post.parameters.some((p: Json) => p.name === 'dryRun'));
+    assert.ok(doc.paths['/api/v1/namespaces/{namespace}/configmaps'].post.parameters.some((p: Json) => p.name === 'dryRun'), "doc.paths['/api/v1/namespaces/{namespace}/configmaps'].post.parameters.some((p: Json) => p.name ===…");
   });
 });
 

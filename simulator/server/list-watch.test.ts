@@ -41,7 +41,7 @@ test('rule.chunking.consistent-snapshot: the union of chunks is the snapshot at 
         do {
           const r = await call(sim.url, 'GET', `${cmPath(ns)}?limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
           assert.equal(r.status, 200, JSON.stringify(r.body));
-          assert.ok(r.body.items.length <= limit);
+          assert.ok(r.body.items.length <= limit, 'r.body.items.length <= limit');
           if (rv === undefined) rv = r.body.metadata.resourceVersion;
           assert.equal(r.body.metadata.resourceVersion, rv, 'resourceVersion constant across chunks');
           items.push(...r.body.items);
@@ -184,7 +184,7 @@ test('rule.chunking.token-expiry: an expired continue token gets 410 Expired tel
   const ns = await freshNs(small.url);
   for (let i = 0; i < 3; i++) await applyOp(small.url, ns, { kind: 'create', name: `t${i}`, value: '' });
   const first = await call(small.url, 'GET', `${cmPath(ns)}?limit=1`);
-  assert.ok(first.body.metadata.continue);
+  assert.ok(first.body.metadata.continue, 'first.body.metadata.continue');
   await new Promise((r) => setTimeout(r, 1200)); // tokens carry whole seconds; the lifetime here is 150 ms
   const r = await call(small.url, 'GET', `${cmPath(ns)}?limit=1&continue=${encodeURIComponent(first.body.metadata.continue)}`);
   assert.equal(r.status, 410);
@@ -223,7 +223,7 @@ test('query.list.resourceVersion: unset is the latest, 0 is accepted, a served v
   assert.equal(zero.body.items.length, 1);
   const exact = await call(sim.url, 'GET', `${cmPath(ns)}?resourceVersion=${latest.body.metadata.resourceVersion}`);
   assert.equal(exact.status, 200);
-  assert.ok(Number(exact.body.metadata.resourceVersion) >= Number(latest.body.metadata.resourceVersion));
+  assert.ok(Number(exact.body.metadata.resourceVersion) >= Number(latest.body.metadata.resourceVersion), 'Number(exact.body.metadata.resourceVersion) >= Number(latest.body.metadata.resourceVersion)');
   const bad = await call(sim.url, 'GET', `${cmPath(ns)}?resourceVersion=x1`);
   assert.equal(bad.status, 400);
 });

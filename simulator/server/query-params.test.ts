@@ -53,7 +53,7 @@ describe('query values over HTTP', () => {
     const res = await fetch(`${server.url}${cms}?limit=1&limit=5&noSuchParameter=x`);
     const body = (await res.json()) as { items: unknown[]; metadata: { continue?: string } };
     assert.equal(body.items.length, 1);
-    assert.ok(body.metadata.continue);
+    assert.ok(body.metadata.continue, 'body.metadata.continue');
   });
 
   test('an out-of-range or malformed integer is 400, never a 500', async () => {

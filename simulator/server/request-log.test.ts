@@ -45,7 +45,7 @@ test('under RBAC each controller of the daemon shows in the request log as its o
     // The user agent names the account too; the daemon's own client is system:kube-controller-manager.
     const byAccount = lines.map((l) => LINE.exec(l)!.groups!).filter((g) => g.user === want[0]);
     assert.ok(byAccount.every((g) => g.ua.endsWith(`/${want[0]}`)), `user agents of ${want[0]}: ${[...new Set(byAccount.map((g) => g.ua))].join(', ')}`);
-    assert.ok(users().has('system:kube-controller-manager'));
+    assert.ok(users().has('system:kube-controller-manager'), "users().has('system:kube-controller-manager')");
     // A bad token: refused with 401, logged without a user.
     const bad = await request(`${sim.url}/api/v1/namespaces`, { dispatcher: new Agent({ connect: { ca: sim.serving!.ca } }), headers: { authorization: 'Bearer not-a-token', 'user-agent': 'bad-token-test' } });
     await bad.body.dump();

@@ -103,15 +103,15 @@ describe('labelSelector', () => {
   test('examples of each operator', async () => {
     const names = async (sel: string) =>
       (await call('GET', `/api/v1/namespaces/${NS}/configmaps?labelSelector=${encodeURIComponent(sel)}`)).body.items!.map((i) => i.metadata.name);
-    assert.ok((await names('a=x')).includes('cm-1'));
-    assert.ok(!(await names('a=x')).includes('cm-2'));
+    assert.ok((await names('a=x')).includes('cm-1'), "(await names('a=x')).includes('cm-1')");
+    assert.ok(!(await names('a=x')).includes('cm-2'), "!(await names('a=x')).includes('cm-2')");
     assert.ok((await names('a==')).includes('cm-2'), 'an empty value matches a label set to ""');
-    assert.ok(!(await names('a!=x')).includes('cm-1'));
+    assert.ok(!(await names('a!=x')).includes('cm-1'), "!(await names('a!=x')).includes('cm-1')");
     assert.ok((await names('a!=x')).includes('cm-0'), '!= matches objects without the key');
-    assert.ok((await names('a in (x,y)')).includes('cm-3'));
-    assert.ok((await names('a notin (x)')).includes('cm-0'));
-    assert.ok((await names('b')).includes('cm-3'));
-    assert.ok(!(await names('!b')).includes('cm-3'));
+    assert.ok((await names('a in (x,y)')).includes('cm-3'), "(await names('a in (x,y)')).includes('cm-3')");
+    assert.ok((await names('a notin (x)')).includes('cm-0'), "(await names('a notin (x)')).includes('cm-0')");
+    assert.ok((await names('b')).includes('cm-3'), "(await names('b')).includes('cm-3')");
+    assert.ok(!(await names('!b')).includes('cm-3'), "!(await names('!b')).includes('cm-3')");
     const all = await names('');
     assert.equal(all.length, population.length, 'an empty selector selects everything');
   });
@@ -185,9 +185,9 @@ describe('fieldSelector', () => {
     const r = await call('GET', `/api/v1/configmaps?fieldSelector=${encodeURIComponent(`metadata.namespace=${NS}`)}`);
     assert.equal(r.status, 200);
     assert.equal(r.body.items!.length, population.length);
-    assert.ok(r.body.items!.every((i) => i.metadata.namespace === NS));
+    assert.ok(r.body.items!.every((i) => i.metadata.namespace === NS), 'r.body.items!.every((i) => i.metadata.namespace === NS)');
     const not = await call('GET', `/api/v1/configmaps?fieldSelector=${encodeURIComponent(`metadata.namespace!=${NS}`)}`);
-    assert.ok(not.body.items!.every((i) => i.metadata.namespace !== NS));
+    assert.ok(not.body.items!.every((i) => i.metadata.namespace !== NS), 'not.body.items!.every((i) => i.metadata.namespace !== NS)');
     const ns = await call('GET', `/api/v1/namespaces?fieldSelector=${encodeURIComponent('metadata.name=default')}`);
     assert.deepEqual(ns.body.items!.map((i) => i.metadata.name), ['default']);
   });

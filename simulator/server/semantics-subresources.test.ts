@@ -216,12 +216,12 @@ describe('get with export and exact (spec 4.2)', () => {
     assert.equal(x.body.metadata.namespace, ns);
     assert.equal(x.body.metadata.uid, undefined);
     const plain = await h.call('GET', `${APPS()}/${name}?export=false`);
-    assert.ok(plain.body.metadata.uid);
+    assert.ok(plain.body.metadata.uid, 'plain.body.metadata.uid');
     // Like the real parameter codec, any value but 0, f and false (any case) is true.
     const maybe = await h.call('GET', `${APPS()}/${name}?export=maybe`);
     assert.equal(maybe.status, 200);
     assert.equal(maybe.body.metadata.uid, undefined);
-    assert.ok((await h.call('GET', `${APPS()}/${name}?export=False`)).body.metadata.uid);
+    assert.ok((await h.call('GET', `${APPS()}/${name}?export=False`)).body.metadata.uid, "(await h.call('GET', `${APPS()}/${name}?export=False`)).body.metadata.uid");
   });
 });
 
@@ -295,6 +295,6 @@ describe('deployments/rollback (extensions/v1beta1, 1.9)', () => {
     assert.ok(path?.post, 'POST route present');
     const bodyParam = path.post.parameters.find((p: Json) => p.in === 'body');
     assert.equal(bodyParam.schema.$ref, '#/definitions/io.k8s.api.extensions.v1beta1.DeploymentRollback');
-    assert.ok(doc.definitions['io.k8s.api.extensions.v1beta1.DeploymentRollback'].properties.rollbackTo);
+    assert.ok(doc.definitions['io.k8s.api.extensions.v1beta1.DeploymentRollback'].properties.rollbackTo, "doc.definitions['io.k8s.api.extensions.v1beta1.DeploymentRollback'].properties.rollbackTo");
   });
 });

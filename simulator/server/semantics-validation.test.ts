@@ -113,7 +113,7 @@ describe('Deployment rules (spec 2.4)', () => {
   test('field.DeploymentStrategy.type: enum from the row; Recreate forbids rollingUpdate', async () => {
     const r = await h.call('POST', APPS(), deployment(uniq('st'), { strategy: { type: 'Blue' } }));
     const c = assertInvalid(r, 'spec.strategy.type', 'FieldValueNotSupported');
-    for (const v of fieldRow('DeploymentStrategy', 'type')!.enum!) assert.ok(c.message.includes(`"${v}"`));
+    for (const v of fieldRow('DeploymentStrategy', 'type')!.enum!) assert.ok(c.message.includes(`"${v}"`), 'c.message.includes(`"${v}"`)');
     assertInvalid(await h.call('POST', APPS(), deployment(uniq('st'), { strategy: { type: 'Recreate', rollingUpdate: { maxSurge: 1 } } })), 'spec.strategy.rollingUpdate', 'FieldValueForbidden');
   });
 

@@ -68,7 +68,7 @@ describe('shared storage reads back in the version asked for (GET, list, watch)'
     const l = await h.call('GET', EXT());
     assert.equal(l.body.apiVersion, 'extensions/v1beta1');
     assert.equal(l.body.kind, 'DeploymentList');
-    assert.ok(l.body.items.some((i: Json) => i.metadata.name === 'shared'));
+    assert.ok(l.body.items.some((i: Json) => i.metadata.name === 'shared'), "l.body.items.some((i: Json) => i.metadata.name === 'shared')");
     const w = await h.watch(`${EXT()}?fieldSelector=metadata.name%3Dshared&resourceVersion=0`, 1);
     assert.equal(w[0]?.object.apiVersion, 'extensions/v1beta1');
     const wa = await h.watch(`${APPS()}?fieldSelector=metadata.name%3Dshared&resourceVersion=0`, 1);

@@ -28,7 +28,7 @@ function badRequestMessage(fn: () => unknown): string {
   try {
     fn();
   } catch (e) {
-    assert.ok(e instanceof ApiError);
+    assert.ok(e instanceof ApiError, 'e instanceof ApiError');
     assert.equal(e.code, 400);
     return e.message;
   }

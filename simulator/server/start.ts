@@ -3,7 +3,8 @@
 // which is the only caller that knows about the daemon and the nodes.
 
 import { quotaAdmission } from './quota-admission.ts';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from '../api/registry.ts';
 import { MemoryStore } from '../storage/memory.ts';
@@ -94,6 +95,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   ctx.admission = [...(ctx.admission ?? []), quotaAdmission(ctx)];
   ctx.serviceAddresses.start();
   const app = buildApp(ctx, opts.tls);
+  const unusedConnections = trackUnusedConnections(app, Boolean(opts.tls));
   await app.listen({ port: opts.port ?? 0, host });
   const port = (app.server.address() as AddressInfo).port;
   settings.serverAddress = `${host}:${port}`;
@@ -119,10 +121,49 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       ctx.hub.endAll();
       customResources.close();
       ctx.watchCache.close();
-      await app.close();
+      await closeWithin(app, unusedConnections, CLOSE_GRACE_MS);
       await store.close();
     },
   };
+}
+
+/** How long close() lets requests still running finish before their connections are cut. */
+const CLOSE_GRACE_MS = 2000;
+
+/**
+ * The connections that have not sent a request yet. Node counts such a connection as active (its headers timer
+ * runs), not idle, so the server's close() waits for it the whole headersTimeout (60 s) although nothing is
+ * being served: an undici client opens one when it reconnects for a queued request that was aborted meanwhile,
+ * and keeps it open, unused. (Found as a 60 s stall in the after() hook of controllers/volumes.test.ts.)
+ */
+function trackUnusedConnections(app: FastifyInstance, tls: boolean): Set<Socket> {
+  const unused = new Set<Socket>();
+  app.server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
+  app.server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
+  return unused;
+}
+
+/**
+ * app.close() with a bound: connections that never sent a request are cut at once (idle keep-alive ones are
+ * closed by app.close() itself), and a request still running after graceMs is cut with its connection.
+ */
+async function closeWithin(app: FastifyInstance, unused: Set<Socket>, graceMs: number): Promise<void> {
+  const closed = app.close();
+  for (const socket of unused) socket.destroy();
+  unused.clear();
+  let timer: NodeJS.Timeout | undefined;
+  const cut = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      app.server.closeAllConnections();
+      resolve();
+    }, graceMs);
+  });
+  await Promise.race([closed, cut]);
+  clearTimeout(timer);
+  await closed;
 }
 
 async function bootstrapNamespaces(ctx: ServerContext): Promise<void> {

@@ -28,7 +28,7 @@ describe('continue token format', () => {
   it('encodes exactly like the real server when no extra fields are asked for', () => {
     const token = encodeContinueToken({ revision: 12345, startKey: PREFIX + 'foo\u0000', prefix: PREFIX });
     assert.equal(token, 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTIzNDUsInN0YXJ0IjoiZm9vXHUwMDAwIn0');
-    assert.ok(!token.includes('='));
+    assert.ok(!token.includes('='), "!token.includes('=')");
   });
 
   it('puts iat and q after the three real fields', () => {
@@ -158,7 +158,7 @@ describe('continue token refusals', () => {
           // Tokens are not signed (real ones are not either, and hand-written real ones must work), so a tampered
           // token may still be a valid one; it must never reach outside the list's prefix.
           assert.ok(out.startKey.startsWith(PREFIX), 'a decoded key never leaves the prefix');
-          assert.ok(Number.isSafeInteger(out.revision) && out.revision > 0);
+          assert.ok(Number.isSafeInteger(out.revision) && out.revision > 0, 'Number.isSafeInteger(out.revision) && out.revision > 0');
         } catch (err) {
           assert.ok(err instanceof ContinueTokenError, String(err));
           assert.equal(err.code, 400);

@@ -77,7 +77,7 @@ describe('API server on etcd', { skip }, () => {
           do {
             const r = await call(b.url, 'GET', `${cmPath(ns)}?limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
             assert.equal(r.status, 200, JSON.stringify(r.body));
-            assert.ok(r.body.items.length <= limit);
+            assert.ok(r.body.items.length <= limit, 'r.body.items.length <= limit');
             rv ??= r.body.metadata.resourceVersion;
             assert.equal(r.body.metadata.resourceVersion, rv, 'resourceVersion constant across chunks');
             items.push(...r.body.items);
@@ -117,12 +117,12 @@ describe('API server on etcd', { skip }, () => {
           assert.ok(rv > lastRv, 'events in order, none doubled');
           lastRv = rv;
           if (ev.type === 'ADDED') {
-            assert.ok(!state.has(ev.object.metadata.name));
+            assert.ok(!state.has(ev.object.metadata.name), '!state.has(ev.object.metadata.name)');
             state.set(ev.object.metadata.name, ev.object);
           } else if (ev.type === 'MODIFIED') {
-            assert.ok(state.has(ev.object.metadata.name));
+            assert.ok(state.has(ev.object.metadata.name), 'state.has(ev.object.metadata.name)');
             state.set(ev.object.metadata.name, ev.object);
-          } else if (ev.type === 'DELETED') assert.ok(state.delete(ev.object.metadata.name));
+          } else if (ev.type === 'DELETED') assert.ok(state.delete(ev.object.metadata.name), 'state.delete(ev.object.metadata.name)');
           else assert.fail(`unexpected event ${ev.type}`);
         }
         assert.equal(events.length, changes, 'one event per change in this namespace');
@@ -137,7 +137,7 @@ describe('API server on etcd', { skip }, () => {
     for (let i = 0; i < 3; i++) await applyOp(a.url, ns, { kind: 'create', name: `o${i}`, value: '' });
     const first = await call(b.url, 'GET', `${cmPath(ns)}?limit=1`);
     const oldRv = first.body.metadata.resourceVersion;
-    assert.ok(first.body.metadata.continue);
+    assert.ok(first.body.metadata.continue, 'first.body.metadata.continue');
     await applyOp(a.url, ns, { kind: 'update', name: 'o0', value: 'x' });
     await applyOp(a.url, ns, { kind: 'update', name: 'o0', value: 'y' });
     // A compacts all but the last change (etcd still serves a watch that starts at the compact revision); B has

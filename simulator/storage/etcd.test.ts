@@ -79,7 +79,7 @@ describe('EtcdStore', { skip }, () => {
       const target = compactor.currentRevision() - 1;
       await compactor.compactTo(target);
       assert.equal(compactor.oldestRevision(), target);
-      assert.ok(stale.oldestRevision() < target);
+      assert.ok(stale.oldestRevision() < target, 'stale.oldestRevision() < target');
       // A watch from before the compaction cannot be refused synchronously by a store that does not know yet:
       // etcd refuses it, and the store ends the watch with Compacted.
       const reasons: (StoreError | undefined)[] = [];

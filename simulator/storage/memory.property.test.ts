@@ -115,7 +115,7 @@ async function readAll(store: MemoryStore, prefix: string, revision: number, lim
   for (;;) {
     const page = await store.list(prefix, { revision, limit, startKey });
     assert.equal(page.revision, revision);
-    assert.ok(page.items.length <= limit);
+    assert.ok(page.items.length <= limit, 'page.items.length <= limit');
     out.push(...page.items);
     if (page.nextKey === undefined) return out;
     startKey = page.nextKey;
@@ -204,7 +204,7 @@ async function runScenario(cfg: { historyEvents: number; historyAgeMs: number; h
       const replay: StoreEvent[] = [];
       const h = store.watch(prefix, { fromRevision: r, onEvent: (e) => replay.push(e) });
       h.stop();
-      assert.ok(replay.every((e, i) => e.revision > r && (i === 0 || e.revision > replay[i - 1].revision)));
+      assert.ok(replay.every((e, i) => e.revision > r && (i === 0 || e.revision > replay[i - 1].revision)), 'replay.every((e, i) => e.revision > r && (i === 0 || e.revision > replay[i - 1].revision))');
       const base: Snapshot = new Map(
         items.map((i) => [i.key, { v: (i.value.data as { v: string }).v, modRevision: i.modRevision, createRevision: i.createRevision }]),
       );

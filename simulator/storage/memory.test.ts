@@ -369,7 +369,7 @@ it('an update shares every unchanged subtree with the previous version (history 
   assert.deepEqual(b.value.metadata.labels, { a: '2' });
   assert.equal(b.value.metadata.resourceVersion, String(b.modRevision));
   assert.equal(a.value.metadata.resourceVersion, String(a.modRevision), 'the previous version is untouched');
-  assert.ok(Object.isFrozen(b.value) && Object.isFrozen(b.value.metadata) && Object.isFrozen(b.value.metadata.labels));
+  assert.ok(Object.isFrozen(b.value) && Object.isFrozen(b.value.metadata) && Object.isFrozen(b.value.metadata.labels), 'Object.isFrozen(b.value) && Object.isFrozen(b.value.metadata) && Object.isFrozen(b.value.metadata.l…');
   await store.close();
 });
 
@@ -389,7 +389,7 @@ it('an update stores what a JSON round trip would, sharing what did not change',
   const b = await store.update(key, next as never);
   const roundTrip = JSON.parse(JSON.stringify({ ...next, metadata: { ...next.metadata, resourceVersion: String(b.modRevision) } }));
   assert.deepEqual(JSON.parse(JSON.stringify(b.value)), roundTrip);
-  assert.ok(!('gone' in b.value) && !('fn' in b.value));
+  assert.ok(!('gone' in b.value) && !('fn' in b.value), "!('gone' in b.value) && !('fn' in b.value)");
   assert.deepEqual((b.value as never as { nums: unknown[] }).nums, [null, null, 0, null, 1.5]);
   assert.equal(({} as { polluted?: boolean }).polluted, undefined, 'a "__proto__" member stays data');
   assert.deepEqual(Object.keys((b.value as never as { spec: object }).spec), ['__proto__', 'x']);
@@ -397,7 +397,7 @@ it('an update stores what a JSON round trip would, sharing what did not change',
   // Changing a list element gives a new list; nothing of the stored versions is mutable.
   const c = await store.update(key, { ...b.value, list: [1, 3] } as never);
   assert.deepEqual((c.value as never as { list: number[] }).list, [1, 3]);
-  assert.ok(Object.isFrozen((c.value as never as { list: number[] }).list));
+  assert.ok(Object.isFrozen((c.value as never as { list: number[] }).list), 'Object.isFrozen((c.value as never as { list: number[] }).list)');
   const cyclic = { ...c.value, metadata: { ...c.value.metadata } } as Record<string, unknown>;
   cyclic.self = cyclic;
   await assert.rejects(store.update(key, cyclic as never), TypeError);

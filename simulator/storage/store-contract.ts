@@ -64,7 +64,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
     it('takes exactly one new revision per write and stamps resourceVersion with it', async () => {
       const s = await make();
       const base = s.currentRevision();
-      assert.ok(s.oldestRevision() <= base);
+      assert.ok(s.oldestRevision() <= base, 's.oldestRevision() <= base');
       const a = await s.create('/r/ns/a', cm('a'));
       assert.deepEqual([a.modRevision, a.createRevision, a.value.metadata.resourceVersion], [base + 1, base + 1, String(base + 1)]);
       const a2 = await s.update('/r/ns/a', cm('a', { k: 'v' }));
@@ -170,7 +170,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
         const p = await s.list('/r/', { limit: 2, filter: even, startKey, revision: page.revision });
         seen.push(...p.items.map((i) => i.key));
         startKey = p.nextKey;
-        assert.ok(++pages < 10);
+        assert.ok(++pages < 10, '++pages < 10');
       } while (startKey);
       assert.deepEqual(seen, ['/r/k00', '/r/k10', '/r/k20', '/r/k30', '/r/k40', '/r/k50']);
       const none = await s.list('/r/', { limit: 3, filter: () => false });

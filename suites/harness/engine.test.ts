@@ -83,7 +83,7 @@ test('a stale resourceVersion accepted: the optimistic-lock check fails', async 
   const result = await runAgainst({ ignoreStaleResourceVersion: true }, ['crud.stale-put-conflict']);
   const o = outcome(result, 'crud.stale-put-conflict');
   assert.equal(o.status, 'failed');
-  assert.ok(o.rows.includes('error.optimistic-lock'));
+  assert.ok(o.rows.includes('error.optimistic-lock'), "o.rows.includes('error.optimistic-lock')");
   assert.match(o.message ?? '', /stale resourceVersion.*expected HTTP 409/s);
 });
 

@@ -154,7 +154,7 @@ test('search, section filter, "/" shortcut and links from the failure list', asy
   await page.keyboard.type('media.yaml');
   const ids = await visibleRows(page).locator('th code').allInnerTexts();
   assert.ok(ids.includes('media.yaml'), ids.join(', '));
-  assert.ok(ids.length < results.rows.length);
+  assert.ok(ids.length < results.rows.length, 'ids.length < results.rows.length');
   await page.keyboard.press('Escape');
   assert.equal(await visibleRows(page).count(), results.rows.length);
 
@@ -199,7 +199,7 @@ test('hostile text from a target is shown as text and never runs; the page allow
   assert.equal(await page.locator('script').count(), 1);
   const bodies = await page.locator('.evidence-body pre').allInnerTexts();
   assert.ok(bodies.some((t) => t.includes('<script>window.pwned=1</script>')), 'the hostile body is displayed verbatim');
-  assert.ok(HOSTILE.includes('onerror'));
+  assert.ok(HOSTILE.includes('onerror'), "HOSTILE.includes('onerror')");
   // The Content-Security-Policy is in force: a script added later does not run.
   const injected = await page.evaluate(`(() => { const s = document.createElement('script'); s.textContent = 'window.injected = 1'; document.body.appendChild(s); return typeof window.injected; })()`);
   assert.equal(injected, 'undefined');
@@ -216,7 +216,7 @@ test('two runs open as a matrix with one column per target', async () => {
   const headers = await page.locator('table.rows').first().locator('thead th').allInnerTexts();
   assert.deepEqual(headers.slice(2), [results.run.target, 'http://fine.example:2', 'Checks']);
   await page.getByRole('button', { name: 'Failures only' }).click();
-  assert.ok((await visibleRows(page).count()) > 0);
+  assert.ok((await visibleRows(page).count()) > 0, '(await visibleRows(page).count()) > 0');
   await page.screenshot({ path: join(DIR, 'matrix.png'), fullPage: false, timeout: SCREENSHOT_TIMEOUT_MS });
   assert.deepEqual(problems, []);
 });

@@ -27,7 +27,7 @@ test('hostile text from the target (body, headers, message, URL) is escaped ever
   assert.doesNotMatch(page, /onerror="window/);
   assert.doesNotMatch(page, /<\/pre><\/code><script>/);
   assert.ok(page.includes(escapeHtml(HOSTILE)), 'the hostile text is shown, as text');
-  assert.ok(page.includes('&lt;script&gt;window.pwned=1&lt;/script&gt;'));
+  assert.ok(page.includes('&lt;script&gt;window.pwned=1&lt;/script&gt;'), "page.includes('&lt;script&gt;window.pwned=1&lt;/script&gt;')");
   assert.ok(page.includes('\\u0001'), 'a control character is shown as an escape');
   // A matrix puts target labels into attributes (data-label) too.
   const matrix = renderHtmlReport([sampleResults({ failing: true, hostile: true }), sampleResults({ target: `x"><script>window.pwned=3</script>` })]);
@@ -120,7 +120,7 @@ test('a matrix of two runs: one column per target, rows by status in each, absen
   const page = renderHtmlReport([broken, fine]);
   assert.match(page, /<title>Conformance matrix: 2 targets<\/title>/);
   assert.match(page, /<th scope="col">http:\/\/broken:1<\/th><th scope="col">http:\/\/fine:2<\/th><th scope="col">Checks<\/th>/);
-  assert.ok(rowOrder(page).includes('b:failed passed'));
+  assert.ok(rowOrder(page).includes('b:failed passed'), "rowOrder(page).includes('b:failed passed')");
   assert.match(page, /<span class="on">on http:\/\/broken:1:<\/span>/);
   assert.match(page, /<td data-label="http:\/\/fine:2"><span class="badge s-absent">|<td data-label="http:\/\/broken:1"><span class="badge s-absent">/);
   // The same target twice (before and after a fix) still gets two distinct columns.

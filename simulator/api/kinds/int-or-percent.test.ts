@@ -27,7 +27,7 @@ test('field.RollingUpdateDeployment.maxSurge / maxUnavailable: rounding as the r
   fc.assert(fc.property(fc.nat({ max: 100 }), fc.nat({ max: 1000 }), (p, total) => {
     const up = scaledValue(`${p}%`, total, 'up');
     const down = scaledValue(`${p}%`, total, 'down');
-    assert.ok(down <= (p * total) / 100 && (p * total) / 100 <= up && up - down <= 1);
+    assert.ok(down <= (p * total) / 100 && (p * total) / 100 <= up && up - down <= 1, 'down <= (p * total) / 100 && (p * total) / 100 <= up && up - down <= 1');
   }));
   assert.equal(scaledValue(3, 10, 'up'), 3);
   assert.equal(isZeroIntOrPercent('0%'), true);

@@ -29,7 +29,7 @@ describe('rbac.authorization.k8s.io/v1', () => {
   test('discovery: the group, its four resources (scope, verbs), alphabetical as the real server', async () => {
     const groups = (await h.call('GET', '/apis')).body.groups as Json[];
     const rbac = groups.find((g) => g.name === 'rbac.authorization.k8s.io');
-    assert.ok(rbac);
+    assert.ok(rbac, 'rbac');
     assert.deepEqual(rbac.preferredVersion, { groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' });
     const list = (await h.call('GET', G)).body.resources as Json[];
     assert.deepEqual(list.map((r) => [r.name, r.namespaced, r.kind]), [

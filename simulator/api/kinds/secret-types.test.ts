@@ -19,7 +19,7 @@ const SECRETS = '/api/v1/namespaces/kube-system/secrets';
 test('service-account-token: the account-name annotation is required, nothing else', async () => {
   const missing = await h.call('POST', SECRETS, { metadata: { name: 'sat-1' }, type: 'kubernetes.io/service-account-token' });
   const cause = assertInvalid(missing, 'metadata.annotations[kubernetes.io/service-account.name]', 'FieldValueRequired');
-  assert.ok(cause);
+  assert.ok(cause, 'cause');
   const ok = await h.call('POST', SECRETS, { metadata: { name: 'sat-2', annotations: { 'kubernetes.io/service-account.name': 'default' } }, type: 'kubernetes.io/service-account-token' });
   assert.equal(ok.status, 201, ok.text);
   const typeChange = await h.call('PATCH', `${SECRETS}/sat-2`, { type: 'Opaque' }, { 'content-type': 'application/merge-patch+json' });

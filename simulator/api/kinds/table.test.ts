@@ -37,7 +37,7 @@ test('field.DeploymentSpec.minReadySeconds and field.Container.stdin: zero defau
 
 test('field.Container.*: the "Not updatable" set is exactly the rows with updatable false', () => {
   const fixed = notUpdatableFields('Container');
-  assert.ok(fixed.includes('name') && fixed.includes('imagePullPolicy') && fixed.includes('command'));
+  assert.ok(fixed.includes('name') && fixed.includes('imagePullPolicy') && fixed.includes('command'), "fixed.includes('name') && fixed.includes('imagePullPolicy') && fixed.includes('command')");
   assert.ok(!fixed.includes('image'), 'image may change');
   assert.deepEqual(tableEnum('CronJobSpec', 'concurrencyPolicy'), ['Allow', 'Forbid', 'Replace']);
   assert.throws(() => tableDefault('DeploymentSpec', 'selector'), /has no default/);

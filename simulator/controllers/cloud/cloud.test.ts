@@ -54,13 +54,13 @@ async function daemonStartError(args: string[]): Promise<Error> {
 
 test('bad cloud files stop the start with exit 2 naming the option; an unknown provider ends it like the real daemon', async () => {
   const missing = await daemonStartError(['--cloud-provider=simulated', `--cloud-config=${join(dir, 'nope.yaml')}`]);
-  assert.ok(missing instanceof UsageError && missing.exitCode === 2);
+  assert.ok(missing instanceof UsageError && missing.exitCode === 2, 'missing instanceof UsageError && missing.exitCode === 2');
   assert.match(missing.message, /for "--cloud-config" flag: cannot read/);
   const malformed = await daemonStartError(['--cloud-provider=simulated', `--cloud-config=${file('m.yaml', 'loadBalancerPool: 7\n')}`]);
   assert.match(malformed.message, /"--cloud-config" flag: .*loadBalancerPool/);
   for (const opt of ['--cloud-a-container-registry-config', '--cloud-b-json-key']) {
     const unreadable = await daemonStartError([`${opt}=${join(dir, 'absent.json')}`]);
-    assert.ok(unreadable instanceof UsageError);
+    assert.ok(unreadable instanceof UsageError, 'unreadable instanceof UsageError');
     assert.match(unreadable.message, new RegExp(`for "${opt}" flag: cannot read the file`));
     const bad = await daemonStartError([`${opt}=${file('bad.json', '{nope')}`]);
     assert.match(bad.message, new RegExp(`for "${opt}" flag: not JSON`));

@@ -99,7 +99,7 @@ test('two daemons: only the leader runs controllers; closing it hands over', asy
     const a = await startDaemon(args, { log: quiet, plans: { namespace: pa.plan }, identity: 'a' });
     let b: DaemonHandle | undefined;
     try {
-      assert.ok(await until(() => pa.events.length === 1, 5000));
+      assert.ok(await until(() => pa.events.length === 1, 5000), 'await until(() => pa.events.length === 1, 5000)');
       b = await startDaemon(args, { log: quiet, plans: { namespace: pb.plan }, identity: 'b' });
       await new Promise((r) => setTimeout(r, 1500));
       assert.equal(pb.events.length, 0, 'the follower runs no loop');
@@ -107,7 +107,7 @@ test('two daemons: only the leader runs controllers; closing it hands over', asy
       const closedAt = performance.now();
       await a.close();
       assert.ok(await until(() => pb.events.length === 1, 4000), 'the follower took over');
-      assert.ok(performance.now() - closedAt < 1000 + 150 * 2.2 + 1500);
+      assert.ok(performance.now() - closedAt < 1000 + 150 * 2.2 + 1500, 'performance.now() - closedAt < 1000 + 150 * 2.2 + 1500');
     } finally {
       await a.close();
       await b?.close();
@@ -123,7 +123,7 @@ test('without --leader-elect controllers start at once, spaced by --controller-s
       plans: { namespace: p.plan, job: p.plan },
     });
     try {
-      assert.ok(await until(() => p.events.length === 2, 3000));
+      assert.ok(await until(() => p.events.length === 2, 3000), 'await until(() => p.events.length === 2, 3000)');
       const gap = p.events[1].at - p.events[0].at;
       assert.ok(gap >= 190, `second controller started ${gap} ms after the first`);
       assert.equal(api.stored('/api/v1/endpoints', 'kube-system', 'kube-controller-manager'), undefined, 'no lock without --leader-elect');
@@ -133,12 +133,45 @@ test('without --leader-elect controllers start at once, spaced by --controller-s
   });
 });
 
+test('close() waits for the control loops to return, and for no longer than its grace for one that ignores its signal', async () => {
+  await withApi(async (api) => {
+    const finished: string[] = [];
+    const lines: string[] = [];
+    // A loop that takes a moment to wind down after its signal, and one that never returns.
+    const slow: ControllerPlan = {
+      create: () => ({
+        name: 'slow',
+        run: async (c) => {
+          await new Promise<void>((r) => c.signal.addEventListener('abort', () => r(), { once: true }));
+          await new Promise((r) => setTimeout(r, 300));
+          finished.push('namespace');
+        },
+      }),
+    };
+    const stubborn: ControllerPlan = { create: () => ({ name: 'stubborn', run: () => new Promise<void>(() => {}) }) };
+    const d = await startDaemon(['--master', api.url, '--address=127.0.0.1', '--port=0', '--leader-elect=false', '--x-api-content-type=application/json', '--controllers=namespace,job'], {
+      log: (line) => lines.push(line),
+      plans: { namespace: slow, job: stubborn },
+    });
+    assert.ok(await until(() => d.controllerStates().namespace?.state === 'running' && d.controllerStates().job?.state === 'running', 5000), 'both loops started');
+    const t0 = performance.now();
+    await d.close();
+    const took = performance.now() - t0;
+    assert.deepEqual(finished, ['namespace'], 'the slow loop had returned when close() resolved');
+    assert.ok(took < 5000 + 5000, `close() took ${Math.round(took)} ms (grace 5000 ms)`);
+    const late = lines.filter((l) => l.startsWith('closing: controllers still running'));
+    assert.equal(late.length, 1, lines.join('\n'));
+    assert.match(late[0], /: job$/);
+    assert.deepEqual(await d.done, { reason: 'closed' });
+  });
+});
+
 test('losing leadership stops the daemon', async () => {
   await withApi(async (api) => {
     const p = probe();
     const d = await startDaemon(['--master', api.url, '--address=127.0.0.1', '--port=0', '--controllers=namespace', ...FAST_ELECTION], { log: quiet, plans: { namespace: p.plan } });
     try {
-      assert.ok(await until(() => p.events.length === 1, 5000));
+      assert.ok(await until(() => p.events.length === 1, 5000), 'await until(() => p.events.length === 1, 5000)');
       api.unavailable = true;
       assert.deepEqual(await d.done, { reason: 'leadership lost' });
       assert.equal(p.events.at(-1)?.what, 'stop');

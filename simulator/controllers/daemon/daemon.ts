@@ -20,6 +20,7 @@ import type { ControllerContext } from '../controller.ts';
 import type { ProtobufObjectCodec } from '../../client/protobuf-codec.ts';
 import { initCloud } from '../cloud/init-cloud.ts';
 import { scanFlexPlugins } from '../volume-plugins.ts';
+import { sleep } from '../../client/timers.ts';
 
 export type ControllerState =
   | { state: 'pending' }
@@ -64,22 +65,10 @@ function glogLine(line: string): string {
   return `I${p(d.getMonth() + 1)}${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}000 ${p(process.pid, 5)} daemon] ${line}`;
 }
 
-const defaultLog = (line: string) => process.stderr.write(glogLine(line) + '\n');
+/** How long close() waits for the control loops to return after their signal aborts. */
+const STOP_GRACE_MS = 5000;
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve();
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
+const defaultLog = (line: string) => process.stderr.write(glogLine(line) + '\n');
 
 export async function startDaemon(argv: readonly string[], opts: StartDaemonOptions = {}): Promise<DaemonHandle> {
   const tables = opts.tables ?? loadSpecTables({ vendor: opts.vendor });
@@ -206,7 +195,9 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
       const perController = o.bool('--use-service-account-credentials')
         ? serviceAccountClient(client, clientConfig, clientOptions, name, signal, log)
         : Promise.resolve(client);
-      perController
+      const entry: { name: string; running: Promise<unknown> } = { name, running: Promise.resolve() };
+      runs.add(entry);
+      entry.running = perController
         .then((c) => (c ? decision.controller.run(ctx(name, c)) : undefined))
         .then(() => {
           states[name] = { state: 'stopped' };
@@ -215,11 +206,27 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
           states[name] = { state: 'failed', reason: (err as Error).message };
           log(`controller "${name}" failed: ${(err as Error).message}`);
         })
-        .finally(() => metrics.controllersRunning.set({ controller: name }, 0));
+        .finally(() => {
+          metrics.controllersRunning.set({ controller: name }, 0);
+          runs.delete(entry);
+        });
       // The real daemon sleeps a jittered interval (up to twice the option) between starts.
       if (interval > 0) await sleep(interval * (1 + Math.random()), signal);
     }
     informers.start(signal);
+  };
+
+  // The control loops running now, so that close() can wait for them to return (bounded: a loop that ignores
+  // its signal is named in the log and left behind, not waited for).
+  const runs = new Set<{ name: string; running: Promise<unknown> }>();
+  const stopLoops = async () => {
+    if (runs.size === 0) return;
+    const waiting = [...runs];
+    const t = new AbortController();
+    const allReturned = Promise.allSettled(waiting.map((r) => r.running)).then(() => true);
+    const returned = await Promise.race([allReturned, sleep(STOP_GRACE_MS, t.signal).then(() => false)]);
+    t.abort();
+    if (!returned) log(`closing: controllers still running after ${STOP_GRACE_MS} ms: ${waiting.filter((r) => runs.has(r)).map((r) => r.name).join(', ')}`);
   };
 
   let resolveDone!: (r: { reason: 'closed' | 'leadership lost' }) => void;
@@ -228,6 +235,7 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
   const shutdown = (reason: 'closed' | 'leadership lost') => {
     closing ??= (async () => {
       lifetime.abort();
+      await stopLoops();
       await http.close();
       await client.close();
       resolveDone({ reason });

@@ -27,7 +27,7 @@ test('ParseFloat', () => {
   assert.equal(parseGoFloat('-1e-3', 64), -0.001);
   assert.equal(parseGoFloat('0x1p-2', 64), 0.25);
   assert.equal(parseGoFloat('Inf', 64), Infinity);
-  assert.ok(Number.isNaN(parseGoFloat('nan', 64)));
+  assert.ok(Number.isNaN(parseGoFloat('nan', 64)), "Number.isNaN(parseGoFloat('nan', 64))");
   assert.equal(parseGoFloat('0.1', 32), Math.fround(0.1));
   assert.throws(() => parseGoFloat('1e309', 64), /out of range/);
   assert.throws(() => parseGoFloat('1e39', 32), /out of range/);

@@ -74,8 +74,8 @@ test('pprof: CPU profile, heap snapshot head, block only with contention profili
     let r = await fetch(`${svc.url}/debug/pprof/profile?seconds=1`);
     assert.equal(r.status, 200);
     const profile = (await r.json()) as { nodes: unknown[]; startTime: number; endTime: number };
-    assert.ok(Array.isArray(profile.nodes) && profile.nodes.length > 0);
-    assert.ok(profile.endTime > profile.startTime);
+    assert.ok(Array.isArray(profile.nodes) && profile.nodes.length > 0, 'Array.isArray(profile.nodes) && profile.nodes.length > 0');
+    assert.ok(profile.endTime > profile.startTime, 'profile.endTime > profile.startTime');
     r = await fetch(`${svc.url}/debug/pprof/block`);
     assert.equal(r.status, 200);
     assert.match(await r.text(), /Node\.js has no lock-contention[\s\S]*monitorEventLoopDelay[\s\S]*p99:/);

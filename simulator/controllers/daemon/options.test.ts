@@ -147,8 +147,8 @@ test('cross-option rules', () => {
 
 test('a switch that needs another switch is only noted; the no-effect option is noted', () => {
   const v = validateOptions(run('--profiling=false', '--contention-profiling', '--insecure-experimental-approve-all-kubelet-csrs-for-group=system:nodes'), tables);
-  assert.ok(v.notes.some((n) => /--contention-profiling has no effect because --profiling is off/.test(n)));
-  assert.ok(v.notes.some((n) => /--insecure-experimental-approve-all-kubelet-csrs-for-group is accepted but has no effect/.test(n)));
+  assert.ok(v.notes.some((n) => /--contention-profiling has no effect because --profiling is off/.test(n)), 'v.notes.some((n) => /--contention-profiling has no effect because --profiling is off/.test(n))');
+  assert.ok(v.notes.some((n) => /--insecure-experimental-approve-all-kubelet-csrs-for-group is accepted but has no effect/.test(n)), 'v.notes.some((n) => /--insecure-experimental-approve-all-kubelet-csrs-for-group is accepted but has…');
   assert.deepEqual(validateOptions(run(), tables).notes, []);
 });
 

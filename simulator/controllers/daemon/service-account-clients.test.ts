@@ -62,8 +62,8 @@ describe('controllers under their own service accounts (RBAC)', () => {
       const rs = await call('GET', '/apis/apps/v1/namespaces/default/replicasets?labelSelector=app%3Dsa-web');
       return (rs.body.items as { status?: { replicas?: number } }[])[0]?.status?.replicas === 2;
     }, 30_000);
-    assert.ok(log.some((l) => l.includes('using service account kube-system/replicaset-controller')));
-    assert.ok(log.some((l) => l.includes('using service account kube-system/deployment-controller')));
+    assert.ok(log.some((l) => l.includes('using service account kube-system/replicaset-controller')), "log.some((l) => l.includes('using service account kube-system/replicaset-controller'))");
+    assert.ok(log.some((l) => l.includes('using service account kube-system/deployment-controller')), "log.some((l) => l.includes('using service account kube-system/deployment-controller'))");
     assert.ok(!log.some((l) => /403 Forbidden/.test(l)), log.filter((l) => /403/.test(l)).slice(0, 3).join('\n'));
 
     assert.equal((await call('DELETE', '/apis/rbac.authorization.k8s.io/v1/clusterroles/system:controller:replicaset-controller')).status, 200);
@@ -75,6 +75,6 @@ describe('controllers under their own service accounts (RBAC)', () => {
     }, 30_000);
     await eventually('the replicaset controller denied', async () => log.some((l) => /User "system:serviceaccount:kube-system:replicaset-controller" cannot (create pods|patch replicasets)/.test(l)), 30_000);
     assert.equal(await pods(), 2);
-    assert.ok(!log.some((l) => /User "system:serviceaccount:kube-system:deployment-controller" cannot/.test(l)));
+    assert.ok(!log.some((l) => /User "system:serviceaccount:kube-system:deployment-controller" cannot/.test(l)), '!log.some((l) => /User "system:serviceaccount:kube-system:deployment-controller" cannot/.test(l))');
   });
 });

@@ -29,7 +29,7 @@ test('every new ClusterIP service gets a distinct cluster IP inside 10.0.0.0/24;
         assert.equal(r.status, 201, JSON.stringify(r.body));
         const ip = r.body.spec.clusterIP as string;
         assert.match(ip, /^10\.0\.0\.(\d+)$/);
-        assert.ok(Number(ip.split('.')[3]) >= 1 && Number(ip.split('.')[3]) <= 254);
+        assert.ok(Number(ip.split('.')[3]) >= 1 && Number(ip.split('.')[3]) <= 254, "Number(ip.split('.')[3]) >= 1 && Number(ip.split('.')[3]) <= 254");
         if (del) assert.equal((await call('DELETE', `${SVC}/${name}`)).status, 200);
         else made.push(name);
       }
@@ -73,7 +73,7 @@ test('headless and ExternalName services get no cluster IP; NodePort services ge
   assert.equal(np.status, 201, JSON.stringify(np.body));
   const ports = np.body.spec.ports.map((p: { nodePort: number }) => p.nodePort);
   assert.equal(new Set(ports).size, 2);
-  for (const p of ports) assert.ok(p >= 30000 && p <= 32767);
+  for (const p of ports) assert.ok(p >= 30000 && p <= 32767, 'p >= 30000 && p <= 32767');
   const clash = await call('POST', SVC, svc('np2', { type: 'NodePort', ports: [{ port: 80, nodePort: ports[0] }] }));
   assert.equal(clash.status, 422);
   assert.equal(clash.body.details.causes[0].field, 'spec.ports[0].nodePort');

@@ -193,21 +193,21 @@ describe('access reviews agree with the real outcome (RBAC)', () => {
           (r.apiGroups.includes(group) || r.apiGroups.includes('*')) &&
           (r.resources.includes(resource) || r.resources.includes('*')),
       );
-    assert.ok(covers(viewer, 'list', '', 'configmaps'));
+    assert.ok(covers(viewer, 'list', '', 'configmaps'), "covers(viewer, 'list', '', 'configmaps')");
     assert.equal((await call(plain, 'GET', '/api/v1/namespaces/ar-1/configmaps', undefined, TOKENS.viewer)).status, 200);
-    assert.ok(!covers(viewer, 'create', '', 'configmaps'));
+    assert.ok(!covers(viewer, 'create', '', 'configmaps'), "!covers(viewer, 'create', '', 'configmaps')");
     assert.equal(
       (await call(plain, 'POST', '/api/v1/namespaces/ar-1/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'by-viewer' } }, TOKENS.viewer))
         .status,
       403,
     );
-    assert.ok(viewer.nonResourceRules.some((r) => r.nonResourceURLs.includes('/version')));
+    assert.ok(viewer.nonResourceRules.some((r) => r.nonResourceURLs.includes('/version')), "viewer.nonResourceRules.some((r) => r.nonResourceURLs.includes('/version'))");
     // the other namespace: only what everyone has (self reviews), no configmaps
     const elsewhere = await rules('viewer', 'ar-2');
-    assert.ok(!covers(elsewhere, 'list', '', 'configmaps'));
-    assert.ok(covers(elsewhere, 'create', 'authorization.k8s.io', 'selfsubjectaccessreviews'));
+    assert.ok(!covers(elsewhere, 'list', '', 'configmaps'), "!covers(elsewhere, 'list', '', 'configmaps')");
+    assert.ok(covers(elsewhere, 'create', 'authorization.k8s.io', 'selfsubjectaccessreviews'), "covers(elsewhere, 'create', 'authorization.k8s.io', 'selfsubjectaccessreviews')");
     const nobody = await rules('nobody', 'ar-1');
-    assert.ok(!covers(nobody, 'get', '', 'pods'));
+    assert.ok(!covers(nobody, 'get', '', 'pods'), "!covers(nobody, 'get', '', 'pods')");
     // a request without spec.namespace is invalid
     const bad = await call(
       plain,

@@ -147,7 +147,7 @@ describe('kubectl get prints the server-side columns', { skip }, () => {
 
   test('get ns, sa, ep: their own columns', async () => {
     assert.deepEqual(parse(await kubectl('get', 'ns')).header, ['NAME', 'STATUS', 'AGE']);
-    assert.ok(parse(await kubectl('get', 'ns')).rows.some((r) => r[0] === NS && r[1] === 'Active'));
+    assert.ok(parse(await kubectl('get', 'ns')).rows.some((r) => r[0] === NS && r[1] === 'Active'), "parse(await kubectl('get', 'ns')).rows.some((r) => r[0] === NS && r[1] === 'Active')");
     assert.deepEqual(parse(await kubectl('get', 'sa')).header, ['NAME', 'SECRETS', 'AGE']);
     assert.equal((await api('POST', `/api/v1/namespaces/${NS}/services`, { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } })).status, 201);
     assert.deepEqual(parse(await kubectl('get', 'svc')).header, ['NAME', 'TYPE', 'CLUSTER-IP', 'EXTERNAL-IP', 'PORT(S)', 'AGE']);

@@ -118,7 +118,7 @@ describe('Table responses', () => {
   test('chunked lists: limit and continue work with Tables', async () => {
     const first = (await call('GET', `${CM}?limit=2`, { accept: KUBECTL_ACCEPT })).json();
     assert.equal(first.rows.length, 2);
-    assert.ok(first.metadata.continue);
+    assert.ok(first.metadata.continue, 'first.metadata.continue');
     const rest = (await call('GET', `${CM}?limit=2&continue=${encodeURIComponent(first.metadata.continue)}`, { accept: KUBECTL_ACCEPT })).json();
     assert.equal(rest.kind, 'Table');
     assert.deepEqual(rest.rows.map((r: Json) => r.cells[0]), ['c']);
@@ -218,7 +218,7 @@ describe('watch with a Table Accept', () => {
     });
     assert.deepEqual(events.map((e) => e.type), ['ADDED', 'DELETED']);
     assert.equal(events[0].object.apiVersion, 'meta.k8s.io/v1beta1');
-    assert.ok(Array.isArray(events[0].object.columnDefinitions));
+    assert.ok(Array.isArray(events[0].object.columnDefinitions), 'Array.isArray(events[0].object.columnDefinitions)');
     assert.equal(events[1].object.columnDefinitions, null);
     assert.equal(events[0].object.rows[0].object.kind, 'ConfigMap');
     assert.deepEqual(events[0].object.rows[0].cells.slice(0, 2), ['w1', 0]);

@@ -33,7 +33,7 @@ test('merge patch: applying the same patch twice changes nothing more, and leave
     fc.property(fc.jsonValue() as fc.Arbitrary<JsonValue>, fc.jsonValue() as fc.Arbitrary<JsonValue>, (target, patch) => {
       const before = canonicalJson(target);
       const once = applyMergePatch(target, patch);
-      assert.ok(deepEqual(applyMergePatch(once, patch), once));
+      assert.ok(deepEqual(applyMergePatch(once, patch), once), 'deepEqual(applyMergePatch(once, patch), once)');
       assert.equal(canonicalJson(target), before);
     }),
   );
