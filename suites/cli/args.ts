@@ -35,7 +35,12 @@ export interface CliOptions {
 
 export const DEFAULT_RUNS = 15;
 export const DEFAULT_TIMEOUT_SECONDS = 60;
-export const DEFAULT_WORKERS = 2;
+/**
+ * Suite files at once. Four: the daemon suites spend their time in processes of their own (daemons, simulators of
+ * their own) while the other suites load the target, so both kinds run side by side from the start (on 2 cores
+ * under load, 2026-11-23: 176 s with 4 against 238 s with 2, the same CPU).
+ */
+export const DEFAULT_WORKERS = 4;
 
 const OPTIONS = {
   target: { type: 'string' },

@@ -30,14 +30,23 @@ export function objectPath(ref: Pick<KindRef, 'group' | 'version' | 'resource'>,
   return `${collectionPath(ref, ns)}/${encodeURIComponent(name)}`;
 }
 
-function podTemplate(labels: Record<string, string>, restartPolicy?: string): Record<string, unknown> {
+function podTemplate(labels: Record<string, string>, restartPolicy?: string, nodeSelector?: Record<string, string>): Record<string, unknown> {
   return {
     metadata: { labels },
-    spec: { containers: [{ name: 'main', image: 'busybox:1.28' }], ...(restartPolicy ? { restartPolicy } : {}) },
+    spec: { containers: [{ name: 'main', image: 'busybox:1.28' }], ...(restartPolicy ? { restartPolicy } : {}), ...(nodeSelector ? { nodeSelector } : {}) },
   };
 }
 
 type SpecBuilder = (name: string, ns: string | undefined, group: string) => Record<string, unknown>;
+
+/**
+ * A node label no node has: a DaemonSet of the fixtures runs no pod. The fixtures are for checks of the API's
+ * rules, which no pod takes part in; pods started by the target's controllers and nodes for them would only
+ * load the target (an embedded simulator serves the whole run on one thread) with scheduling, status and event
+ * writes. So the workload fixtures ask for no pods (replicas 0, parallelism 0), as a user may; checks that
+ * need pods, or a field's default such as replicas, set it themselves.
+ */
+const NO_NODE = { 'conformance.invalid/no-node': 'true' };
 
 // Keyed by kind; the group only changes what extensions/v1beta1 needs.
 const BUILDERS: Record<string, SpecBuilder> = {
@@ -53,11 +62,11 @@ const BUILDERS: Record<string, SpecBuilder> = {
     source: { component: 'conformance' },
   }),
   Pod: () => ({ spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } }),
-  Deployment: (name) => ({ spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }) } }),
-  ReplicaSet: (name) => ({ spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }) } }),
-  DaemonSet: (name) => ({ spec: { selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }) } }),
+  Deployment: (name) => ({ spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }) } }),
+  ReplicaSet: (name) => ({ spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }) } }),
+  DaemonSet: (name) => ({ spec: { selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }, undefined, NO_NODE) } }),
   Ingress: () => ({ spec: { backend: { serviceName: 'backend', servicePort: 80 } } }),
-  Job: (name) => ({ spec: { template: podTemplate({ job: name }, 'Never') } }),
+  Job: (name) => ({ spec: { parallelism: 0, template: podTemplate({ job: name }, 'Never') } }),
   CronJob: (name) => ({ spec: { schedule: '*/30 * * * *', jobTemplate: { spec: { template: podTemplate({ cron: name }, 'OnFailure') } } } }),
 };
 
