@@ -5,6 +5,8 @@
 // objects at once (the 1.9 default is 5), since the limits of a real cluster's clients would set the pace here,
 // not the simulator.
 //
+// The nodes post no kubelet or scheduler events (kwok's nodes post none; BENCH_SCALE_EVENTS=1 turns them on).
+//
 // Reported: time from the first Deployment create until every pod is Running (counted from a store watch in this
 // process, not by listing), the API's p99 latency of a GET and a LIST (limit=500) probed every 100 ms meanwhile,
 // the process's peak RSS, and `kubectl get pods -A --chunk-size=500` over all the pods.
@@ -28,6 +30,8 @@ const PODS = Number(process.env.BENCH_SCALE_PODS ?? 2000);
 const DEPLOYMENTS = Number(process.env.BENCH_SCALE_DEPLOYMENTS ?? 20);
 const NAMESPACES = Math.max(1, Math.min(100, Math.ceil(DEPLOYMENTS / 10)));
 const DEADLINE_MS = Number(process.env.BENCH_SCALE_DEADLINE_MS ?? 600_000);
+// Kubelet and scheduler events off by default, as kwok's nodes post none (BENCH_SCALE_EVENTS=1: on, six per pod).
+const EVENTS = process.env.BENCH_SCALE_EVENTS === '1';
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const KUBECTL_TIMEOUT_MS = Number(process.env.BENCH_SCALE_KUBECTL_TIMEOUT_MS ?? 600_000);
 
@@ -43,7 +47,7 @@ function deployment(name: string, replicas: number): object {
 }
 
 export async function run(log: (s: string) => void = console.log): Promise<Measurement[]> {
-  const label = `${NODES} nodes, ${PODS} pods via ${DEPLOYMENTS} Deployments`;
+  const label = `${NODES} nodes, ${PODS} pods via ${DEPLOYMENTS} Deployments${EVENTS ? ', with kubelet events' : ''}`;
   const rssPeak = { v: process.memoryUsage().rss };
   const sampler = setInterval(() => (rssPeak.v = Math.max(rssPeak.v, process.memoryUsage().rss)), 250);
   const t0 = performance.now();
@@ -51,7 +55,7 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     watchHistoryEvents: 10_000,
     controllers: ['deployment', 'replicaset'],
     controllerArgs: ['--x-api-qps=100000', '--x-api-burst=100000', '--concurrent-deployment-syncs=50', '--concurrent-replicaset-syncs=50'],
-    nodes: { count: NODES, startMs: 200, kubeletQps: -1, schedulerQps: -1, schedulerWorkers: 32, log: () => {} },
+    nodes: { count: NODES, startMs: 200, kubeletQps: -1, schedulerQps: -1, schedulerWorkers: 32, events: EVENTS, log: () => {} },
   });
   log(`${NODES} nodes registered and the daemon started in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const pool = new Pool(sim.url, { connections: 16 });

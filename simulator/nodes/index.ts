@@ -56,6 +56,12 @@ export interface NodesOptions {
   clientConfig?: Omit<ClientConfig, 'server'>;
   /** Set false to leave scheduling to another scheduler. */
   scheduler?: boolean;
+  /**
+   * Events of the kubelets (Pulling, Pulled, Created, Started, BackOff, Killing) and the scheduler (Scheduled,
+   * FailedScheduling), as the real ones post them (default true). false: none, as kwok's nodes: at 100,000
+   * pods they are 600,000 Event writes, most of a scale run's API work and memory, that no control loop reads.
+   */
+  events?: boolean;
   log?: (line: string) => void;
 }
 
@@ -101,9 +107,13 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
     const client = await ApiClient.create(cfg, { qps: opts.kubeletQps ?? 5, burst: opts.kubeletBurst ?? 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})`, dispatcher: kubeletPool });
     // Events go through a client of their own, as the kubelet's --event-qps=5 --event-burst=10 (unlimited with an unlimited kubelet).
     const unlimited = (opts.kubeletQps ?? 5) < 0;
-    const eventClient = await ApiClient.create(cfg, { qps: unlimited ? -1 : 5, burst: unlimited ? 0 : 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})`, dispatcher: kubeletPool });
-    clients.push(client, eventClient);
-    const events = new EventRecorder(eventClient, { component: 'kubelet', host: name }, { log, signal: lifetime.signal });
+    clients.push(client);
+    let events: EventRecorder | undefined;
+    if (opts.events !== false) {
+      const eventClient = await ApiClient.create(cfg, { qps: unlimited ? -1 : 5, burst: unlimited ? 0 : 10, contentType, codec: null, userAgent: `kubelet/v1.9.0 (${name})`, dispatcher: kubeletPool });
+      clients.push(eventClient);
+      events = new EventRecorder(eventClient, { component: 'kubelet', host: name }, { log, signal: lifetime.signal });
+    }
     kubelets.set(name, new SimKubelet(name, (opts.indexOffset ?? 0) + i, client, { ...kopts, events, placement: placementOf(i, opts) }));
   }
   setMaxListeners(0, lifetime.signal); // every scheduler worker and watch listens to it
@@ -149,7 +159,7 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
       : new SimScheduler(
           schedulerClient,
           { pod: (key) => pods.get(key), podsOn: (node) => boundTo.get(node)?.size ?? 0 },
-          { workers: opts.schedulerWorkers ?? 16, retryMs: opts.schedulerRetryMs ?? 1000, log, events: new EventRecorder(schedulerClient, { component: 'default-scheduler' }, { log, signal: lifetime.signal }) },
+          { workers: opts.schedulerWorkers ?? 16, retryMs: opts.schedulerRetryMs ?? 1000, log, events: opts.events === false ? undefined : new EventRecorder(schedulerClient, { component: 'default-scheduler' }, { log, signal: lifetime.signal }) },
         );
   const onPod = (pod: KubeObject) => {
     const key = keyOf(pod);

@@ -172,3 +172,26 @@ test('a pod that fits nowhere is Unschedulable until room appears', async () => 
   await api.req('DELETE', `/api/v1/namespaces/${ns}/pods/fill-0?gracePeriodSeconds=0`);
   await eventually('scheduled once room appeared', async () => phaseOf((await podAt(ns, 'extra'))!) === 'Running');
 });
+
+test('events: false posts no kubelet events (as kwok nodes); the default nodes post them', async () => {
+  const own = await startSimulator();
+  const quiet = await startNodes(own.url, { count: 1, namePrefix: 'quiet-', startMs: 10, scheduler: false, events: false, log: () => {} });
+  const loud = await startNodes(own.url, { count: 1, namePrefix: 'loud-', startMs: 10, scheduler: false, log: () => {} });
+  try {
+    const ownApi = new Api(own.url);
+    const ns = await ownApi.namespace('events');
+    const pod = (name: string, nodeName: string) =>
+      ownApi.create(`/api/v1/namespaces/${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName, containers: [{ name: 'main', image: 'nginx:1.13' }] } });
+    await pod('on-quiet', 'quiet-0');
+    await pod('on-loud', 'loud-0');
+    const reasonsOf = async (name: string) =>
+      (await ownApi.list(`/api/v1/namespaces/${ns}/events`)).filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name).map((e) => (e as { reason?: string }).reason);
+    await eventually('both running', async () => phaseOf((await ownApi.get(`/api/v1/namespaces/${ns}/pods/on-quiet`))!) === 'Running' && phaseOf((await ownApi.get(`/api/v1/namespaces/${ns}/pods/on-loud`))!) === 'Running');
+    await eventually('the default kubelet posted Started', async () => (await reasonsOf('on-loud')).includes('Started'));
+    assert.deepEqual(await reasonsOf('on-quiet'), []);
+  } finally {
+    await quiet.close();
+    await loud.close();
+    await own.close();
+  }
+});
