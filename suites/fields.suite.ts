@@ -9,7 +9,7 @@ import type { KubeList, KubeObject } from '../simulator/api/meta.ts';
 import type { FieldRow } from '../spec-tables/index.ts';
 import { check, type CheckContext } from './harness/check.ts';
 import { describeResponse, expectEqual, expectStatusCode, expectTrue, fail, forRows } from './harness/expect.ts';
-import { CONFIGMAPS, DEPLOYMENTS, NEEDS_NAMESPACES, createObject, needs } from './harness/objects.ts';
+import { CONFIGMAPS, DEPLOYMENTS, NEEDS_NAMESPACES, createObject, deploymentBody, needs } from './harness/objects.ts';
 import type { KindRef } from './harness/fixtures.ts';
 import { decodeEnvelope, readFields, stringAt, WireError } from './harness/pb-envelope.ts';
 import { createOrFail } from './harness/progress.ts';
@@ -172,28 +172,10 @@ check(
       const push = (row: string, ok: unknown, message: string) => {
         if (!ok) problems.push({ row, message: `${c.kind} ${c.name}: ${message}` });
       };
-      push(
-        c.ref.kind === 'Deployment'
-          ? 'field.Deployment.apiVersion'
-          : c.ref.kind === 'Job'
-            ? 'field.Job.apiVersion'
-            : c.ref.kind === 'CronJob'
-              ? 'field.CronJob.apiVersion'
-              : 'field.Object.apiVersion',
-        obj.apiVersion === gv,
-        `apiVersion ${JSON.stringify(obj.apiVersion)}, the object was created and read as ${gv}`,
-      );
-      push(
-        c.ref.kind === 'Deployment'
-          ? 'field.Deployment.kind'
-          : c.ref.kind === 'Job'
-            ? 'field.Job.kind'
-            : c.ref.kind === 'CronJob'
-              ? 'field.CronJob.kind'
-              : 'field.Object.kind',
-        obj.kind === kindName,
-        `kind ${JSON.stringify(obj.kind)}, expected ${kindName}`,
-      );
+      // Deployment, Job and CronJob have rows of their own for apiVersion and kind; other kinds the Object rows.
+      const typeRow = (field: 'apiVersion' | 'kind') => (['Deployment', 'Job', 'CronJob'].includes(c.ref.kind) ? `field.${c.ref.kind}.${field}` : `field.Object.${field}`);
+      push(typeRow('apiVersion'), obj.apiVersion === gv, `apiVersion ${JSON.stringify(obj.apiVersion)}, the object was created and read as ${gv}`);
+      push(typeRow('kind'), obj.kind === kindName, `kind ${JSON.stringify(obj.kind)}, expected ${kindName}`);
       push('field.Object.metadata', isObject(obj.metadata), 'no metadata object');
       push('field.ObjectMeta.name', meta.name === c.name, `metadata.name ${JSON.stringify(meta.name)}, created as ${c.name}`);
       push('field.ObjectMeta.namespace', meta.namespace === ns, `metadata.namespace ${JSON.stringify(meta.namespace)}, created in ${ns}`);
@@ -348,21 +330,7 @@ check(
   async (ctx) => {
     const ns = await ctx.namespace();
     await createObject(ctx, CONFIGMAPS, 'pb', ns, { data: { k: 'v' } } as Partial<KubeObject>);
-    await createOrFail(
-      ctx,
-      `/apis/apps/v1/namespaces/${ns}/deployments`,
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'pb' },
-        spec: {
-          replicas: 0,
-          selector: { matchLabels: { app: 'pb' } },
-          template: { metadata: { labels: { app: 'pb' } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } },
-        },
-      },
-      `Deployment ${ns}/pb`,
-    );
+    await createOrFail(ctx, `/apis/apps/v1/namespaces/${ns}/deployments`, deploymentBody('pb'), `Deployment ${ns}/pb`);
     const cases = [
       { path: `/api/v1/namespaces/${ns}/configmaps/pb`, apiVersion: 'v1', kind: 'ConfigMap', name: 'pb' as string | undefined },
       { path: `/apis/apps/v1/namespaces/${ns}/deployments/pb`, apiVersion: 'apps/v1', kind: 'Deployment', name: 'pb' },
@@ -501,21 +469,7 @@ check(
   },
   async (ctx) => {
     const ns = await ctx.namespace();
-    const d = await createOrFail(
-      ctx,
-      `/apis/apps/v1/namespaces/${ns}/deployments`,
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'sub' },
-        spec: {
-          replicas: 0,
-          selector: { matchLabels: { app: 'sub' } },
-          template: { metadata: { labels: { app: 'sub' } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } },
-        },
-      },
-      `Deployment ${ns}/sub`,
-    );
+    const d = await createOrFail(ctx, `/apis/apps/v1/namespaces/${ns}/deployments`, deploymentBody('sub'), `Deployment ${ns}/sub`);
     const path = `/apis/apps/v1/namespaces/${ns}/deployments/sub`;
     const status = await ctx.client.get(`${path}/status`);
     expectStatusCode(status, 200, `GET ${path}/status`);

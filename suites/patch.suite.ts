@@ -12,7 +12,7 @@ import { configMapData, labelKey, labels as labelSets } from './harness/arbitrar
 import type { DecodedResponse } from './harness/client.ts';
 import { describeResponse, expectEqual, expectStatusCode, expectTrue, fail, forRows } from './harness/expect.ts';
 import { collectionPath, objectPath } from './harness/fixtures.ts';
-import { CONFIGMAPS, DEPLOYMENTS, NEEDS_NAMESPACES, needs, readObject } from './harness/objects.ts';
+import { CONFIGMAPS, DEPLOYMENTS, NEEDS_NAMESPACES, deploymentBody, needs, readObject } from './harness/objects.ts';
 import { applyJsonPatch, escapePointerToken, type JsonPatchOp } from './harness/models/json-patch.ts';
 import { applyMergePatch } from './harness/models/merge-patch.ts';
 import { applyStrategicMerge, type MergeKeys } from './harness/models/strategic-merge.ts';
@@ -337,15 +337,6 @@ check(
     });
   },
 );
-
-function deploymentBody(name: string, replicas = 0): JsonObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name },
-    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } } },
-  };
-}
 
 check(
   'patch.scale',

@@ -21,6 +21,23 @@ type Json = Record<string, any>;
 
 const NS = 'matrix';
 
+/**
+ * The selector and pod template of a workload's spec (indented for its place under `spec:`): pods labelled
+ * app=<name>, one container (named <name> unless said), optionally with the simulated log line annotation.
+ */
+const podTemplateYaml = (name: string, image: string, opts: { container?: string; logLine?: boolean } = {}) => `  selector:
+    matchLabels:
+      app: ${name}
+  template:
+    metadata:
+      labels:
+        app: ${name}
+${opts.logLine ? `      annotations:\n        simulator.cluster.local/log: "hello from ${name}"\n` : ''}    spec:
+      containers:
+      - name: ${opts.container ?? name}
+        image: ${image}
+`;
+
 const deploymentYaml = (name: string, image: string, replicas = 1) => `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -29,20 +46,7 @@ metadata:
     app: ${name}
 spec:
   replicas: ${replicas}
-  selector:
-    matchLabels:
-      app: ${name}
-  template:
-    metadata:
-      labels:
-        app: ${name}
-      annotations:
-        simulator.cluster.local/log: "hello from ${name}"
-    spec:
-      containers:
-      - name: web
-        image: ${image}
-`;
+${podTemplateYaml(name, image, { container: 'web', logLine: true })}`;
 
 const statefulSetYaml = (name: string, image: string, replicas = 2) => `apiVersion: apps/v1
 kind: StatefulSet
@@ -51,36 +55,14 @@ metadata:
 spec:
   serviceName: ${name}
   replicas: ${replicas}
-  selector:
-    matchLabels:
-      app: ${name}
-  template:
-    metadata:
-      labels:
-        app: ${name}
-    spec:
-      containers:
-      - name: ${name}
-        image: ${image}
-`;
+${podTemplateYaml(name, image)}`;
 
 const daemonSetYaml = (name: string, image: string) => `apiVersion: apps/v1
 kind: DaemonSet
 metadata:
   name: ${name}
 spec:
-  selector:
-    matchLabels:
-      app: ${name}
-  template:
-    metadata:
-      labels:
-        app: ${name}
-    spec:
-      containers:
-      - name: ${name}
-        image: ${image}
-`;
+${podTemplateYaml(name, image)}`;
 
 const configMapYaml = (name: string, value: string) => `apiVersion: v1
 kind: ConfigMap

@@ -10,6 +10,16 @@ export const DEPLOYMENTS: KindRef = { group: 'apps', version: 'v1', kind: 'Deplo
 
 export const NEEDS_NAMESPACES: Requirement = { group: '', version: 'v1', resource: 'namespaces', verbs: ['create', 'delete'] };
 
+/** An apps/v1 Deployment of one busybox container, pods labelled app=<name>; 0 replicas: nothing runs. */
+export function deploymentBody(name: string, replicas = 0) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'busybox:1.28' }] } } },
+  };
+}
+
 export function needs(ref: KindRef, verbs: string[], subresource?: string): Requirement {
   return { group: ref.group, version: ref.version, resource: ref.resource, verbs, ...(subresource ? { subresource } : {}) };
 }

@@ -134,155 +134,135 @@ export interface DifferentialResult {
   }>;
 }
 
-const totalsSchema = (extra: Record<string, unknown> = {}) => ({
+// Schema building blocks: every object lists its properties once; all are required but those named optional.
+const STRING = { type: 'string' };
+const STRINGS = { type: 'array', items: STRING };
+const BOOLEAN = { type: 'boolean' };
+const INTEGER = { type: 'integer' };
+const NUMBER = { type: 'number' };
+const HEADERS = { type: 'object', additionalProperties: STRING };
+const ENCODING = { enum: ['utf8', 'base64'] };
+const object = (properties: Record<string, unknown>, optional: readonly string[] = []) => ({
   type: 'object',
-  required: ['passed', 'failed', 'skipped', 'total', ...Object.keys(extra)],
-  properties: { passed: { type: 'integer' }, failed: { type: 'integer' }, skipped: { type: 'integer' }, total: { type: 'integer' }, ...extra },
+  required: Object.keys(properties).filter((k) => !optional.includes(k)),
+  properties,
 });
 
-const exchangeSchema = {
-  type: 'object',
-  required: ['method', 'url', 'requestHeaders', 'durationMs', 'curl'],
-  properties: {
-    method: { type: 'string' },
-    url: { type: 'string' },
-    requestHeaders: { type: 'object', additionalProperties: { type: 'string' } },
-    requestBody: { type: 'string' },
-    requestBodyEncoding: { enum: ['utf8', 'base64'] },
-    status: { type: 'integer' },
-    responseHeaders: { type: 'object', additionalProperties: { type: 'string' } },
-    responseBody: { type: 'string' },
-    responseBodyEncoding: { enum: ['utf8', 'base64'] },
-    truncated: { type: 'boolean' },
-    error: { type: 'string' },
-    durationMs: { type: 'number' },
-    curl: { type: 'string' },
+const totalsSchema = (extra: Record<string, unknown> = {}) => object({ passed: INTEGER, failed: INTEGER, skipped: INTEGER, total: INTEGER, ...extra });
+
+const exchangeSchema = object(
+  {
+    method: STRING,
+    url: STRING,
+    requestHeaders: HEADERS,
+    requestBody: STRING,
+    requestBodyEncoding: ENCODING,
+    status: INTEGER,
+    responseHeaders: HEADERS,
+    responseBody: STRING,
+    responseBodyEncoding: ENCODING,
+    truncated: BOOLEAN,
+    error: STRING,
+    durationMs: NUMBER,
+    curl: STRING,
   },
-};
+  ['requestBody', 'requestBodyEncoding', 'status', 'responseHeaders', 'responseBody', 'responseBodyEncoding', 'truncated', 'error'],
+);
+
+const differentialSchema = object({
+  reference: STRING,
+  referencePassed: BOOLEAN,
+  divergences: {
+    type: 'array',
+    items: object(
+      { checkId: STRING, suite: STRING, rows: STRINGS, kind: { enum: ['verdict', 'status', 'reason', 'shape'] }, request: STRING, target: STRING, reference: STRING, expected: BOOLEAN },
+      ['request'],
+    ),
+  },
+});
+
+const evidenceSchema = object(
+  {
+    message: STRING,
+    failedRows: STRINGS,
+    exchanges: { type: 'array', items: exchangeSchema },
+    seed: INTEGER,
+    property: INTEGER,
+    path: STRING,
+    counterexample: STRING,
+    replay: STRING,
+    replayCommand: STRING,
+  },
+  ['failedRows', 'property', 'path', 'counterexample'],
+);
+
+const checkSchema = object(
+  {
+    id: STRING,
+    suite: STRING,
+    title: STRING,
+    differential: differentialSchema,
+    rows: STRINGS,
+    status: { enum: ['passed', 'failed', 'expected-failure', 'skipped'] },
+    durationMs: NUMBER,
+    reason: STRING,
+    message: STRING,
+    expectedToFail: BOOLEAN,
+    evidence: evidenceSchema,
+  },
+  ['title', 'differential', 'reason', 'message', 'expectedToFail', 'evidence'],
+);
+
+const rowSchema = object(
+  {
+    id: STRING,
+    section: STRING,
+    table: STRING,
+    spec: STRING,
+    testable: BOOLEAN,
+    status: { enum: ['passed', 'failed', 'skipped', 'uncovered', 'untestable'] },
+    reason: STRING,
+    checks: STRINGS,
+    failedBy: STRINGS,
+    expectedToFail: BOOLEAN,
+  },
+  ['reason', 'failedBy', 'expectedToFail'],
+);
 
 /** JSON Schema (draft 2020-12 subset ajv 8 reads) of results.json. */
 export const resultsJsonSchema = {
   $id: 'https://cluster-api-conformance/results.schema.json',
-  type: 'object',
-  required: ['formatVersion', 'run', 'passed', 'totals', 'expectedFailures', 'checks', 'rows'],
-  properties: {
-    formatVersion: { const: RESULTS_FORMAT_VERSION },
-    run: {
-      type: 'object',
-      required: ['id', 'target', 'embedded', 'vendor', 'startedAt', 'finishedAt', 'durationMs', 'seed', 'runs', 'suites', 'interrupted', 'node', 'served'],
-      properties: {
-        id: { type: 'string' },
-        target: { type: 'string' },
-        embedded: { type: 'boolean' },
-        vendor: { type: 'string' },
-        startedAt: { type: 'string', format: 'date-time' },
-        finishedAt: { type: 'string', format: 'date-time' },
-        durationMs: { type: 'number' },
-        seed: { type: 'integer' },
-        runs: { type: 'integer' },
-        suites: { type: 'array', items: { type: 'string' } },
-        grep: { type: 'string' },
-        skip: { type: 'string' },
-        interrupted: { type: 'boolean' },
-        node: { type: 'string' },
-        served: { type: 'array', items: { type: 'string' } },
-      },
-    },
-    passed: { type: 'boolean' },
-    totals: {
-      type: 'object',
-      required: ['checks', 'rows'],
-      properties: {
-        checks: totalsSchema({ expectedFailures: { type: 'integer' }, unexpectedPasses: { type: 'integer' } }),
-        rows: totalsSchema({ uncovered: { type: 'integer' }, untestable: { type: 'integer' } }),
-      },
-    },
-    expectedFailures: {
-      type: 'object',
-      required: ['ids', 'unexpectedPasses', 'unknown'],
-      properties: {
-        file: { type: 'string' },
-        ids: { type: 'array', items: { type: 'string' } },
-        unexpectedPasses: { type: 'array', items: { type: 'string' } },
-        unknown: { type: 'array', items: { type: 'string' } },
-      },
-    },
-    checks: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'suite', 'rows', 'status', 'durationMs'],
-        properties: {
-          id: { type: 'string' },
-          suite: { type: 'string' },
-          title: { type: 'string' },
-          differential: {
-            type: 'object',
-            required: ['reference', 'referencePassed', 'divergences'],
-            properties: {
-              reference: { type: 'string' },
-              referencePassed: { type: 'boolean' },
-              divergences: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  required: ['checkId', 'suite', 'rows', 'kind', 'target', 'reference', 'expected'],
-                  properties: {
-                    checkId: { type: 'string' },
-                    suite: { type: 'string' },
-                    rows: { type: 'array', items: { type: 'string' } },
-                    kind: { enum: ['verdict', 'status', 'reason', 'shape'] },
-                    request: { type: 'string' },
-                    target: { type: 'string' },
-                    reference: { type: 'string' },
-                    expected: { type: 'boolean' },
-                  },
-                },
-              },
-            },
-          },
-          rows: { type: 'array', items: { type: 'string' } },
-          status: { enum: ['passed', 'failed', 'expected-failure', 'skipped'] },
-          durationMs: { type: 'number' },
-          reason: { type: 'string' },
-          message: { type: 'string' },
-          expectedToFail: { type: 'boolean' },
-          evidence: {
-            type: 'object',
-            required: ['message', 'exchanges', 'seed', 'replay', 'replayCommand'],
-            properties: {
-              message: { type: 'string' },
-              failedRows: { type: 'array', items: { type: 'string' } },
-              exchanges: { type: 'array', items: exchangeSchema },
-              seed: { type: 'integer' },
-              property: { type: 'integer' },
-              path: { type: 'string' },
-              counterexample: { type: 'string' },
-              replay: { type: 'string' },
-              replayCommand: { type: 'string' },
-            },
-          },
+  ...object(
+    {
+      formatVersion: { const: RESULTS_FORMAT_VERSION },
+      run: object(
+        {
+          id: STRING,
+          target: STRING,
+          embedded: BOOLEAN,
+          vendor: STRING,
+          startedAt: { type: 'string', format: 'date-time' },
+          finishedAt: { type: 'string', format: 'date-time' },
+          durationMs: NUMBER,
+          seed: INTEGER,
+          runs: INTEGER,
+          suites: STRINGS,
+          grep: STRING,
+          skip: STRING,
+          interrupted: BOOLEAN,
+          node: STRING,
+          served: STRINGS,
         },
-      },
+        ['grep', 'skip'],
+      ),
+      passed: BOOLEAN,
+      totals: object({
+        checks: totalsSchema({ expectedFailures: INTEGER, unexpectedPasses: INTEGER }),
+        rows: totalsSchema({ uncovered: INTEGER, untestable: INTEGER }),
+      }),
+      expectedFailures: object({ file: STRING, ids: STRINGS, unexpectedPasses: STRINGS, unknown: STRINGS }, ['file']),
+      checks: { type: 'array', items: checkSchema },
+      rows: { type: 'array', items: rowSchema },
     },
-    rows: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'section', 'table', 'spec', 'testable', 'status', 'checks'],
-        properties: {
-          id: { type: 'string' },
-          section: { type: 'string' },
-          table: { type: 'string' },
-          spec: { type: 'string' },
-          testable: { type: 'boolean' },
-          status: { enum: ['passed', 'failed', 'skipped', 'uncovered', 'untestable'] },
-          reason: { type: 'string' },
-          checks: { type: 'array', items: { type: 'string' } },
-          failedBy: { type: 'array', items: { type: 'string' } },
-          expectedToFail: { type: 'boolean' },
-        },
-      },
-    },
-  },
-} as const;
+  ),
+};

@@ -42,11 +42,29 @@ const CONTAINERS = col('Containers', 'string', 'Names of the containers in the p
 const IMAGES = col('Images', 'string', 'Images of the containers in the pod template.', { priority: 1 });
 const selectorCol = (what: string) => col('Selector', 'string', `Label selector of the ${what}.`, { priority: 1 });
 
+/** One column and how its cell is read from an object: printers declared as a list of these. */
+interface Column {
+  def: ColumnDefinition;
+  cell(o: Obj, now: number): unknown;
+}
+const column = (def: ColumnDefinition, cell: Column['cell']): Column => ({ def, cell });
+/** A printer whose columns are declared with their cells, in order. */
+const columnsPrinter = (...columns: Column[]): Printer => ({
+  columns: columns.map((c) => c.def),
+  row: (o, now) => ({ cells: columns.map((c) => c.cell(o, now)) }),
+});
+
 const age = (o: Obj, now: number) => since(o?.metadata?.creationTimestamp, now);
 const int = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : 0);
 const len = (v: unknown): number => (Array.isArray(v) ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0);
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 const orNone = (s: string): string => (s === '' ? '<none>' : s);
+
+const NAME_COLUMN = column(NAME, (o) => str(o?.metadata?.name));
+const AGE_COLUMN = column(AGE, age);
+const templateContainers = (o: Obj) => containerCells(o?.spec?.template?.spec?.containers);
+const CONTAINERS_COLUMN = column(CONTAINERS, (o) => templateContainers(o)[0]);
+const IMAGES_COLUMN = column(IMAGES, (o) => templateContainers(o)[1]);
 
 // ---------------------------------------------------------------------------------------------------- pods
 
@@ -248,40 +266,29 @@ const daemonSetPrinter: Printer = {
 };
 
 // StatefulSet (1.9 printer): desired and current pods; wide containers and images.
-const statefulSetPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Desired', 'string', 'Number of desired pods.'),
-    col('Current', 'string', 'Number of pods the set currently has.'),
-    AGE,
-    CONTAINERS,
-    IMAGES,
-  ],
-  row(o, now) {
-    const [names, images] = containerCells(o?.spec?.template?.spec?.containers);
-    const desired = o?.spec?.replicas === undefined ? 1 : int(o.spec.replicas);
-    return { cells: [str(o?.metadata?.name), desired, int(o?.status?.replicas), age(o, now), names, images] };
-  },
-};
+const statefulSetPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Desired', 'string', 'Number of desired pods.'), (o) => (o?.spec?.replicas === undefined ? 1 : int(o.spec.replicas))),
+  column(col('Current', 'string', 'Number of pods the set currently has.'), (o) => int(o?.status?.replicas)),
+  AGE_COLUMN,
+  CONTAINERS_COLUMN,
+  IMAGES_COLUMN,
+);
 
 // ControllerRevision (1.9 printer): the controlling object as <kind>.<group>/<name>, and the revision number.
-const controllerRevisionPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Controller', 'string', 'The object controlling the revision (kind.group/name).'),
-    col('Revision', 'string', 'The revision number.'),
-    AGE,
-  ],
-  row(o, now) {
-    const ref = (Array.isArray(o?.metadata?.ownerReferences) ? o.metadata.ownerReferences : []).find((r: Obj) => r?.controller === true);
-    let controller = '<none>';
-    if (ref) {
-      const group = str(ref.apiVersion).includes('/') ? str(ref.apiVersion).split('/')[0] : '';
-      controller = `${str(ref.kind).toLowerCase()}${group ? `.${group}` : ''}/${str(ref.name)}`;
-    }
-    return { cells: [str(o?.metadata?.name), controller, int(o?.revision), age(o, now)] };
-  },
-};
+function revisionController(o: Obj): string {
+  const ref = (Array.isArray(o?.metadata?.ownerReferences) ? o.metadata.ownerReferences : []).find((r: Obj) => r?.controller === true);
+  if (!ref) return '<none>';
+  const group = str(ref.apiVersion).includes('/') ? str(ref.apiVersion).split('/')[0] : '';
+  return `${str(ref.kind).toLowerCase()}${group ? `.${group}` : ''}/${str(ref.name)}`;
+}
+
+const controllerRevisionPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Controller', 'string', 'The object controlling the revision (kind.group/name).'), revisionController),
+  column(col('Revision', 'string', 'The revision number.'), (o) => int(o?.revision)),
+  AGE_COLUMN,
+);
 
 // HorizontalPodAutoscaler (1.9 printer): reference kind/name, targets current/target per metric (the v1 CPU
 // fields or the v2beta1 metrics), min (<unset>), max, current replicas.
@@ -309,47 +316,27 @@ function hpaTargets(o: Obj): string {
   return `${cur === undefined || cur === null ? '<unknown>' : `${int(cur)}%`}/${target}%`;
 }
 
-const hpaPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Reference', 'string', 'The scale target (kind/name).'),
-    col('Targets', 'string', 'Current and target value of each metric.'),
-    col('MinPods', 'string', 'Lower limit of the replica count.'),
-    col('MaxPods', 'string', 'Upper limit of the replica count.'),
-    col('Replicas', 'string', 'Current number of replicas of the target.'),
-    AGE,
-  ],
-  row(o, now) {
-    const ref = o?.spec?.scaleTargetRef ?? {};
-    const min = o?.spec?.minReplicas === undefined || o?.spec?.minReplicas === null ? '<unset>' : int(o.spec.minReplicas);
-    return {
-      cells: [
-        str(o?.metadata?.name),
-        `${str(ref.kind)}/${str(ref.name)}`,
-        hpaTargets(o),
-        min,
-        int(o?.spec?.maxReplicas),
-        int(o?.status?.currentReplicas),
-        age(o, now),
-      ],
-    };
-  },
-};
+const hpaPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Reference', 'string', 'The scale target (kind/name).'), (o) => `${str(o?.spec?.scaleTargetRef?.kind)}/${str(o?.spec?.scaleTargetRef?.name)}`),
+  column(col('Targets', 'string', 'Current and target value of each metric.'), hpaTargets),
+  column(col('MinPods', 'string', 'Lower limit of the replica count.'), (o) =>
+    o?.spec?.minReplicas === undefined || o?.spec?.minReplicas === null ? '<unset>' : int(o.spec.minReplicas),
+  ),
+  column(col('MaxPods', 'string', 'Upper limit of the replica count.'), (o) => int(o?.spec?.maxReplicas)),
+  column(col('Replicas', 'string', 'Current number of replicas of the target.'), (o) => int(o?.status?.currentReplicas)),
+  AGE_COLUMN,
+);
 
 // PodDisruptionBudget (1.9 printer): min available and max unavailable (N/A when unset), allowed disruptions.
-const pdbPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Min Available', 'string', 'Pods that must stay available (count or percentage).'),
-    col('Max Unavailable', 'string', 'Pods that may be unavailable (count or percentage).'),
-    col('Allowed Disruptions', 'integer', 'Evictions allowed now.'),
-    AGE,
-  ],
-  row(o, now) {
-    const na = (v: unknown) => (v === undefined || v === null ? 'N/A' : str(v));
-    return { cells: [str(o?.metadata?.name), na(o?.spec?.minAvailable), na(o?.spec?.maxUnavailable), int(o?.status?.disruptionsAllowed), age(o, now)] };
-  },
-};
+const orNA = (v: unknown) => (v === undefined || v === null ? 'N/A' : str(v));
+const pdbPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Min Available', 'string', 'Pods that must stay available (count or percentage).'), (o) => orNA(o?.spec?.minAvailable)),
+  column(col('Max Unavailable', 'string', 'Pods that may be unavailable (count or percentage).'), (o) => orNA(o?.spec?.maxUnavailable)),
+  column(col('Allowed Disruptions', 'integer', 'Evictions allowed now.'), (o) => int(o?.status?.disruptionsAllowed)),
+  AGE_COLUMN,
+);
 
 const jobPrinter: Printer = {
   columns: [
@@ -710,64 +697,32 @@ export function accessModesText(modes: unknown): string {
 
 const storageClassOf = (o: Obj): string => str(o?.spec?.storageClassName ?? o?.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class']);
 
-const persistentVolumePrinter: Printer = {
-  columns: [
-    NAME,
-    col('Capacity', 'string', 'The volume\'s storage capacity.'),
-    col('Access Modes', 'string', 'Ways the volume can be mounted.'),
-    col('Reclaim Policy', 'string', 'What happens to the volume when released from its claim.'),
-    col('Status', 'string', 'Phase of the volume.'),
-    col('Claim', 'string', 'The claim bound to the volume (namespace/name).'),
-    col('StorageClass', 'string', 'StorageClass of the volume.'),
-    col('Reason', 'string', 'Reason of a failure.'),
-    AGE,
-  ],
-  row: (o, now) => {
+const persistentVolumePrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Capacity', 'string', 'The volume\'s storage capacity.'), (o) => str(o?.spec?.capacity?.storage)),
+  column(col('Access Modes', 'string', 'Ways the volume can be mounted.'), (o) => accessModesText(o?.spec?.accessModes)),
+  column(col('Reclaim Policy', 'string', 'What happens to the volume when released from its claim.'), (o) => str(o?.spec?.persistentVolumeReclaimPolicy)),
+  column(col('Status', 'string', 'Phase of the volume.'), (o) => str(o?.status?.phase)),
+  column(col('Claim', 'string', 'The claim bound to the volume (namespace/name).'), (o) => {
     const ref = o?.spec?.claimRef;
-    const claim = ref ? `${str(ref.namespace)}/${str(ref.name)}` : '';
-    return {
-      cells: [
-        str(o?.metadata?.name),
-        str(o?.spec?.capacity?.storage),
-        accessModesText(o?.spec?.accessModes),
-        str(o?.spec?.persistentVolumeReclaimPolicy),
-        str(o?.status?.phase),
-        claim,
-        storageClassOf(o),
-        str(o?.status?.reason),
-        age(o, now),
-      ],
-    };
-  },
-};
+    return ref ? `${str(ref.namespace)}/${str(ref.name)}` : '';
+  }),
+  column(col('StorageClass', 'string', 'StorageClass of the volume.'), storageClassOf),
+  column(col('Reason', 'string', 'Reason of a failure.'), (o) => str(o?.status?.reason)),
+  AGE_COLUMN,
+);
 
-const persistentVolumeClaimPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Status', 'string', 'Phase of the claim.'),
-    col('Volume', 'string', 'The volume bound to the claim.'),
-    col('Capacity', 'string', 'Storage capacity of the bound volume.'),
-    col('Access Modes', 'string', 'Ways the bound volume can be mounted.'),
-    col('StorageClass', 'string', 'StorageClass of the claim.'),
-    AGE,
-  ],
-  row: (o, now) => {
-    const bound = str(o?.spec?.volumeName) !== '';
-    // A claim held by its finalizer shows Terminating, as kubectl users know it.
-    const phase = o?.metadata?.deletionTimestamp ? 'Terminating' : str(o?.status?.phase);
-    return {
-      cells: [
-        str(o?.metadata?.name),
-        phase,
-        str(o?.spec?.volumeName),
-        bound ? str(o?.status?.capacity?.storage) : '',
-        bound ? accessModesText(o?.status?.accessModes) : '',
-        storageClassOf(o),
-        age(o, now),
-      ],
-    };
-  },
-};
+const claimBound = (o: Obj) => str(o?.spec?.volumeName) !== '';
+const persistentVolumeClaimPrinter = columnsPrinter(
+  NAME_COLUMN,
+  // A claim held by its finalizer shows Terminating, as kubectl users know it.
+  column(col('Status', 'string', 'Phase of the claim.'), (o) => (o?.metadata?.deletionTimestamp ? 'Terminating' : str(o?.status?.phase))),
+  column(col('Volume', 'string', 'The volume bound to the claim.'), (o) => str(o?.spec?.volumeName)),
+  column(col('Capacity', 'string', 'Storage capacity of the bound volume.'), (o) => (claimBound(o) ? str(o?.status?.capacity?.storage) : '')),
+  column(col('Access Modes', 'string', 'Ways the bound volume can be mounted.'), (o) => (claimBound(o) ? accessModesText(o?.status?.accessModes) : '')),
+  column(col('StorageClass', 'string', 'StorageClass of the claim.'), storageClassOf),
+  AGE_COLUMN,
+);
 
 const isDefaultClass = (o: Obj) =>
   ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'].some((k) => o?.metadata?.annotations?.[k] === 'true');
@@ -777,26 +732,14 @@ const storageClassPrinter: Printer = {
   row: (o, now) => ({ cells: [`${str(o?.metadata?.name)}${isDefaultClass(o) ? ' (default)' : ''}`, str(o?.provisioner), age(o, now)] }),
 };
 
-const volumeAttachmentPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Attacher', 'string', 'The volume driver that attaches the volume.'),
-    col('PV', 'string', 'The PersistentVolume attached.'),
-    col('Node', 'string', 'The node the volume is attached to.'),
-    col('Attached', 'boolean', 'Whether the volume is attached.'),
-    AGE,
-  ],
-  row: (o, now) => ({
-    cells: [
-      str(o?.metadata?.name),
-      str(o?.spec?.attacher),
-      str(o?.spec?.source?.persistentVolumeName),
-      str(o?.spec?.nodeName),
-      o?.status?.attached === true,
-      age(o, now),
-    ],
-  }),
-};
+const volumeAttachmentPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Attacher', 'string', 'The volume driver that attaches the volume.'), (o) => str(o?.spec?.attacher)),
+  column(col('PV', 'string', 'The PersistentVolume attached.'), (o) => str(o?.spec?.source?.persistentVolumeName)),
+  column(col('Node', 'string', 'The node the volume is attached to.'), (o) => str(o?.spec?.nodeName)),
+  column(col('Attached', 'boolean', 'Whether the volume is attached.'), (o) => o?.status?.attached === true),
+  AGE_COLUMN,
+);
 
 /** The table every kind without its own printer gets: the name and the creation time. */
 export const defaultPrinter: Printer = {
