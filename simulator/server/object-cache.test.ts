@@ -39,7 +39,7 @@ describe('ObjectCache', () => {
     assert.equal(cache.get('/registry/namespaces/b')?.metadata.deletionTimestamp, '2020-01-01T00:00:00Z');
     await store.delete('/registry/namespaces/b');
     assert.equal(cache.get('/registry/namespaces/b'), null);
-    assert.ok(cache.recentlyDeleted('/registry/namespaces/b'));
+    assert.ok(cache.recentlyDeleted('/registry/namespaces/b'), 'a deleted namespace is remembered as recently deleted');
     assert.ok(!cache.recentlyDeleted('/registry/namespaces/b', 0), 'for a while only');
     await store.create('/registry/configmaps/a/x', { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x', namespace: 'a' } });
     assert.deepEqual(cache.list('/registry/')!.map((o) => o.metadata.name).sort(), ['a'], 'only its prefix');
