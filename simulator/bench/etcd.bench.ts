@@ -8,6 +8,7 @@
 
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { KubeObject } from '../api/meta.ts';
 import { EtcdStore } from '../storage/etcd.ts';
 import { findEtcd, startEtcd } from '../testing/etcd-test-server.ts';
@@ -80,15 +81,25 @@ async function rate(n: number, parallel: number, op: (i: number) => Promise<unkn
 
 /**
  * HTTP creates of ConfigMaps through a simulator whose store is etcd, against etcd3's own puts of the bytes the
- * store writes for them (same size, same parallelism, same etcd), best of two rounds each, alternated.
+ * store writes for them (same size, same parallelism, same etcd), best of three rounds each, alternated. The
+ * simulator runs in a worker thread (as in api.bench.ts), so the HTTP load generator does not share its event loop:
+ * the creates measure the API server, the puts the etcd client, each on its own thread.
  */
 async function createsAgainstPuts(etcdUrl: string, log: (s: string) => void): Promise<Measurement> {
   const N = Number(process.env.BENCH_ETCD_CREATES ?? 2000);
   const PARALLEL = 64;
-  const store = new EtcdStore({ servers: [etcdUrl], compactIntervalMs: 0 });
-  await store.ready();
-  const sim = await startSimulator({ store });
-  const pool = new Pool(sim.url, { connections: PARALLEL });
+  // Loader hooks (tsx) are per thread: a small JS entry registers tsx in the worker, then loads this module.
+  const entry = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); });`;
+  const worker = new Worker(entry, { eval: true, workerData: { etcdUrl } });
+  const messages: Array<{ op: string; url?: string }> = [];
+  const waiters: Array<(m: { op: string; url?: string }) => void> = [];
+  worker.on('message', (m) => (waiters.length ? waiters.shift()!(m) : messages.push(m)));
+  const failure = new Promise<never>((_, reject) => worker.once('error', reject));
+  const next = () => new Promise<{ op: string; url?: string }>((resolve) => (messages.length ? resolve(messages.shift()!) : waiters.push(resolve)));
+  const receive = () => Promise.race([failure, next()]);
+  const ready = await receive();
+  if (ready.op !== 'ready' || !ready.url) throw new Error('bench: the simulator worker did not start');
+  const pool = new Pool(ready.url, { connections: PARALLEL });
   const client = new Etcd3({ hosts: etcdUrl });
   try {
     const post = async (path: string, body: object) => {
@@ -105,7 +116,7 @@ async function createsAgainstPuts(etcdUrl: string, log: (s: string) => void): Pr
     if (!stored) throw new Error('bench: the created ConfigMap is not in etcd under /registry/configmaps/bench/');
     let creates = 0;
     let puts = 0;
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < 3; round++) {
       puts = Math.max(puts, await rate(N, PARALLEL, (i) => client.put(`/bench-puts/r${round}/cm-${i}`).value(stored).exec()));
       creates = Math.max(creates, await rate(N, PARALLEL, (i) => post('/api/v1/namespaces/bench/configmaps', body(round, i))));
     }
@@ -120,8 +131,23 @@ async function createsAgainstPuts(etcdUrl: string, log: (s: string) => void): Pr
   } finally {
     await pool.close();
     client.close();
-    await sim.close();
+    worker.postMessage({ op: 'close' });
+    await Promise.race([receive().catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
+    await worker.terminate();
   }
+}
+
+/** The worker side: a simulator on an EtcdStore, closed when the main thread says so. */
+async function serveOnEtcd(etcdUrl: string): Promise<void> {
+  const store = new EtcdStore({ servers: [etcdUrl], compactIntervalMs: 0 });
+  await store.ready();
+  const sim = await startSimulator({ store });
+  parentPort!.on('message', async (m: { op: string }) => {
+    if (m.op !== 'close') return;
+    await sim.close();
+    parentPort!.postMessage({ op: 'closed' });
+  });
+  parentPort!.postMessage({ op: 'ready', url: sim.url });
 }
 
 export async function run(log: (s: string) => void = console.log): Promise<Measurement[]> {
@@ -190,7 +216,9 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
   return out;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+if (!isMainThread) {
+  await serveOnEtcd((workerData as { etcdUrl: string }).etcdUrl);
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const res = await run();
   process.exitCode = res.every((m) => m.ok) ? 0 : 1;
 }

@@ -5,6 +5,7 @@ import type { Store } from '../storage/store.ts';
 import type { BinaryCodec } from './serializers.ts';
 import type { WatchHub } from './watch-hub.ts';
 import type { WatchCaches } from './watch-cache.ts';
+import type { Listers } from './object-cache.ts';
 import type { CustomResourceController } from './custom-resources.ts';
 import type { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { AdmissionHook } from './generic-store.ts';
@@ -36,6 +37,8 @@ export interface ServerContext {
   hub: WatchHub;
   /** One store watch per resource type, fanned out to every HTTP watcher of that type. */
   watchCache: WatchCaches;
+  /** Informer-style caches of namespaces and resource quotas that the write path reads (object-cache.ts). */
+  listers?: Listers;
   /** The apiextensions loops (names accepted, Established, instance cleanup); set once the server starts. */
   customResources?: CustomResourceController;
   /** Cluster IPs and node ports of Services. */

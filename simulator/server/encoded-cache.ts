@@ -40,6 +40,8 @@ function ownBytes(e: Encoded): Encoded {
 export class EncodedCache {
   // A Map iterates in insertion order: re-inserting on a hit makes its first key the least recently used.
   private readonly entries = new Map<object, Entry>();
+  /** The entry last moved to the end of `entries` (while it is still there). */
+  private newest: object | undefined;
   readonly stats: EncodedCacheStats;
 
   constructor(readonly maxBytes = 32 * 1024 * 1024) {
@@ -51,8 +53,12 @@ export class EncodedCache {
     const hit = entry?.formats.get(format);
     if (hit !== undefined) {
       this.stats.hits++;
-      this.entries.delete(obj);
-      this.entries.set(obj, entry!);
+      // One change handed to many watchers hits the same entry many times in a row: it is already the newest.
+      if (this.newest !== obj) {
+        this.entries.delete(obj);
+        this.entries.set(obj, entry!);
+        this.newest = obj;
+      }
       return hit;
     }
     let bytes = encode();
@@ -66,6 +72,7 @@ export class EncodedCache {
       this.entries.set(obj, entry);
     }
     entry.formats.set(format, bytes);
+    this.newest = undefined;
     entry.bytes += size;
     this.stats.bytes += size;
     this.evict(obj);
@@ -78,6 +85,7 @@ export class EncodedCache {
       if (this.stats.bytes <= this.maxBytes) return;
       if (obj === keep) continue;
       this.entries.delete(obj);
+      if (this.newest === obj) this.newest = undefined;
       this.stats.bytes -= entry.bytes;
       this.stats.evictions++;
     }

@@ -99,12 +99,24 @@ const NAMESPACE_KEY = (ns: string) => `/registry/namespaces/${ns}`;
 
 /** Writes into a namespace need it to exist and not be terminating. */
 export async function checkNamespaceWritable(ctx: ServerContext, def: ResourceDef, namespace: string, name: string): Promise<void> {
-  // The real server asks its namespace informer's cache; a serializable read is the store's nearest equivalent.
-  const ns = await ctx.store.get(NAMESPACE_KEY(namespace), { serializable: true });
+  const ns = await namespaceOf(ctx, namespace);
   if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
-  if (ns.value.metadata.deletionTimestamp) {
+  if (ns.metadata.deletionTimestamp) {
     throw forbidden(groupResource(def), name, `unable to create new content in namespace ${namespace} because it is being terminated`);
   }
+}
+
+/**
+ * The namespace as the real NamespaceLifecycle plugin finds it: from the namespace informer's cache
+ * (object-cache.ts); from the store (a serializable read) when the cache does not have it (it may just have been
+ * created through another server), is not synced yet, or saw it deleted lately (forceLiveLookup).
+ */
+async function namespaceOf(ctx: ServerContext, namespace: string): Promise<KubeObject | undefined> {
+  const key = NAMESPACE_KEY(namespace);
+  const cache = ctx.listers?.namespaces;
+  const cached = cache?.get(key);
+  if (cached && !cache!.recentlyDeleted(key)) return cached;
+  return (await ctx.store.get(key, { serializable: true }))?.value;
 }
 
 /** A new object, up to the point of storing it: system metadata, defaults, the kind's create preparation, validation. */

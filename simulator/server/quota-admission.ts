@@ -21,6 +21,7 @@ import type { AdmissionAttributes, AdmissionHook } from './generic-store.ts';
 import type { ServerContext } from './context.ts';
 import { forbidden } from './errors.ts';
 import { groupResource } from './handlers/common.ts';
+import { LIVE_LOOKUP_TTL_MS } from './object-cache.ts';
 
 interface QuotaView {
   spec?: { hard?: Record<string, string>; scopes?: string[] };
@@ -67,20 +68,43 @@ function judge(attrs: AdmissionAttributes, quota: KubeObject, delta: Usage): Rec
   return Object.fromEntries(requested.map((n) => [n, formatUsage(Math.max(0, next[n]), hard[n])]));
 }
 
+/**
+ * The quotas of a namespace as the real quota accessor finds them: from the informer's cache (object-cache.ts);
+ * when it holds none (or is not synced), from the store, at most once per LIVE_LOOKUP_TTL_MS per namespace (its
+ * live-lookup LRU), so a quota just created through another server is not missed for long. The memory store's
+ * cache is exact (its watch events arrive before the write returns): nothing to look up there.
+ */
+async function quotasOf(ctx: ServerContext, namespace: string): Promise<KubeObject[]> {
+  const prefix = `/registry/resourcequotas/${namespace}/`;
+  const listers = ctx.listers;
+  const cached = listers?.resourceQuotas.list(prefix);
+  if (cached && cached.length > 0) return cached;
+  if (cached && !ctx.store.shared) return cached;
+  if (cached && listers) {
+    const t = ctx.now().getTime();
+    const last = listers.quotaLiveLookups.get(namespace);
+    if (last !== undefined && t - last < LIVE_LOOKUP_TTL_MS) return cached;
+    listers.quotaLiveLookups.delete(namespace);
+    listers.quotaLiveLookups.set(namespace, t);
+    if (listers.quotaLiveLookups.size > 10_000) listers.quotaLiveLookups.delete(listers.quotaLiveLookups.keys().next().value!);
+  }
+  const { items } = await ctx.store.list(prefix, { serializable: true });
+  return items.map((it) => it.value);
+}
+
 export function quotaAdmission(ctx: ServerContext): AdmissionHook {
   return async (attrs) => {
     const { def, namespace, object } = attrs;
     if (!namespace || !object || def.virtual || def.computed || attrs.subresource) return;
     const isService = def.resource === 'services' && def.group === '';
     if (!(attrs.operation === 'CREATE' || (attrs.operation === 'UPDATE' && isService))) return;
-    // The real admission reads quotas from its informer cache; a serializable read is the store's nearest equivalent.
-    const { items } = await ctx.store.list(`/registry/resourcequotas/${namespace}/`, { serializable: true });
-    if (items.length === 0) return;
+    const quotas = await quotasOf(ctx, namespace);
+    if (quotas.length === 0) return;
     const delta = deltaOf(attrs);
     const charged: string[] = [];
-    for (const item of [...items].sort((a, b) => (a.value.metadata.name ?? '').localeCompare(b.value.metadata.name ?? ''))) {
-      const after = judge(attrs, item.value, delta);
-      if (after && Object.keys(after).length) charged.push(item.value.metadata.name!);
+    for (const quota of quotas.sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
+      const after = judge(attrs, quota, delta);
+      if (after && Object.keys(after).length) charged.push(quota.metadata.name!);
     }
     if (attrs.dryRun) return;
     for (const name of charged) {

@@ -17,6 +17,7 @@ import type { ServerContext, ServerSettings } from './context.ts';
 import { WatchHub } from './watch-hub.ts';
 import { ensureKubernetesService } from './kubernetes-service.ts';
 import { WatchCaches } from './watch-cache.ts';
+import { closeListers, startListers } from './object-cache.ts';
 import { CustomResourceController } from './custom-resources.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
@@ -91,6 +92,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     admission: [namespaceLifecycle],
     security: opts.security ?? { authorizer: alwaysAllow },
   };
+  // The namespace and quota listers the write path reads, as the real admission plugins' informers.
+  ctx.listers = startListers(store, () => ctx.now().getTime());
   // Admission plugins, in the order the real server runs them (ResourceQuota last).
   ctx.admission = [...(ctx.admission ?? []), quotaAdmission(ctx)];
   ctx.serviceAddresses.start();
@@ -121,6 +124,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       ctx.hub.endAll();
       customResources.close();
       ctx.watchCache.close();
+      closeListers(ctx.listers);
       await closeWithin(app, unusedConnections, CLOSE_GRACE_MS);
       await store.close();
     },

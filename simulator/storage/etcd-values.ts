@@ -12,6 +12,11 @@ const META_BEFORE_RV = new Set(['name', 'generateName', 'namespace', 'selfLink',
 
 /** Bytes to store for `obj`; refuses what the memory store refuses (same TypeErrors), so the backends agree. */
 export function encodeValue(obj: KubeObject): Buffer {
+  return Buffer.from(encodeText(obj), 'utf8');
+}
+
+/** The JSON text of encodeValue (a write decodes what it stored from this, without reading the bytes back). */
+export function encodeText(obj: KubeObject): string {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
     throw new TypeError('store: the value must be a JSON object');
   }
@@ -26,7 +31,7 @@ export function encodeValue(obj: KubeObject): Buffer {
   } catch (err) {
     throw new TypeError(`store: the value is not representable as JSON: ${(err as Error).message}`);
   }
-  return Buffer.from(text, 'utf8');
+  return text;
 }
 
 function deepFreeze<T>(v: T): T {
@@ -42,8 +47,9 @@ function deepFreeze<T>(v: T): T {
  * and deep-frozen: the memory store hands out frozen objects, and code that mutates what a store returns should
  * fail the same way on both backends.
  */
-export function decodeValue(bytes: Buffer | Uint8Array, revision: number): KubeObject {
-  const obj = JSON.parse(Buffer.from(bytes).toString('utf8')) as KubeObject;
+export function decodeValue(bytes: Buffer | Uint8Array | string, revision: number): KubeObject {
+  const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const obj = JSON.parse(text) as KubeObject;
   return deepFreeze(stampResourceVersion(obj, revision));
 }
 

@@ -16,7 +16,7 @@
 import { Etcd3, type IKeyValue, type IOptions, type IResponseHeader, type IWatchResponse } from 'etcd3';
 import type { KubeObject } from '../api/meta.ts';
 import { compactionTarget, RevisionSamples, smallestReadable, type WindowPolicy } from './etcd-compaction.ts';
-import { decodeValue, encodeValue, KeyMapper, prefixEnd, withResourceVersion } from './etcd-values.ts';
+import { decodeValue, encodeText, encodeValue, KeyMapper, prefixEnd, withResourceVersion } from './etcd-values.ts';
 import { EtcdWatch } from './etcd-watch.ts';
 import {
   StoreError,
@@ -349,7 +349,8 @@ export class EtcdStore implements Store {
   async create(key: string, obj: KubeObject): Promise<StoredObject> {
     await this.begin();
     const k = this.keys.toEtcd(key);
-    const value = encodeValue(obj);
+    const text = encodeText(obj);
+    const value = Buffer.from(text, 'utf8');
     const res = await this.client.kv.txn({
       compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
       success: [{ request_put: { key: k, value } }],
@@ -357,13 +358,14 @@ export class EtcdStore implements Store {
     this.observe(res.header);
     if (!res.succeeded) throw new StoreError('KeyExists', `key ${key} already exists`);
     const rev = Number(res.header.revision);
-    return Object.freeze({ key, value: decodeValue(value, rev), modRevision: rev, createRevision: rev });
+    return Object.freeze({ key, value: decodeValue(text, rev), modRevision: rev, createRevision: rev });
   }
 
   async update(key: string, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
     await this.begin();
     const k = this.keys.toEtcd(key);
-    const value = encodeValue(obj);
+    const text = encodeText(obj);
+    const value = Buffer.from(text, 'utf8');
     const res = await this.client.kv.txn({
       compare: this.existsAt(k, opts?.expectedRevision),
       success: [{ request_put: { key: k, value, prev_kv: true } }],
@@ -373,7 +375,7 @@ export class EtcdStore implements Store {
     if (!res.succeeded) throw this.writeFailure(key, res.responses[0]?.response_range?.kvs ?? [], opts?.expectedRevision);
     const rev = Number(res.header.revision);
     const prev = res.responses[0].response_put.prev_kv;
-    return Object.freeze({ key, value: decodeValue(value, rev), modRevision: rev, createRevision: Number(prev.create_revision) });
+    return Object.freeze({ key, value: decodeValue(text, rev), modRevision: rev, createRevision: Number(prev.create_revision) });
   }
 
   async delete(key: string, opts?: WriteOptions): Promise<StoredObject> {

@@ -11,7 +11,7 @@ import { buildDaemon } from '../daemon/daemon-build.ts';
 import { normaliseTargetUrl, type TargetConnection } from '../harness/connection.ts';
 import { TargetClient, TransportError } from '../harness/client.ts';
 import { loadCatalog } from '../harness/catalog.ts';
-import { runChecks, selectChecks, SelectionError, type CheckOutcome, type EngineResult } from '../harness/engine.ts';
+import { compileSuites, runChecks, selectChecks, SelectionError, type CheckOutcome, type EngineResult } from '../harness/engine.ts';
 import { compareRuns, renderDivergences, type Divergence } from '../harness/differential.ts';
 import { buildResults } from '../report/results.ts';
 import { writeReports } from '../report/write.ts';
@@ -156,6 +156,8 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     }
     // This project's daemon, compiled once for the daemon suites' ~100 starts (daemon/daemon-build.ts).
     const building = !options.list && options.daemonCmd === undefined && !process.env[DAEMON_CMD_ENV] ? buildDaemon() : undefined;
+    // The suite files too, for check processes without tsx (harness/compile.ts), side by side with the rest.
+    const compiled = options.list ? undefined : compileSuites();
     const tables = loadSpecTables({ vendor: options.vendor });
     const catalog = await loadCatalog();
     const selected = selectChecks(catalog, { suites: options.suites, grep: options.grep, skip: options.skip, replay: options.replay });
@@ -211,6 +213,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         replayCommand: replayBase(options, embeddedTarget, conn),
         signal: controller.signal,
         transcripts: differential,
+        compiled,
         ...(onProgress
           ? { onPlan: (n: number) => progress.plan(n), onCheckStart: (id: string) => progress.start(id), onCheckDone: (o: CheckOutcome) => progress.done(o) }
           : {}),

@@ -70,7 +70,8 @@ export function readObjectBody(ctx: ServerContext, req: ResourceRequest, def: Re
   // fieldValidation=Strict (kinds/shape-check.ts); under Warn they become Warning headers.
   const { warnings } = checkBodyShape(def, raw, req.query.fieldValidation);
   if (req.query.fieldValidation === 'Warn') req.warnings.push(...warnings);
-  const obj = structuredClone(raw) as KubeObject;
+  // The decoded body is this request's own (a fresh parse; YAML aliases stay shared, as a copy would keep them).
+  const obj = raw as unknown as KubeObject;
   const schema = typeSchemaFor(apiVersion || expected, def.kind);
   if (schema) decodeAsTyped(schema, obj as unknown as Record<string, unknown>);
   if (apiVersion && apiVersion !== expected) convertBodyVersion(obj, apiVersion);
@@ -118,8 +119,15 @@ export function toStored(def: ResourceDef, obj: KubeObject): KubeObject {
 }
 
 export function nowTimestamp(ctx: ServerContext): string {
-  return ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const ms = ctx.now().getTime();
+  // Every create stamps one: the text of the current second is made once per second.
+  if (ms >= lastSecond.from && ms < lastSecond.from + 1000) return lastSecond.text;
+  const from = ms - (((ms % 1000) + 1000) % 1000);
+  lastSecond = { from, text: new Date(from).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  return lastSecond.text;
 }
+
+let lastSecond = { from: Number.NaN, text: '' };
 
 /** System fields of a new object: uid, creationTimestamp, generation, selfLink. */
 export function initSystemMeta(ctx: ServerContext, def: ResourceDef, obj: KubeObject): void {

@@ -5,7 +5,8 @@
 import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '../../api/meta.ts';
 import { apiVersionOf } from '../../api/meta.ts';
-import { collectionPrefix } from '../../api/registry.ts';
+import { collectionPrefix, type ResourceDef } from '../../api/registry.ts';
+import { chunkKeys } from '../watch-hub.ts';
 import { StoreError, type StoreEvent, type WatchHandle } from '../../storage/store.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { encodeJson, negotiateOutput } from '../serializers.ts';
@@ -96,12 +97,27 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
         const opts = { version: tableVersion!, includeObject, now, headers };
         return hub.frame(key, type, obj, (t, o) => encodeJson({ type: t, object: objectTable(def.kind, apiVersionOf(def), o, opts) }, false));
       };
+      res.writeHead(200, { 'Content-Type': negotiated.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+      res.flushHeaders();
+      // Once the headers are out, the body's chunks go to the socket itself, each event's chunk framed once and
+      // shared by every watcher (hub.chunk): per watcher an event costs one socket write, not the response's own
+      // chunk framing and UTF-8 conversion. res.end() still writes the last chunk. (A response queued behind
+      // another on a pipelined connection keeps the ordinary path.)
+      const socket = res.socket;
+      const direct = !!socket && !tableVersion && (res as unknown as { outputData?: unknown[] }).outputData?.length === 0;
+      const keys = chunkKeys(formatKey);
       const send = (type: string, obj: KubeObject) => {
         if (ended) return;
-        const bytes = tableVersion ? tableFrame(type, obj) : hub.frame(formatKey, type, obj, encode);
         hub.stats.deliveries++;
-        res.write(bytes);
-        if (res.writableLength > hub.maxBufferedBytes) {
+        let buffered: number;
+        if (direct) {
+          socket!.write(hub.chunk(keys[type], type, obj, encode));
+          buffered = socket!.writableLength;
+        } else {
+          res.write(tableVersion ? tableFrame(type, obj) : hub.frame(formatKey, type, obj, encode));
+          buffered = res.writableLength;
+        }
+        if (buffered > hub.maxBufferedBytes) {
           hub.stats.cutOff++;
           end();
           res.destroy();
@@ -110,19 +126,17 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
       const timer = setTimeout(end, timeoutMs);
       timer.unref();
       res.on('close', end);
-      res.writeHead(200, { 'Content-Type': negotiated.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
-      res.flushHeaders();
       for (const obj of initial) send('ADDED', present(def, obj));
       const onEvent = (ev: StoreEvent) => {
         const cur = matches(ev.object);
         const prev = ev.prevObject ? matches(ev.prevObject) : false;
         if (ev.type === 'ADDED') {
-          if (cur) send('ADDED', present(def, ev.object));
+          if (cur) send('ADDED', presentShared(def, ev.object));
         } else if (ev.type === 'DELETED') {
-          if (prev || cur) send('DELETED', present(def, ev.object));
-        } else if (cur && prev) send('MODIFIED', present(def, ev.object));
-        else if (cur) send('ADDED', present(def, ev.object));
-        else if (prev) send('DELETED', present(def, ev.object));
+          if (prev || cur) send('DELETED', presentShared(def, ev.object));
+        } else if (cur && prev) send('MODIFIED', presentShared(def, ev.object));
+        else if (cur) send('ADDED', presentShared(def, ev.object));
+        else if (prev) send('DELETED', presentShared(def, ev.object));
       };
       try {
         handle = ctx.watchCache.watch(prefix, {
@@ -146,6 +160,17 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
     },
   };
 }
+
+/**
+ * present() of one change for every watcher it is handed to: the same object for all of them (so the frame cache,
+ * keyed by object, encodes it once even when the version differs from storage's), made once.
+ */
+function presentShared(def: ResourceDef, stored: KubeObject): KubeObject {
+  if (lastPresented.def !== def || lastPresented.stored !== stored) lastPresented = { def, stored, out: present(def, stored) };
+  return lastPresented.out!;
+}
+
+let lastPresented: { def?: ResourceDef; stored?: KubeObject; out?: KubeObject } = {};
 
 export function rejectWatchOnObjectPath(): never {
   throw badRequest('watch is not supported on a single object path; use the /watch/ path or fieldSelector=metadata.name=<name> on the list');
