@@ -35,6 +35,7 @@ import type { DeploymentSpec as DeploymentSpecType, DeploymentStatus, PodTemplat
 import {
   controllerRefOf,
   deleteObject,
+  isConflict,
   omitEmpty,
   ownerRef,
   rfc3339,
@@ -653,7 +654,11 @@ class DeploymentSync {
     }
     status.conditions = conditions;
     if (complete && mayCleanUp) await this.cleanup(oldRSs);
-    await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, status, this.ctx.signal, this.d.metadata.resourceVersion);
+    // 409: the Deployment changed since it was read; its watch event queues it again (as in replicaset.ts).
+    const rv = this.d.metadata.resourceVersion;
+    await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, status, this.ctx.signal, rv).catch((err: unknown) => {
+      if (!isConflict(err)) throw err;
+    });
     return requeueMs;
   }
 

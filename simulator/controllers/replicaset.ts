@@ -298,13 +298,13 @@ export class ReplicaManager implements Controller {
       }),
       ...(manageError ? { conditions: [replicaFailure(owner, (manageError as Error).message)] } : {}),
     };
-    await writeStatus(
-      ctx.client,
-      k.objectPath(ns, owner.metadata.name ?? ''),
-      owner.status as Obj | undefined,
-      status,
-      ctx.signal,
-      owner.metadata.resourceVersion,
+    await writeStatus(ctx.client, k.objectPath(ns, owner.metadata.name ?? ''), owner.status as Obj | undefined, status, ctx.signal, owner.metadata.resourceVersion).catch(
+      (err: unknown) => {
+        // 409: the owner changed since its cached copy was read. Its watch event queues this key again and the
+        // status is computed from the newer copy then; a rate-limited retry only added a sync (and at a thousand
+        // ReplicaSets, the queue's overall limit of ten retries a second put them minutes apart).
+        if (!isConflict(err)) throw err;
+      },
     );
     // Ready pods that become available later: look again then (the real controller's AddAfter on minReadySeconds).
     const waits = active.map((p) => msUntilAvailable(p, minReady, now)).filter((ms): ms is number => ms !== undefined);

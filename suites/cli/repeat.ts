@@ -5,7 +5,7 @@
 // skip and all verdicts agree; 1 otherwise; 2 for bad usage.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -76,7 +76,7 @@ export async function repeat(argv: string[]): Promise<number> {
     const r = await runOnce(i, rest, join(base, `run-${i}`));
     runs.push(r);
     process.stdout.write(
-      `run ${String(i).padStart(2)}: exit ${r.exitCode}  ${r.counts.passed} passed, ${r.counts.failed} failed, ${r.counts.skipped} skipped  ${(r.durationMs / 1000).toFixed(1)} s  (seed ${r.seed ?? '?'})\n`,
+      `run ${String(i).padStart(2)}: exit ${r.exitCode}  ${r.counts.passed} passed, ${r.counts.failed} failed, ${r.counts.skipped} skipped  ${(r.durationMs / 1000).toFixed(1)} s  (seed ${r.seed ?? '?'}, load average ${loadavg()[0].toFixed(1)})\n`,
     );
   }
   const ids = [...new Set(runs.flatMap((r) => [...r.verdicts.keys()]))].sort();

@@ -179,96 +179,50 @@ const podPrinter: Printer = {
 
 // --------------------------------------------------------------------------------------------- workloads
 
-const deploymentPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Ready', 'string', 'Ready pods out of the desired number of pods.'),
-    col('Up-to-date', 'string', 'Pods that run the current pod template.'),
-    col('Available', 'string', 'Pods that have been ready for at least minReadySeconds.'),
-    AGE,
-    CONTAINERS,
-    IMAGES,
-    selectorCol('deployment'),
-  ],
-  row(d, now) {
-    const desired = d?.spec?.replicas === undefined ? 1 : int(d.spec.replicas);
-    const st = d?.status ?? {};
-    const [names, images] = containerCells(d?.spec?.template?.spec?.containers);
-    return {
-      cells: [
-        str(d?.metadata?.name),
-        `${int(st.readyReplicas)}/${desired}`,
-        int(st.updatedReplicas),
-        int(st.availableReplicas),
-        age(d, now),
-        names,
-        images,
-        formatLabelSelector(d?.spec?.selector),
-      ],
-    };
-  },
-};
+const desiredReplicas = (o: Obj) => (o?.spec?.replicas === undefined ? 1 : int(o.spec.replicas));
+const SELECTOR_CELL = (o: Obj) => formatLabelSelector(o?.spec?.selector);
 
-function replicasPrinter(what: string, selector: (o: Obj) => string): Printer {
-  return {
-    columns: [
-      NAME,
-      col('Desired', 'integer', `Desired number of pods of the ${what}.`),
-      col('Current', 'integer', `Pods the ${what} currently has.`),
-      col('Ready', 'integer', `Ready pods of the ${what}.`),
-      AGE,
-      CONTAINERS,
-      IMAGES,
-      selectorCol(what),
-    ],
-    row(o, now) {
-      const desired = o?.spec?.replicas === undefined ? 1 : int(o.spec.replicas);
-      const st = o?.status ?? {};
-      const [names, images] = containerCells(o?.spec?.template?.spec?.containers);
-      return { cells: [str(o?.metadata?.name), desired, int(st.replicas), int(st.readyReplicas), age(o, now), names, images, selector(o)] };
-    },
-  };
-}
+const deploymentPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Ready', 'string', 'Ready pods out of the desired number of pods.'), (d) => `${int(d?.status?.readyReplicas)}/${desiredReplicas(d)}`),
+  column(col('Up-to-date', 'string', 'Pods that run the current pod template.'), (d) => int(d?.status?.updatedReplicas)),
+  column(col('Available', 'string', 'Pods that have been ready for at least minReadySeconds.'), (d) => int(d?.status?.availableReplicas)),
+  AGE_COLUMN,
+  CONTAINERS_COLUMN,
+  IMAGES_COLUMN,
+  column(selectorCol('deployment'), SELECTOR_CELL),
+);
 
-const daemonSetPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Desired', 'integer', 'Nodes that should run the daemon pod.'),
-    col('Current', 'integer', 'Nodes that run at least one daemon pod and should.'),
-    col('Ready', 'integer', 'Nodes whose daemon pod is ready.'),
-    col('Up-to-date', 'integer', 'Nodes that run the current daemon pod template.'),
-    col('Available', 'integer', 'Nodes whose daemon pod has been ready for at least minReadySeconds.'),
-    col('Node Selector', 'string', 'Node selector of the pod template.'),
-    AGE,
-    CONTAINERS,
-    IMAGES,
-    selectorCol('daemon set'),
-  ],
-  row(o, now) {
-    const st = o?.status ?? {};
-    const [names, images] = containerCells(o?.spec?.template?.spec?.containers);
-    return {
-      cells: [
-        str(o?.metadata?.name),
-        int(st.desiredNumberScheduled),
-        int(st.currentNumberScheduled),
-        int(st.numberReady),
-        int(st.updatedNumberScheduled),
-        int(st.numberAvailable),
-        formatLabels(o?.spec?.template?.spec?.nodeSelector),
-        age(o, now),
-        names,
-        images,
-        formatLabelSelector(o?.spec?.selector),
-      ],
-    };
-  },
-};
+const replicasPrinter = (what: string, selector: (o: Obj) => string): Printer =>
+  columnsPrinter(
+    NAME_COLUMN,
+    column(col('Desired', 'integer', `Desired number of pods of the ${what}.`), desiredReplicas),
+    column(col('Current', 'integer', `Pods the ${what} currently has.`), (o) => int(o?.status?.replicas)),
+    column(col('Ready', 'integer', `Ready pods of the ${what}.`), (o) => int(o?.status?.readyReplicas)),
+    AGE_COLUMN,
+    CONTAINERS_COLUMN,
+    IMAGES_COLUMN,
+    column(selectorCol(what), selector),
+  );
+
+const daemonSetPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Desired', 'integer', 'Nodes that should run the daemon pod.'), (o) => int(o?.status?.desiredNumberScheduled)),
+  column(col('Current', 'integer', 'Nodes that run at least one daemon pod and should.'), (o) => int(o?.status?.currentNumberScheduled)),
+  column(col('Ready', 'integer', 'Nodes whose daemon pod is ready.'), (o) => int(o?.status?.numberReady)),
+  column(col('Up-to-date', 'integer', 'Nodes that run the current daemon pod template.'), (o) => int(o?.status?.updatedNumberScheduled)),
+  column(col('Available', 'integer', 'Nodes whose daemon pod has been ready for at least minReadySeconds.'), (o) => int(o?.status?.numberAvailable)),
+  column(col('Node Selector', 'string', 'Node selector of the pod template.'), (o) => formatLabels(o?.spec?.template?.spec?.nodeSelector)),
+  AGE_COLUMN,
+  CONTAINERS_COLUMN,
+  IMAGES_COLUMN,
+  column(selectorCol('daemon set'), SELECTOR_CELL),
+);
 
 // StatefulSet (1.9 printer): desired and current pods; wide containers and images.
 const statefulSetPrinter = columnsPrinter(
   NAME_COLUMN,
-  column(col('Desired', 'string', 'Number of desired pods.'), (o) => (o?.spec?.replicas === undefined ? 1 : int(o.spec.replicas))),
+  column(col('Desired', 'string', 'Number of desired pods.'), desiredReplicas),
   column(col('Current', 'string', 'Number of pods the set currently has.'), (o) => int(o?.status?.replicas)),
   AGE_COLUMN,
   CONTAINERS_COLUMN,
@@ -338,70 +292,46 @@ const pdbPrinter = columnsPrinter(
   AGE_COLUMN,
 );
 
-const jobPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Completions', 'string', 'Successful completions out of the desired completions.'),
-    col('Duration', 'string', 'Time the job took to complete, or has been running.'),
-    AGE,
-    CONTAINERS,
-    IMAGES,
-    selectorCol('job'),
-  ],
-  row(j, now) {
-    const spec = j?.spec ?? {};
-    const st = j?.status ?? {};
-    const succeeded = int(st.succeeded);
-    let completions: string;
-    if (spec.completions !== undefined && spec.completions !== null) completions = `${succeeded}/${int(spec.completions)}`;
-    else {
-      const parallelism = int(spec.parallelism);
-      completions = parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
-    }
-    let duration = '';
-    const start = typeof st.startTime === 'string' ? Date.parse(st.startTime) : NaN;
-    if (!Number.isNaN(start)) {
-      const end = typeof st.completionTime === 'string' ? Date.parse(st.completionTime) : NaN;
-      duration = humanDuration((Number.isNaN(end) ? now : end) - start);
-    }
-    const [names, images] = containerCells(spec.template?.spec?.containers);
-    return { cells: [str(j?.metadata?.name), completions, duration, age(j, now), names, images, formatLabelSelector(spec.selector)] };
-  },
-};
+function jobCompletions(j: Obj): string {
+  const spec = j?.spec ?? {};
+  const succeeded = int(j?.status?.succeeded);
+  if (spec.completions !== undefined && spec.completions !== null) return `${succeeded}/${int(spec.completions)}`;
+  const parallelism = int(spec.parallelism);
+  return parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
+}
 
-const cronJobPrinter: Printer = {
-  columns: [
-    NAME,
-    col('Schedule', 'string', 'Cron schedule of the job.'),
-    col('Suspend', 'boolean', 'Whether later runs are suspended.'),
-    col('Active', 'integer', 'Jobs of this cron job that are running.'),
-    col('Last Schedule', 'string', 'Time since a job was last scheduled.'),
-    AGE,
-    CONTAINERS,
-    IMAGES,
-    selectorCol('job template'),
-  ],
-  row(c, now) {
-    const spec = c?.spec ?? {};
-    const st = c?.status ?? {};
-    const last = st.lastScheduleTime ? since(st.lastScheduleTime, now) : '<none>';
-    const tmpl = spec.jobTemplate?.spec ?? {};
-    const [names, images] = containerCells(tmpl.template?.spec?.containers);
-    return {
-      cells: [
-        str(c?.metadata?.name),
-        str(spec.schedule),
-        boolPtr(spec.suspend),
-        len(st.active),
-        last,
-        age(c, now),
-        names,
-        images,
-        formatLabelSelector(tmpl.selector),
-      ],
-    };
-  },
-};
+function jobDuration(j: Obj, now: number): string {
+  const st = j?.status ?? {};
+  const start = typeof st.startTime === 'string' ? Date.parse(st.startTime) : NaN;
+  if (Number.isNaN(start)) return '';
+  const end = typeof st.completionTime === 'string' ? Date.parse(st.completionTime) : NaN;
+  return humanDuration((Number.isNaN(end) ? now : end) - start);
+}
+
+const jobPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Completions', 'string', 'Successful completions out of the desired completions.'), jobCompletions),
+  column(col('Duration', 'string', 'Time the job took to complete, or has been running.'), jobDuration),
+  AGE_COLUMN,
+  CONTAINERS_COLUMN,
+  IMAGES_COLUMN,
+  column(selectorCol('job'), SELECTOR_CELL),
+);
+
+const jobTemplate = (c: Obj) => c?.spec?.jobTemplate?.spec ?? {};
+const cronJobPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Schedule', 'string', 'Cron schedule of the job.'), (c) => str(c?.spec?.schedule)),
+  column(col('Suspend', 'boolean', 'Whether later runs are suspended.'), (c) => boolPtr(c?.spec?.suspend)),
+  column(col('Active', 'integer', 'Jobs of this cron job that are running.'), (c) => len(c?.status?.active)),
+  column(col('Last Schedule', 'string', 'Time since a job was last scheduled.'), (c, now) =>
+    c?.status?.lastScheduleTime ? since(c.status.lastScheduleTime, now) : '<none>',
+  ),
+  AGE_COLUMN,
+  column(CONTAINERS, (c) => containerCells(jobTemplate(c).template?.spec?.containers)[0]),
+  column(IMAGES, (c) => containerCells(jobTemplate(c).template?.spec?.containers)[1]),
+  column(selectorCol('job template'), (c) => formatLabelSelector(jobTemplate(c).selector)),
+);
 
 // ------------------------------------------------------------------------------------------- networking
 
