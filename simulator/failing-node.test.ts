@@ -40,11 +40,13 @@ test('npx tsx simulator --nodes 6 --zones 2 with a 5 s grace and a 10 s eviction
     const victims = pods.filter((p) => (p.spec as { nodeName: string }).nodeName === victim).map((p) => p.metadata.name);
     const t0 = Date.now();
     await api.patch(`/api/v1/nodes/${victim}`, { metadata: { annotations: { 'simulator.cluster.local/node-state': 'stopped' } } });
-    await eventually('evicted', async () => (await Promise.all(victims.map((n) => api.get(`/api/v1/namespaces/${ns}/pods/${n}`)))).every((p) => p?.metadata.deletionTimestamp), 30_000, 100);
+    await eventually('evicted', async () => (await Promise.all(victims.map((n) => api.get(`/api/v1/namespaces/${ns}/pods/${n}`)))).every((p) => p?.metadata.deletionTimestamp), 40_000, 100);
     const after = Date.now() - t0;
     // Unknown once 5 s pass without a heartbeat; evicted once 10 s have passed since the last one; the monitor
     // runs every 5 s (default --node-monitor-period) and the last heartbeat was seen up to ~2 s before the failure.
-    assert.ok(after >= 7_000 && after <= 18_000, `evicted ${after} ms after the node failed (expected 8-16 s)`);
+    // The upper bound leaves room for a loaded machine (18.9 s seen at load 14) and still tells the 10 s option
+    // from the 5 min default.
+    assert.ok(after >= 7_000 && after <= 28_000, `evicted ${after} ms after the node failed (expected 8-16 s, at most 28 s under load)`);
     await eventually('6 running on the other nodes', async () => {
       const l = (await api.list(`/api/v1/namespaces/${ns}/pods`)).filter((p) => !p.metadata.deletionTimestamp);
       return l.length === 6 && l.every((p) => phaseOf(p) === 'Running' && (p.spec as { nodeName: string }).nodeName !== victim);

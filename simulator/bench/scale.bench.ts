@@ -5,7 +5,8 @@
 // objects at once (the 1.9 default is 5), since the limits of a real cluster's clients would set the pace here,
 // not the simulator.
 //
-// The nodes post no kubelet or scheduler events (kwok's nodes post none; BENCH_SCALE_EVENTS=1 turns them on).
+// The nodes post no kubelet or scheduler events (kwok's nodes post none; BENCH_SCALE_EVENTS=1 turns them on), and
+// the daemon talks JSON (BENCH_SCALE_PROTOBUF=1: protobuf, its default).
 //
 // Reported: time from the first Deployment create until every pod is Running (counted from a store watch in this
 // process, not by listing), the API's p99 latency of a GET and a LIST (limit=500) probed every 100 ms meanwhile,
@@ -32,6 +33,9 @@ const NAMESPACES = Math.max(1, Math.min(100, Math.ceil(DEPLOYMENTS / 10)));
 const DEADLINE_MS = Number(process.env.BENCH_SCALE_DEADLINE_MS ?? 600_000);
 // Kubelet and scheduler events off by default, as kwok's nodes post none (BENCH_SCALE_EVENTS=1: on, six per pod).
 const EVENTS = process.env.BENCH_SCALE_EVENTS === '1';
+// The daemon's wire format: JSON by default here (JSON.parse is native; protobuf decoding in JS cost a tenth of a
+// run's CPU); BENCH_SCALE_PROTOBUF=1 keeps the daemon's own default, protobuf as the real controller manager.
+const DAEMON_WIRE = process.env.BENCH_SCALE_PROTOBUF === '1' ? [] : ['--x-api-content-type=application/json'];
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const KUBECTL_TIMEOUT_MS = Number(process.env.BENCH_SCALE_KUBECTL_TIMEOUT_MS ?? 600_000);
 
@@ -54,7 +58,7 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
   const sim = await startSimulator({
     watchHistoryEvents: 10_000,
     controllers: ['deployment', 'replicaset'],
-    controllerArgs: ['--x-api-qps=100000', '--x-api-burst=100000', '--concurrent-deployment-syncs=50', '--concurrent-replicaset-syncs=50'],
+    controllerArgs: [...DAEMON_WIRE, '--x-api-qps=100000', '--x-api-burst=100000', '--concurrent-deployment-syncs=50', '--concurrent-replicaset-syncs=50'],
     nodes: { count: NODES, startMs: 200, kubeletQps: -1, schedulerQps: -1, schedulerWorkers: 32, events: EVENTS, log: () => {} },
   });
   log(`${NODES} nodes registered and the daemon started in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

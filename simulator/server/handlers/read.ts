@@ -82,6 +82,9 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
   const def = req.def;
   const filter = compileSelectors(req);
   const limit = intParam(req, 'limit');
+  // ListOptions is decoded whole before anything is read, as the real parameter codec does: a timeoutSeconds
+  // that is no int64 is a 400 on a list too, not something to ignore (or to wait on a resourceVersion first).
+  intParam(req, 'timeoutSeconds');
   const rvParam = req.query.resourceVersion;
   const requestedRv = parseResourceVersion(rvParam);
   const cont = req.query.continue;
