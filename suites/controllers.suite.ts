@@ -10,15 +10,16 @@ import { describeResponse, expectTrue, fail, forRows } from './harness/expect.ts
 import { collectionPath, fixture, hasFixture, objectPath, type KindRef } from './harness/fixtures.ts';
 import { CONFIGMAPS, NEEDS_NAMESPACES, createObject, needs } from './harness/objects.ts';
 import { createNamespace } from './harness/namespaces.ts';
+import { busyScaled } from './harness/progress.ts';
 
 /** How long a target may take before we conclude that no controller acts on it. */
-const NO_CONTROLLER_BOUND_MS = 20_000;
+const NO_CONTROLLER_BOUND_MS = busyScaled(20_000);
 /**
  * How long a namespace with one object of every kind may take to disappear once its controller acts. Pods in it
  * terminate gracefully (30 s by default on a real cluster) and a busy namespace controller requeues with a
  * back-off, so this is generous; nothing moving at all within NO_CONTROLLER_BOUND_MS is a skip instead.
  */
-const NAMESPACE_GONE_MS = 60_000;
+const NAMESPACE_GONE_MS = busyScaled(60_000);
 
 const SECRETS: KindRef = { group: '', version: 'v1', kind: 'Secret', resource: 'secrets', namespaced: true };
 

@@ -12,13 +12,13 @@ import { check, type CheckContext } from './harness/check.ts';
 import { describeResponse, expectEqual, expectTrue, fail, forRows } from './harness/expect.ts';
 import { DEPLOYMENTS, NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import type { KindRef } from './harness/fixtures.ts';
-import { NOTHING_MOVES_MS, conditionsOf, createOrFail, listItems, livePods, phaseOf, podTemplate, read, within } from './harness/progress.ts';
+import { NOTHING_MOVES_MS, busyScaled, conditionsOf, createOrFail, listItems, livePods, phaseOf, podTemplate, read, within } from './harness/progress.ts';
 import { isRfc3339Utc, shapeFindings, jsonFieldRows } from './harness/shapes.ts';
 import { specTables } from './harness/spec.ts';
 
 const JOBS: KindRef = { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs', namespaced: true };
 const CRONJOBS: KindRef = { group: 'batch', version: 'v1beta1', kind: 'CronJob', resource: 'cronjobs', namespaced: true };
-const FINISH_MS = 45_000;
+const FINISH_MS = busyScaled(45_000);
 const FAIL_ANNOTATION = { 'simulator.cluster.local/exit-code': '1' };
 const NEVER_READY_ANNOTATION = { 'simulator.cluster.local/never-ready': 'true' };
 

@@ -10,11 +10,12 @@ import { describeResponse, expectEqual, expectTrue, fail } from './harness/expec
 import { DEPLOYMENTS, NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import type { KindRef } from './harness/fixtures.ts';
 import { replaceWithRetry } from './harness/retry.ts';
+import { busyScaled } from './harness/progress.ts';
 
 /** How long a target may take to show that a controller or a node acts at all. */
-const NOTHING_MOVES_MS = 20_000;
+const NOTHING_MOVES_MS = busyScaled(20_000);
 /** How long a started rollout or job may take to finish. */
-const FINISH_MS = 60_000;
+const FINISH_MS = busyScaled(60_000);
 
 const JOBS: KindRef = { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs', namespaced: true };
 

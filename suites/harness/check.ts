@@ -20,6 +20,7 @@ import { checkSeed, currentRunContext, formatReplay, type RunContextFile } from 
 import { writeEvidence } from './evidence.ts';
 import { summarise, writeTranscript, type TranscriptEntry } from './transcript.ts';
 import { noteCheckTime } from './timing.ts';
+import { busyScaled } from './progress.ts';
 
 export interface CheckMeta {
   /** Spec-table row ids this check covers (validated by suites/coverage.test.ts). */
@@ -116,7 +117,8 @@ export function check(id: string, meta: CheckMeta, fn: CheckFn): void {
 }
 
 function registerTest(definition: CheckDefinition, run: RunContextFile): void {
-  const timeout = (definition.timeoutSeconds ?? 0) * 1000 || run.timeoutMs;
+  // Bounds inside checks stretch on a busy machine (harness/progress.ts busyScaled): so does the check's time limit.
+  const timeout = busyScaled((definition.timeoutSeconds ?? 0) * 1000 || run.timeoutMs);
   // A concurrent check starts now; its test only collects the outcome when its turn comes.
   const early = definition.concurrent && !firstUnmet(run.discovery, definition.requires ?? []) ? executeCheck(definition, run) : undefined;
   test(definition.id, { timeout }, async (t) => {

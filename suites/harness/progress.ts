@@ -1,12 +1,25 @@
 // Bounded polling and small readers for checks that wait on controllers and nodes. No fixed sleeps: every wait
 // is a poll with a bound, and "nothing moved within the bound" is a skip of the check (the target has no
 // controller or no nodes), while "something moved but did not finish" is a failure.
+import { availableParallelism, loadavg } from 'node:os';
 import type { KubeList, KubeObject } from '../../simulator/api/meta.ts';
 import type { CheckContext } from './check.ts';
 import { describeResponse, fail } from './expect.ts';
 
+/**
+ * A bound on "does it happen at all" (a controller acts, a rollout finishes), stretched by how busy this machine is:
+ * the load average per core, from 1 up to 4. On 2 cores kept busy by other work, the target's controllers and
+ * nodes (and a daemon under test) get a fraction of a core and take that many times longer; a skip ("no
+ * controller acts") or a failure ("did not finish") must not come from that. Never for bounds that tell an
+ * option's value from its default.
+ */
+export function busyScaled(ms: number): number {
+  const perCore = loadavg()[0] / Math.max(1, availableParallelism());
+  return Math.round(ms * Math.min(4, Math.max(1, perCore)));
+}
+
 /** How long a target may take to show that a controller or a node acts at all. */
-export const NOTHING_MOVES_MS = 20_000;
+export const NOTHING_MOVES_MS = busyScaled(20_000);
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
