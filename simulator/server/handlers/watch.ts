@@ -48,7 +48,8 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
   const formatKey = `${negotiated.format}|${apiVersionOf(def)}`;
   const encode = negotiated.format === 'protobuf'
     ? (type: string, obj: object) => ctx.protobuf!.encodeWatchEvent(type, obj)
-    : (type: string, obj: object) => encodeJson({ type, object: obj }, false);
+    : // Bytes, not a string: a frame written to many watchers is then UTF-8 encoded once, not once per watcher.
+      (type: string, obj: object) => Buffer.from(encodeJson({ type, object: obj }, false));
 
   // Initial state for watches without a resourceVersion (or "0"): a snapshot delivered as ADDED events.
   let initial: KubeObject[] = [];
