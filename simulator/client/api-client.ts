@@ -287,6 +287,14 @@ export class ApiClient {
       const deadline = ro.timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined;
       const child = ro.signal ? this.fanout.child(ro.signal) : undefined;
       const signal = deadline && child ? AbortSignal.any([child.signal, deadline]) : (deadline ?? child?.signal);
+      // A transport failure, sending or reading the body: recorded, then waited out before the next attempt when
+      // it may be retried, else thrown (the caller's abort as its reason).
+      const failedAttempt = async (err: unknown): Promise<void> => {
+        this.record(method, '<error>', startedAt);
+        if (ro.signal?.aborted) throw ro.signal.reason ?? err;
+        if (!retriable(method, err, !!deadline?.aborted) || attempt >= retries) throw err;
+        await sleep(this.backoff(attempt, undefined), ro.signal);
+      };
       let res: Dispatcher.ResponseData;
       try {
         res = await request(url, {
@@ -305,25 +313,15 @@ export class ApiClient {
         });
       } catch (err) {
         child?.release();
-        this.record(method, '<error>', startedAt);
-        if (ro.signal?.aborted) throw ro.signal.reason ?? err;
-        if (retriable(method, err, !!deadline?.aborted) && attempt < retries) {
-          await sleep(this.backoff(attempt, undefined), ro.signal);
-          continue;
-        }
-        throw err;
+        await failedAttempt(err);
+        continue;
       }
       let buf: Buffer;
       try {
         buf = Buffer.from(await res.body.arrayBuffer());
       } catch (err) {
-        this.record(method, '<error>', startedAt);
-        if (ro.signal?.aborted) throw ro.signal.reason ?? err;
-        if (retriable(method, err, !!deadline?.aborted) && attempt < retries) {
-          await sleep(this.backoff(attempt, undefined), ro.signal);
-          continue;
-        }
-        throw err;
+        await failedAttempt(err);
+        continue;
       } finally {
         child?.release();
       }
