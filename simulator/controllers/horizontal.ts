@@ -273,6 +273,9 @@ export class HorizontalPodAutoscaler implements Controller {
       rescale = desired > current ? upOk : downOk;
     }
     let lastScaleTime = old.lastScaleTime;
+    // The status as it stands when called (replicas, last scale time and conditions are settled below).
+    const writeStatus = (usage?: number) =>
+      this.write(ctx, hpa, { currentReplicas: current, desiredReplicas: desired, ...(lastScaleTime ? { lastScaleTime } : {}) }, conditions, utilization, usage);
     if (rescale) {
       try {
         await ctx.client.patch(path!, { spec: { replicas: desired } }, 'application/merge-patch+json', ctx.signal);
@@ -289,13 +292,7 @@ export class HorizontalPodAutoscaler implements Controller {
           reason: 'FailedUpdateScale',
           message: `the HPA controller was unable to update the target scale: ${(err as Error).message}`,
         });
-        await this.write(
-          ctx,
-          hpa,
-          { currentReplicas: current, desiredReplicas: desired, ...(lastScaleTime ? { lastScaleTime } : {}) },
-          conditions,
-          utilization,
-        );
+        await writeStatus();
         throw err;
       }
       lastScaleTime = rfc3339();
@@ -329,14 +326,7 @@ export class HorizontalPodAutoscaler implements Controller {
         message: 'the last scale time was sufficiently old as to warrant a new scale',
       });
     }
-    await this.write(
-      ctx,
-      hpa,
-      { currentReplicas: current, desiredReplicas: desired, ...(lastScaleTime ? { lastScaleTime } : {}) },
-      conditions,
-      utilization,
-      usageMilli,
-    );
+    await writeStatus(usageMilli);
     void name;
   }
 
