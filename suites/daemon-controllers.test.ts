@@ -68,3 +68,19 @@ test('a daemon that miscomputes recycler deadlines or never protects claims fail
   assertFailed(r, 'daemon-controllers.volume-recycling', ['option.pv-recycler-minimum-timeout-hostpath'], /activeDeadlineSeconds 10 \(got 11\)/);
   assertFailed(r, 'daemon-controllers.pvc-protection', ['controller.pvc-protection', 'gate.PVCProtection'], /pvc-protection finalizer/);
 });
+
+test('a daemon that evicts at a rate of its own, or never judges a zone disrupted, fails the node eviction checks', async () => {
+  const r = await runWithBrokenDaemon(['eviction-rate'], ['daemon-controllers.node-eviction-rate', 'daemon-controllers.node-zone-disruption']);
+  assertFailed(r, 'daemon-controllers.node-eviction-rate', ['option.node-eviction-rate'], /evicted at/);
+  assertFailed(r, 'daemon-controllers.node-zone-disruption', ['option.secondary-node-eviction-rate'], /secondary-node-eviction-rate=0\.5: evicted at/);
+  const z = await runWithBrokenDaemon(['zone-disruption'], ['daemon-controllers.node-zone-disruption']);
+  assertFailed(z, 'daemon-controllers.node-zone-disruption', ['option.large-cluster-size-threshold'], /nothing evicted/);
+});
+
+test('a daemon that looks at heartbeats every 5 s, or syncs load balancers one at a time or every 5 min, fails the node and cloud checks', async () => {
+  const r = await runWithBrokenDaemon(['monitor-period', 'service-syncs'], ['daemon-controllers.node-lifecycle', 'daemon-controllers.cloud']);
+  assertFailed(r, 'daemon-controllers.node-lifecycle', ['option.node-monitor-period'], /marked Unknown as far apart as their last heartbeats on none of/);
+  assertFailed(r, 'daemon-controllers.cloud', ['option.concurrent-service-syncs'], /--concurrent-service-syncs=3: 3 load balancers/);
+  const p = await runWithBrokenDaemon(['service-sync-period'], ['daemon-controllers.cloud']);
+  assertFailed(p, 'daemon-controllers.cloud', ['option.service-sync-period'], /--service-sync-period=500ms: a Service waiting for a free address was tried/);
+});
