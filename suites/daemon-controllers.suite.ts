@@ -923,7 +923,7 @@ check(
         '--service-cluster-ip-range=10.123.4.0/25',
         '--cidr-allocator-type=RangeAllocator',
       ];
-      await withControllers(env, 'node,ttl', flags, 'node IPAM', async () => {
+      await withControllers(env, 'node,ttl', flags, 'node IPAM', async ({ p }) => {
         const kubelets = env.kubelets();
         for (const n of ['ip-0', 'ip-1', 'ip-2']) await kubelets.add(n);
         const cidrs = await within(busyScaled(30_000), async () => {
@@ -932,7 +932,7 @@ check(
         });
         expectTrue(
           JSON.stringify(cidrs) === JSON.stringify(['10.123.4.128/26', '10.123.4.192/26']),
-          `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25`,
+          `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25${cidrs ? '' : ` (daemon output: ${tail(`${p.stdout}\n${p.stderr}`, 1200)})`}`,
           ['option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type'],
         );
         const full = await within(
