@@ -41,6 +41,12 @@ function numberAt(buf: Buffer, at: number): number {
 }
 
 function run(job: Job): void {
+  // CPU from the moment every watch is open (the events' part, not the connects').
+  let cpu0 = process.cpuUsage();
+  const cpuMs = () => {
+    const c = process.cpuUsage(cpu0);
+    return (c.user + c.system) / 1000;
+  };
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const histogram = new Uint32Array(BUCKETS);
   let received = 0;
@@ -63,8 +69,10 @@ function run(job: Job): void {
         send({ op: 'error', message: `watch answered ${res.statusCode}` });
         return;
       }
-      if (++ready === job.watchers) send({ op: 'ready' });
-      else if (ready === opened) openBatch();
+      if (++ready === job.watchers) {
+        cpu0 = process.cpuUsage();
+        send({ op: 'ready' });
+      } else if (ready === opened) openBatch();
       let last = 0;
       let count = 0;
       let tail: Buffer | undefined;
@@ -92,7 +100,7 @@ function run(job: Job): void {
         tail = start < buf.length ? buf.subarray(start) : undefined;
         if (count === job.events) {
           res.destroy();
-          if (++finished === job.watchers) send({ op: 'done', received, outOfOrder, histogram: Buffer.from(histogram.buffer).toString('base64') });
+          if (++finished === job.watchers) send({ op: 'done', received, outOfOrder, cpuMs: cpuMs(), histogram: Buffer.from(histogram.buffer).toString('base64') });
         }
       });
     });

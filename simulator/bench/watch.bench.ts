@@ -13,6 +13,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import os from 'node:os';
 import { Agent, request } from 'undici';
 import { startSimulator } from '../cluster.ts';
 import { formatLine, type Measurement } from './measurement.ts';
@@ -33,7 +34,7 @@ interface Round {
   rssGrowthMb: number;
 }
 
-type ChildMessage = { op: 'ready' } | { op: 'done'; received: number; outOfOrder: number; histogram: string } | { op: 'error'; message: string };
+type ChildMessage = { op: 'ready' } | { op: 'done'; received: number; outOfOrder: number; cpuMs: number; histogram: string } | { op: 'error'; message: string };
 
 function percentileOf(hist: Uint32Array, total: number, p: number): number {
   const want = Math.ceil(total * p);
@@ -61,7 +62,7 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
 
     // Client processes, each with its share of the watchers.
     const ready: Promise<void>[] = [];
-    const done: Promise<{ received: number; outOfOrder: number; histogram: Uint32Array }>[] = [];
+    const done: Promise<{ received: number; outOfOrder: number; cpuMs: number; histogram: Uint32Array }>[] = [];
     for (let left = watchers; left > 0; left -= PER_PROCESS) {
       const n = Math.min(PER_PROCESS, left);
       const child = fork(join(HERE, 'watch-clients.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -75,11 +76,11 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
       done.push(
         Promise.race([
           failed,
-          new Promise<{ received: number; outOfOrder: number; histogram: Uint32Array }>((r) =>
+          new Promise<{ received: number; outOfOrder: number; cpuMs: number; histogram: Uint32Array }>((r) =>
             child.on('message', (m: ChildMessage) => {
               if (m.op !== 'done') return;
               const b = Buffer.from(m.histogram, 'base64');
-              r({ received: m.received, outOfOrder: m.outOfOrder, histogram: new Uint32Array(b.buffer, b.byteOffset, BUCKETS) });
+              r({ received: m.received, outOfOrder: m.outOfOrder, cpuMs: m.cpuMs, histogram: new Uint32Array(b.buffer, b.byteOffset, BUCKETS) });
             }),
           ),
         ]),
@@ -95,6 +96,7 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
 
     const encodingsBefore = sim.ctx.hub.stats.encodings;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     for (let i = 0; i < writes; i++) {
       const sent = String(performance.timeOrigin + performance.now());
       const res = await request(`${sim.url}/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: `cm-${i}` }, data: { sent } }) });
@@ -103,12 +105,15 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
     }
     const results = await Promise.all(done);
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
     clearInterval(sampler);
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
     const hist = new Uint32Array(BUCKETS);
     let received = 0;
     let outOfOrder = 0;
+    let clientCpuMs = 0;
     for (const r of results) {
+      clientCpuMs += r.cpuMs;
       received += r.received;
       outOfOrder += r.outOfOrder;
       for (let i = 0; i < BUCKETS; i++) hist[i] += r.histogram[i];
@@ -125,7 +130,8 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
     log(
       `${watchers} watchers x ${writes} writes: ${received}/${watchers * writes} events (${outOfOrder} out of order) in ${seconds.toFixed(1)} s = ` +
         `${(received / seconds).toFixed(0)} events/s, p50 ${percentileOf(hist, received, 0.5).toFixed(1)} ms, p99 ${out.p99.toFixed(1)} ms, ` +
-        `${out.encodingsPerEvent.toFixed(2)} encodings/event, server RSS +${out.rssGrowthMb.toFixed(0)} MiB`,
+        `${out.encodingsPerEvent.toFixed(2)} encodings/event, server RSS +${out.rssGrowthMb.toFixed(0)} MiB; CPU per delivery: server ${((cpu.user + cpu.system) / received).toFixed(1)} µs ` +
+        `(with the writer), clients ${((clientCpuMs * 1000) / received).toFixed(1)} µs; load average ${os.loadavg()[0].toFixed(1)}`,
     );
     return out;
   } finally {

@@ -130,23 +130,16 @@ describe('kubectl', { skip }, () => {
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
-    const seen = (pattern: RegExp) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; stdout: ${out}; stderr: ${err}`)), 15_000);
-        const check = () => {
-          if (pattern.test(out)) {
-            clearTimeout(timer);
-            child.stdout.off('data', onData);
-            resolve();
-          }
-        };
-        const onData = (d: Buffer) => {
-          out += d;
-          check();
-        };
-        child.stdout.on('data', onData);
-        check();
-      });
+    // One listener for the whole run: output that comes between two waits (the new object's line may be printed
+    // before the create's answer is read) must not be lost.
+    child.stdout.on('data', (d) => (out += d));
+    const seen = async (pattern: RegExp) => {
+      const deadline = Date.now() + 15_000;
+      while (!pattern.test(out)) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; stdout: ${out}; stderr: ${err}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
     try {
       await seen(/^configmap\/c3$/m); // the initial list is printed: the watch is next
       const created = await api('POST', `/api/v1/namespaces/${NS}/configmaps`, { metadata: { name: 'watched' } });

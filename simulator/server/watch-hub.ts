@@ -57,4 +57,32 @@ export class WatchHub {
       return encode(type, obj);
     });
   }
+
+  /**
+   * The frame as one HTTP/1.1 chunk (size line, bytes, CRLF) in one Buffer, encoded once and shared by every
+   * watcher: a watcher's socket gets it as is, without a per-watcher UTF-8 conversion or chunk framing.
+   * `cacheKey` names format, version and event type (chunkKeys makes them once per watch).
+   */
+  chunk(cacheKey: string, type: string, obj: KubeObject, encode: FrameEncoder): Buffer {
+    return this.frames.get(obj, cacheKey, () => {
+      this.stats.encodings++;
+      return httpChunk(encode(type, obj));
+    }) as Buffer;
+  }
+}
+
+/** The cache keys of chunk() for one watch's format and version, by event type. */
+export function chunkKeys(formatKey: string): Record<string, string> {
+  return { ADDED: `${formatKey}|ADDED|chunk`, MODIFIED: `${formatKey}|MODIFIED|chunk`, DELETED: `${formatKey}|DELETED|chunk`, ERROR: `${formatKey}|ERROR|chunk` };
+}
+
+/** Bytes framed as one chunk of a chunked HTTP/1.1 body. */
+export function httpChunk(bytes: Buffer | string): Buffer {
+  const body = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
+  const head = `${body.length.toString(16)}\r\n`;
+  const out = Buffer.allocUnsafe(head.length + body.length + 2);
+  out.write(head, 0, 'latin1');
+  body.copy(out, head.length);
+  out.write('\r\n', head.length + body.length, 'latin1');
+  return out;
 }

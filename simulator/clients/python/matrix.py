@@ -125,9 +125,17 @@ def replace_deployment():
         ),
     )
     apps.create_namespaced_deployment(NS, body)
-    d = apps.read_namespaced_deployment("web", NS)
-    d.spec.replicas = 2
-    out = apps.replace_namespaced_deployment("web", NS, d)
+    # Read, change, replace; the deployment controller writes the status meanwhile, so a 409 means "read again"
+    # (client-go's RetryOnConflict), as for any client beside a controller.
+    for attempt in range(5):
+        d = apps.read_namespaced_deployment("web", NS)
+        d.spec.replicas = 2
+        try:
+            out = apps.replace_namespaced_deployment("web", NS, d)
+            break
+        except ApiException as e:
+            if e.status != 409 or attempt == 4:
+                raise
     assert out.spec.replicas == 2 and out.metadata.generation == 2, (out.spec.replicas, out.metadata.generation)
     return "generation %d" % out.metadata.generation
 
