@@ -28,7 +28,7 @@ function refused(text: string, max: number): boolean {
     checkJsonTextDepth(text, max);
     return false;
   } catch (e) {
-    assert.ok(e instanceof DocumentLimitError && e.limit === 'depth');
+    assert.ok(e instanceof DocumentLimitError && e.limit === 'depth', `not a depth refusal: ${String(e)}`);
     return true;
   }
 }
