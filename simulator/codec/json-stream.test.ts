@@ -63,7 +63,10 @@ test('any framing (a line each, pretty-printed over lines, none, CRLF) at any ch
   ];
   fc.assert(
     fc.property(
-      fc.array(fc.tuple(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }), fc.nat(framings.length - 1)), { minLength: 1, maxLength: 8 }),
+      fc.array(fc.tuple(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }), fc.nat(framings.length - 1)), {
+        minLength: 1,
+        maxLength: 8,
+      }),
       fc.array(fc.nat(), { maxLength: 10 }),
       (docs, cuts) => {
         // JSON's own reading of each document is the reference (-0 and the like come back as JSON reads them).
