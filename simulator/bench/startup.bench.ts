@@ -11,12 +11,6 @@
 // Median of 5 each, alternated so that a disturbance of the machine hits every side alike. Goals: the simulator
 // answers within 500 ms on 2 unloaded cores, the suites reach their first check within 1 s.
 
-import tsx -e ''` and plain `node -e ''`: what registering tsx alone costs (its loader thread),
-//     so the table shows how much of a start is tsx's rather than ours.
-// `npx tsx simulator` runs a compiled build of itself when one matches the sources (simulator/compiled.ts); the
-// bench makes it first, and times a start from the sources too (SIMULATOR_COMPILED=0), as after an edit.
-// Median of 5 each, alternated so that a disturbance of the machine hits every side alike. Goals: the simulator
-// answers within 500 ms on 2 unloaded cores, the suites reach their first check within 1 s.
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
