@@ -11,7 +11,6 @@
 // Median of 5 each, alternated so that a disturbance of the machine hits every side alike. Goals: the simulator
 // answers within 500 ms on 2 unloaded cores, the suites reach their first check within 1 s.
 
-
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
