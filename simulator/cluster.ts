@@ -137,7 +137,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
 }
 
 /** The controller daemon against this server, the way `npx tsx simulator/controllers --master URL` runs it. */
-async function startControllers(url: string, vendor: string, opts: SimulatorOptions): Promise<DaemonHandle> {
+export async function startControllers(url: string, vendor: string, opts: SimulatorOptions): Promise<DaemonHandle> {
   // Loaded only when asked for, so that the API server alone does not pay for the daemon's modules.
   const { startDaemon } = await import('./controllers/daemon/daemon.ts');
   // A client on the same machine, often in the same process: the spec's 20 qps (meant for a remote API

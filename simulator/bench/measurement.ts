@@ -3,6 +3,8 @@
 // the same run (a bare Fastify route, the etcd client's own puts...), never against a fixed number of
 // milliseconds alone, so a slower or busier machine moves both sides together.
 
+import { readFileSync } from 'node:fs';
+
 export interface Point {
   x: number;
   y: number;
@@ -35,3 +37,21 @@ export function percentile(xs: number[], p: number): number {
 export function formatLine(m: Measurement): string {
   return `${m.ok ? 'PASS' : 'FAIL'}  ${m.name}: ${Number.isFinite(m.value) ? m.value.toFixed(2) : m.value} ${m.unit} (target ${m.target})`;
 }
+
+/**
+ * CPU time (user + system, seconds) of the calling thread alone, from /proc/thread-self/stat (Linux; node 20 has no
+ * process.threadCpuUsage). A bench with threads reads each thread's share with it: on an unloaded machine the busiest
+ * thread bounds the wall time, whatever else runs meanwhile. NaN where /proc is absent.
+ */
+export function threadCpuSeconds(): number {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The kernel's clock ticks per second for /proc times (USER_HZ: 100 on every Linux this runs on). */
+const CLOCK_TICKS = 100;

@@ -21,6 +21,8 @@ import { BUCKET_MS, BUCKETS } from './watch-clients.ts';
 
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 10_000);
 const WRITES = Number(process.env.BENCH_WRITES ?? 1000);
+/** Writers creating side by side (1: one create at a time, each sent once the last is answered). */
+const WRITERS = Math.max(1, Number(process.env.BENCH_WATCH_WRITERS ?? 1));
 const PER_PROCESS = 5000;
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -48,7 +50,7 @@ function percentileOf(hist: Uint32Array, total: number, p: number): number {
 
 async function round(watchers: number, writes: number, log: (s: string) => void): Promise<Round> {
   const sim = await startSimulator();
-  const agent = new Agent({ connections: 8 });
+  const agent = new Agent({ connections: Math.max(8, WRITERS) });
   const children: ChildProcess[] = [];
   try {
     const ns = 'bench';
@@ -95,17 +97,24 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
     if (open < watchers) throw new Error(`only ${open} of ${watchers} watches open`);
 
     const encodingsBefore = sim.ctx.hub.stats.encodings;
+    const writesBefore = sim.ctx.hub.stats.writes;
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
-    for (let i = 0; i < writes; i++) {
-      const sent = String(performance.timeOrigin + performance.now());
-      const res = await request(`${sim.url}/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: `cm-${i}` }, data: { sent } }) });
-      await res.body.text();
-      if (res.statusCode !== 201) throw new Error(`create answered ${res.statusCode}`);
-    }
+    // WRITERS sequential writers side by side (each sends its next create once its last one is answered).
+    let next = 0;
+    const writer = async () => {
+      for (let i = next++; i < writes; i = next++) {
+        const sent = String(performance.timeOrigin + performance.now());
+        const res = await request(`${sim.url}/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: `cm-${i}` }, data: { sent } }) });
+        await res.body.text();
+        if (res.statusCode !== 201) throw new Error(`create answered ${res.statusCode}`);
+      }
+    };
+    await Promise.all(Array.from({ length: WRITERS }, writer));
     const results = await Promise.all(done);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const socketWrites = sim.ctx.hub.stats.writes - writesBefore;
     clearInterval(sampler);
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
     const hist = new Uint32Array(BUCKETS);
@@ -128,9 +137,9 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
       rssGrowthMb: (rssPeak - rssBefore) / 2 ** 20,
     };
     log(
-      `${watchers} watchers x ${writes} writes: ${received}/${watchers * writes} events (${outOfOrder} out of order) in ${seconds.toFixed(1)} s = ` +
+      `${watchers} watchers x ${writes} writes (${WRITERS} writer${WRITERS > 1 ? 's' : ''}): ${received}/${watchers * writes} events (${outOfOrder} out of order) in ${seconds.toFixed(1)} s = ` +
         `${(received / seconds).toFixed(0)} events/s, p50 ${percentileOf(hist, received, 0.5).toFixed(1)} ms, p99 ${out.p99.toFixed(1)} ms, ` +
-        `${out.encodingsPerEvent.toFixed(2)} encodings/event, server RSS +${out.rssGrowthMb.toFixed(0)} MiB; CPU per delivery: server ${((cpu.user + cpu.system) / received).toFixed(1)} µs ` +
+        `${out.encodingsPerEvent.toFixed(2)} encodings/event, server RSS +${out.rssGrowthMb.toFixed(0)} MiB, ${(received / socketWrites).toFixed(2)} frames per socket write; CPU per delivery: server ${((cpu.user + cpu.system) / received).toFixed(1)} µs ` +
         `(with the writer), clients ${((clientCpuMs * 1000) / received).toFixed(1)} µs; load average ${os.loadavg()[0].toFixed(1)}`,
     );
     return out;

@@ -22,6 +22,7 @@ import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { jobFinished, jobStatus, type JobSpec } from './job.ts';
 import { controllerRefOf, createIn, deleteObject, isConflict, ownerRef, podPath, rfc3339, selectorMatches, specOf, writeStatus, type Obj } from './workload-util.ts';
 import { sleep } from '../client/timers.ts';
+import { copyJson } from '../patch/json-value.ts';
 
 export const MAX_MISSED_START_TIMES = 100;
 
@@ -174,7 +175,7 @@ export class CronJobController implements Controller {
         ...(t.metadata?.annotations ? { annotations: { ...t.metadata.annotations } } : {}),
         ownerReferences: [ownerRef(cj, 'batch/v1beta1', 'CronJob')],
       },
-      spec: structuredClone(t.spec ?? {}),
+      spec: copyJson(t.spec ?? {}),
     };
     try {
       return await createIn(ctx.client, `/apis/batch/v1/namespaces/${encodeURIComponent(ns)}/jobs`, job, ctx.signal);

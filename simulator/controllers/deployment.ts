@@ -47,6 +47,7 @@ import {
   type Obj,
 } from './workload-util.ts';
 import { every } from '../client/timers.ts';
+import { copyJson } from '../patch/json-value.ts';
 
 export const REVISION = 'deployment.kubernetes.io/revision';
 export const DESIRED_REPLICAS = 'deployment.kubernetes.io/desired-replicas';
@@ -92,7 +93,7 @@ export function resolveFenceposts(spec: DeploymentSpec): { maxSurge: number; max
 
 /** The template without the pod-template-hash label, to compare a ReplicaSet's with the Deployment's. */
 function withoutHash(t: Template | undefined): Template {
-  const c = structuredClone(t ?? {});
+  const c = copyJson(t ?? {});
   if (c.metadata?.labels) {
     delete c.metadata.labels[HASH_LABEL];
     if (Object.keys(c.metadata.labels).length === 0) delete c.metadata.labels;
@@ -183,7 +184,7 @@ export class DeploymentController implements Controller {
 
   /** dc.rollback: copies the template of the requested revision's ReplicaSet into the Deployment and clears the request. */
   private async rollback(ctx: ControllerContext, d: KubeObject, rsList: KubeObject[]): Promise<void> {
-    const next: KubeObject = { ...structuredClone(d), apiVersion: 'apps/v1', kind: 'Deployment' };
+    const next: KubeObject = { ...copyJson(d), apiVersion: 'apps/v1', kind: 'Deployment' };
     const annotations = { ...(next.metadata.annotations ?? {}) };
     let revision = Number(annotations[ROLLBACK_TO]) || 0;
     delete annotations[ROLLBACK_TO];
@@ -361,9 +362,9 @@ class DeploymentSync {
   private async createNewRS(oldRSs: KubeObject[], revision: number): Promise<KubeObject | undefined> {
     const status = (this.d.status ?? {}) as DeploymentStatus;
     const hash = templateHash(this.spec.template, status.collisionCount);
-    const template = structuredClone(this.spec.template ?? {});
+    const template = copyJson(this.spec.template ?? {});
     template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [HASH_LABEL]: hash } };
-    const selector: LabelSelector = { ...structuredClone(this.spec.selector), matchLabels: { ...this.spec.selector?.matchLabels, [HASH_LABEL]: hash } };
+    const selector: LabelSelector = { ...copyJson(this.spec.selector), matchLabels: { ...this.spec.selector?.matchLabels, [HASH_LABEL]: hash } };
     const name = `${this.d.metadata.name}-${hash}`;
     const draft: KubeObject = {
       apiVersion: 'apps/v1',

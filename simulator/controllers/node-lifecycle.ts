@@ -37,6 +37,7 @@ import { NodeIpam } from './node-ipam.ts';
 import { TaintManager } from './taint-manager.ts';
 import { controllerRefOf, isConflict, isNotFound, podPath, rfc3339, specOf } from './workload-util.ts';
 import { sleep } from '../client/timers.ts';
+import { copyJson } from '../patch/json-value.ts';
 
 export const ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
 export const REGION_LABEL = 'failure-domain.beta.kubernetes.io/region';
@@ -359,7 +360,7 @@ export class NodeLifecycleController implements Controller {
   private async tryUpdateNodeStatus(original: KubeObject): Promise<{ node: KubeObject; observed: NodeCondition; current: NodeCondition | undefined }> {
     const o = this.ctx.options;
     const name = original.metadata.name ?? '';
-    const node = structuredClone(original);
+    const node = copyJson(original);
     const createdTs = node.metadata.creationTimestamp ?? undefined;
     const created = ms(createdTs) || Date.now();
     const now = Date.now();

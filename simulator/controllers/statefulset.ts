@@ -41,6 +41,7 @@ import {
   type Obj,
 } from './workload-util.ts';
 import { ApiError } from '../client/api-client.ts';
+import { copyJson } from '../patch/json-value.ts';
 
 export const REVISION_LABEL = 'controller-revision-hash';
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
@@ -87,7 +88,7 @@ const revisionOf = (p: KubeObject) => p.metadata.labels?.[REVISION_LABEL];
 export function statefulPod(set: KubeObject, template: PodTemplate | undefined, revisionName: string, ordinal: number): KubeObject {
   const spec = specOf<StatefulSetSpec>(set);
   const name = `${set.metadata.name}-${ordinal}`;
-  const podSpec = structuredClone(template?.spec ?? {}) as Obj;
+  const podSpec = copyJson(template?.spec ?? {}) as Obj;
   podSpec.hostname = name;
   if (spec.serviceName) podSpec.subdomain = spec.serviceName;
   const claims = spec.volumeClaimTemplates ?? [];

@@ -9,6 +9,7 @@ import type { KubeObject, OwnerReference } from '../api/meta.ts';
 import { matchesRequirements, requirementsOf, type LabelSelector } from '../api/labels.ts';
 import { ApiError, type ApiClient } from '../client/api-client.ts';
 import type { Condition, PodStatus } from '../api/types/index.ts';
+import { copyJson } from '../patch/json-value.ts';
 
 export type Obj = Record<string, unknown>;
 
@@ -76,7 +77,7 @@ export function podFromTemplate(
   ref: OwnerReference,
   extra: { generateName?: string; labels?: Record<string, string>; nodeName?: string } = {},
 ): KubeObject {
-  const spec = structuredClone(template?.spec ?? {}) as Obj;
+  const spec = copyJson(template?.spec ?? {}) as Obj;
   if (extra.nodeName) spec.nodeName = extra.nodeName;
   const labels = { ...template?.metadata?.labels, ...extra.labels };
   const annotations = template?.metadata?.annotations;

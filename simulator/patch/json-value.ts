@@ -43,6 +43,14 @@ export function deepClone<T extends JsonValue>(value: T): T {
   return value;
 }
 
+/**
+ * A deep copy of a JSON value of any declared type (a KubeObject, a part of one): several times faster than
+ * structuredClone, which serialises through V8's value serializer, and enough for what came from JSON or a store.
+ */
+export function copyJson<T>(value: T): T {
+  return deepClone(value as unknown as JsonValue) as unknown as T;
+}
+
 /** Structural equality: object key order is irrelevant, array order matters. */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -17,6 +17,7 @@ import { deleteResource } from './generic-store.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from './context.ts';
 import { nowTimestamp, storeErrorToApi } from './handlers/common.ts';
 import { writeOptions } from './handlers/write.ts';
+import { copyJson } from '../patch/json-value.ts';
 
 const PODS = { group: '', resource: 'pods' };
 export const EVICTION_REFUSED = "Cannot evict pod as it would violate the pod's disruption budget.";
@@ -61,7 +62,7 @@ export async function evictPod(ctx: ServerContext, req: ResourceRequest): Promis
         await ctx.store.guaranteedUpdate(`/registry/poddisruptionbudgets/${ns}/${pdb.metadata.name}`, (cur) => {
           if (!cur) throw tooManyRequests(EVICTION_REFUSED);
           check(cur.value);
-          const next = structuredClone(cur.value) as KubeObject;
+          const next = copyJson(cur.value) as KubeObject;
           const st = next.status as { disruptionsAllowed: number; disruptedPods?: Record<string, string> };
           st.disruptionsAllowed -= 1;
           st.disruptedPods = { ...(st.disruptedPods ?? {}), [name]: nowTimestamp(ctx) };

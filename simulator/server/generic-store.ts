@@ -27,6 +27,7 @@ import { StoreError, type StoredObject } from '../storage/store.ts';
 import { conflict, forbidden, invalid, invalidValue, notFound, type FieldError } from './errors.ts';
 import type { ServerContext } from './context.ts';
 import { groupResource, initSystemMeta, selfLinkOf, storeErrorToApi, toStored } from './handlers/common.ts';
+import { copyJson } from '../patch/json-value.ts';
 
 /** Options every write path takes. */
 export interface WriteOptions {
@@ -151,7 +152,6 @@ export async function createResource(
   await beforeCreate(obj, def, env);
   // generateName collisions are retried with a new suffix, as clients expect a unique name.
   for (let attempt = 0; ; attempt++) {
-    const retry = (e: unknown) => e instanceof StoreError && e.code === 'KeyExists' && !explicitName && attempt < 5;
     try {
       const candidate = toStored(def, obj);
       await admit(ctx, { operation: 'CREATE', def, namespace, name: obj.metadata.name!, object: candidate, dryRun });
@@ -163,7 +163,7 @@ export async function createResource(
       }
       return await ctx.store.create(key, candidate);
     } catch (e) {
-      if (retry(e)) {
+      if (e instanceof StoreError && e.code === 'KeyExists' && !explicitName && attempt < 5) {
         obj.metadata.name = generateName(obj.metadata.generateName!);
         obj.metadata.selfLink = selfLinkOf(def, obj.metadata.namespace, obj.metadata.name);
         continue;
@@ -300,7 +300,7 @@ function nextForMain(def: ResourceDef, incoming: KubeObject, cur: StoredObject, 
   repairServerOwnedMeta(body.metadata, old.metadata);
   const metaErrs = validateObjectMetaUpdate(body.metadata, old.metadata);
   // Defaults and conversion change the object in place: a copy unless the caller made this one for this attempt.
-  const inRequestVersion = fresh ? body : structuredClone(body);
+  const inRequestVersion = fresh ? body : copyJson(body);
   applyDefaults(inRequestVersion, def);
   const next = toStored(def, inRequestVersion);
   prepareForUpdate(next, old, def);
@@ -311,7 +311,7 @@ function nextForMain(def: ResourceDef, incoming: KubeObject, cur: StoredObject, 
 
 /** /status (spec 4.10.1): only status changes; metadata and spec come from the stored object. */
 function nextForStatus(def: ResourceDef, body: KubeObject, cur: StoredObject): KubeObject {
-  const next = prepareForStatusUpdate(toStored(def, structuredClone(body)), cur.value, def);
+  const next = prepareForStatusUpdate(toStored(def, copyJson(body)), cur.value, def);
   next.metadata.resourceVersion = '0';
   throwIfInvalid(def, body.metadata.name ?? '', validateNew(def, next));
   return next;
@@ -320,7 +320,7 @@ function nextForStatus(def: ResourceDef, body: KubeObject, cur: StoredObject): K
 /** /scale: only spec.replicas changes (the Scale's replicas were checked by the caller). */
 function nextForScale(def: ResourceDef, scale: KubeObject, cur: StoredObject): KubeObject {
   const old = cur.value;
-  const next = structuredClone(old) as KubeObject;
+  const next = copyJson(old) as KubeObject;
   // A stored spec that is not an object (nothing validated it yet) must not turn a scale write into a 500.
   const spec = next.spec !== null && typeof next.spec === 'object' && !Array.isArray(next.spec) ? (next.spec as Record<string, unknown>) : {};
   spec.replicas = (scale.spec as { replicas?: number } | undefined)?.replicas ?? 0;
@@ -354,7 +354,7 @@ function nextForFinalize(def: ResourceDef, body: KubeObject, cur: StoredObject):
  */
 function nextForApproval(def: ResourceDef, body: KubeObject, cur: StoredObject): KubeObject {
   const old = cur.value;
-  const incoming = toStored(def, structuredClone(body));
+  const incoming = toStored(def, copyJson(body));
   const conditions = (incoming.status as { conditions?: unknown } | undefined)?.conditions;
   const status: Record<string, unknown> = { ...((old.status as object | undefined) ?? {}) };
   if (conditions === undefined || conditions === null) delete status.conditions;
@@ -384,7 +384,7 @@ export async function updateResource(ctx: ServerContext, u: UpdateRequest): Prom
       created = false;
       if (!cur) {
         if (!u.createIfMissing) throw notFound(groupResource(def), name);
-        const obj = structuredClone(u.createIfMissing);
+        const obj = copyJson(u.createIfMissing);
         await prepareNew(ctx, def, u.namespace, obj, u.opts?.user);
         await beforeCreate(obj, def, strategyEnv(ctx, dryRun));
         const candidate = toStored(def, obj);

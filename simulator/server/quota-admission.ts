@@ -22,6 +22,7 @@ import type { ServerContext } from './context.ts';
 import { forbidden } from './errors.ts';
 import { groupResource } from './handlers/common.ts';
 import { LIVE_LOOKUP_TTL_MS } from './object-cache.ts';
+import { copyJson } from '../patch/json-value.ts';
 
 interface QuotaView {
   spec?: { hard?: Record<string, string>; scopes?: string[] };
@@ -112,7 +113,7 @@ export function quotaAdmission(ctx: ServerContext): AdmissionHook {
         if (!cur) return undefined;
         const after = judge(attrs, cur.value, delta);
         if (!after || !Object.keys(after).length) return undefined;
-        const next = structuredClone(cur.value) as KubeObject;
+        const next = copyJson(cur.value) as KubeObject;
         const status = next.status as { used: Record<string, string> };
         status.used = { ...status.used, ...after };
         next.metadata.resourceVersion = '0';

@@ -7,6 +7,11 @@
 import type { KubeObject } from '../api/meta.ts';
 import { EncodedCache } from './encoded-cache.ts';
 
+/** One watcher's writer of its queued frames (handlers/watch.ts). */
+export interface FrameSink {
+  flush(): void;
+}
+
 export type FrameEncoder = (type: string, obj: object) => Buffer | string;
 
 export interface HubStats {
@@ -14,6 +19,8 @@ export interface HubStats {
   encodings: number;
   /** How many frames were written to connections. */
   deliveries: number;
+  /** How many writes carried them (the pump writes all of a watcher's pending frames at once). */
+  writes: number;
   /** Watch connections cut off because they fell behind. */
   cutOff: number;
   /** Open watch connections. */
@@ -21,7 +28,7 @@ export interface HubStats {
 }
 
 export class WatchHub {
-  readonly stats: HubStats = { encodings: 0, deliveries: 0, cutOff: 0, open: 0 };
+  readonly stats: HubStats = { encodings: 0, deliveries: 0, writes: 0, cutOff: 0, open: 0 };
   private readonly enders = new Set<() => void>();
   /** Encoded frames; a frame is needed while one change is handed to its watchers and while it is replayed. */
   readonly frames: EncodedCache;
@@ -32,6 +39,38 @@ export class WatchHub {
   ) {
     this.frames = new EncodedCache(frameCacheBytes);
   }
+
+  /** Watchers with frames waiting, in the order their oldest frame came (a Set keeps insertion order). */
+  private readonly dirty = new Set<FrameSink>();
+  private pumping = false;
+
+  /** Queues a watcher's flush for the pump; the watcher keeps its frames and writes them when flushed. */
+  schedule(sink: FrameSink): void {
+    this.dirty.add(sink);
+    if (!this.pumping) {
+      this.pumping = true;
+      setImmediate(this.pump);
+    }
+  }
+
+  /** Forgets a watcher's queued flush (it ended). */
+  unschedule(sink: FrameSink): void {
+    this.dirty.delete(sink);
+  }
+
+  /**
+   * Flushes every waiting watcher, oldest first, once per turn of the event loop (setImmediate): the changes made
+   * by the requests of one turn go to each watcher in one write. A pass is not cut in slices: letting requests in
+   * between slices made a writer's events pile up behind the pass (each event still costs every watcher a queue
+   * step), which raised the bench's p99 several times at 10,000 watchers for the throughput it gained.
+   */
+  private readonly pump = (): void => {
+    for (const sink of this.dirty) {
+      this.dirty.delete(sink);
+      sink.flush();
+    }
+    this.pumping = false;
+  };
 
   /** Registers how to end one open watch cleanly; returns the deregistration. */
   track(end: () => void): () => void {

@@ -172,3 +172,31 @@ test('a watch pipelined behind a list in one write: both answered in order, the 
     sock.destroy();
   }
 });
+
+test('changes made in one turn of the event loop reach a watcher in one write, in order, and a watch ending by its timeout delivers what was queued', async () => {
+  const ns = await namespace('wire-batched');
+  const { sock, bytes } = await connect(port());
+  try {
+    sock.write(get(`/api/v1/namespaces/${ns}/configmaps?watch=true&timeoutSeconds=2`));
+    // The watch is open once the server has sent its headers.
+    const deadline = Date.now() + 15_000;
+    while (!bytes().includes('\r\n\r\n')) {
+      if (Date.now() > deadline) throw new Error('the watch never answered');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const hub = sim.ctx.hub.stats;
+    const before = { deliveries: hub.deliveries, writes: hub.writes };
+    const names = ['m1', 'm2', 'm3', 'm4', 'm5'];
+    // Written to the store side by side: their events all come within this turn.
+    await Promise.all(names.map((name) => sim.ctx.store.create(`/registry/configmaps/${ns}/${name}`, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: ns } })));
+    const [watch] = await responses(bytes, 1, 'the watch, ended by its timeout');
+    assert.deepEqual(
+      events(watch).map((e) => `${e.type} ${e.name}`),
+      names.map((n) => `ADDED ${n}`),
+    );
+    assert.equal(hub.deliveries - before.deliveries, 5, 'five frames handed to the one watcher');
+    assert.equal(hub.writes - before.writes, 1, 'in one socket write');
+  } finally {
+    sock.destroy();
+  }
+});

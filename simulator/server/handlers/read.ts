@@ -12,6 +12,7 @@ import { ContinueTokenError, decodeContinueToken, encodeContinueToken, queryHash
 import { ApiError, badRequest, expired, notFound, timeout } from '../errors.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from '../context.ts';
 import { boolParam, groupResource, groupVersionPath, intParam, keyOf, present } from './common.ts';
+import { copyJson } from '../../patch/json-value.ts';
 
 export async function get(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
   const cur = await ctx.store.get(keyOf(req, req.name!));
@@ -25,7 +26,7 @@ export async function get(ctx: ServerContext, req: ResourceRequest): Promise<Api
 
 /** export=true: strip what a user cannot set, keeping the namespace only for an exact export (spec 4.2). */
 function exported(def: ResourceDef, obj: KubeObject, exact: boolean): KubeObject {
-  const out = structuredClone(obj) as KubeObject;
+  const out = copyJson(obj) as KubeObject;
   const m = out.metadata;
   delete m.uid;
   delete m.selfLink;

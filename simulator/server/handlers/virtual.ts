@@ -44,16 +44,16 @@ async function bindPod(ctx: ServerContext, namespace: string, name: string, bind
     const spec = (pod.spec ?? {}) as { nodeName?: string };
     if (pod.metadata.deletionTimestamp) throw conflict(PODS, name, `pod ${name} is being deleted, cannot be assigned to a host`);
     if (spec.nodeName) throw conflict(PODS, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
-    const next = structuredClone(pod) as KubeObject;
-    (next.spec as { nodeName?: string }).nodeName = nodeName;
+    // Copies of the parts that change only: the store copies what it keeps (sharing the unchanged parts with the
+    // stored pod), so a deep copy here was a second one (a tenth of the API server's CPU in the scale bench).
     const annotations = (binding.metadata?.annotations ?? {}) as Record<string, string>;
-    if (Object.keys(annotations).length) next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...annotations };
-    const status = (next.status ??= {}) as { conditions?: Array<Record<string, unknown>> };
+    const metadata = { ...pod.metadata, resourceVersion: '0' };
+    if (Object.keys(annotations).length) metadata.annotations = { ...(metadata.annotations ?? {}), ...annotations };
+    const status = { ...((pod.status ?? {}) as { conditions?: Array<Record<string, unknown>> }) };
     const conditions = (status.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
     conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowTimestamp(ctx) });
     status.conditions = conditions;
-    next.metadata.resourceVersion = '0';
-    return next;
+    return { ...pod, metadata, spec: { ...spec, nodeName }, status } as KubeObject;
   };
   // dryRun=All: the binding is checked against the pod as it is, and nothing is written.
   if (dryRun) bind(await ctx.store.get(key));

@@ -86,6 +86,10 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
         hub.stats.open--;
         clearTimeout(timer);
         handle?.stop();
+        // Frames still waiting for the pump go out before the closing chunk (a watch ended by its timeout or by
+        // the server's shutdown delivers what it was handed).
+        flush();
+        hub.unschedule(sink);
         if (!res.writableEnded) res.end();
       };
       let headersSent = false;
@@ -114,22 +118,53 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
       const internals = res as unknown as { outputData?: unknown[]; chunkedEncoding?: boolean };
       const direct = !!socket && !tableVersion && internals.chunkedEncoding === true && internals.outputData?.length === 0;
       const keys = chunkKeys(formatKey);
+      // Live events of a direct watch are queued and written by the hub's pump (hub.schedule) once per turn of
+      // the event loop, all of a watcher's pending frames in one socket write: the events that the requests of
+      // one turn make (several writers, a controller's burst) cost each watcher one write, not one per event. One
+      // writer waiting for each answer sees the same as an immediate write, a turn later. The initial state and
+      // the replay from a resourceVersion are written at once, as before (a large list is not held in the queue).
+      let queued = false;
+      const pending: Buffer[] = [];
+      let pendingBytes = 0;
+      const flush = () => {
+        if (pending.length === 0) return;
+        const out = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+        pending.length = 0;
+        pendingBytes = 0;
+        if (socket!.destroyed) return;
+        socket!.write(out);
+        hub.stats.writes++;
+      };
+      const sink = { flush };
+      const cutOff = () => {
+        hub.stats.cutOff++;
+        pending.length = 0;
+        pendingBytes = 0;
+        end();
+        res.destroy();
+      };
       const send = (type: string, obj: KubeObject) => {
         if (ended) return;
         hub.stats.deliveries++;
+        if (direct && queued) {
+          const frame = hub.chunk(keys[type], type, obj, encode);
+          if (pending.length === 0) hub.schedule(sink);
+          pending.push(frame);
+          pendingBytes += frame.length;
+          if (pendingBytes + socket!.writableLength > hub.maxBufferedBytes) cutOff();
+          return;
+        }
         let buffered: number;
         if (direct) {
           socket!.write(hub.chunk(keys[type], type, obj, encode));
+          hub.stats.writes++;
           buffered = socket!.writableLength;
         } else {
           res.write(tableVersion ? tableFrame(type, obj) : hub.frame(formatKey, type, obj, encode));
+          hub.stats.writes++;
           buffered = res.writableLength;
         }
-        if (buffered > hub.maxBufferedBytes) {
-          hub.stats.cutOff++;
-          end();
-          res.destroy();
-        }
+        if (buffered > hub.maxBufferedBytes) cutOff();
       };
       const timer = setTimeout(end, timeoutMs);
       timer.unref();
@@ -153,11 +188,15 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
           onClose: (reason) => {
             if (reason instanceof StoreError && reason.code === 'Compacted') {
               const status = new ApiError(410, 'Expired', `too old resource version: ${fromRevision} (${reason.revision ?? ctx.store.oldestRevision()})`).status;
-              if (!ended) res.write(encode('ERROR', status));
+              if (!ended) {
+                flush();
+                res.write(encode('ERROR', status));
+              }
             }
             end();
           },
         });
+        queued = true;
       } catch (e) {
         if (e instanceof StoreError && e.code === 'Compacted') {
           const status = new ApiError(410, 'Expired', `too old resource version: ${fromRevision} (${e.revision ?? ctx.store.oldestRevision()})`).status;

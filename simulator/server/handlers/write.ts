@@ -15,6 +15,7 @@ import { groupResource, keyOf, present, readObjectBody } from './common.ts';
 import { checkScaleBody, scaleOf } from './scale.ts';
 import { writeOptions } from './write-options.ts';
 import { VIRTUAL_CREATES } from './virtual.ts';
+import { copyJson } from '../../patch/json-value.ts';
 
 export { bindPodSubresource } from './virtual.ts';
 
@@ -129,7 +130,7 @@ export async function rollbackDeployment(ctx: ServerContext, req: ResourceReques
     if (!(await ctx.store.get(objectKey(def, req.namespace, name)))) throw notFound(groupResource(def), name);
   } else await ctx.store.guaranteedUpdate(objectKey(def, req.namespace, name), (cur) => {
     if (!cur) throw notFound(groupResource(def), name);
-    const next = structuredClone(cur.value) as KubeObject;
+    const next = copyJson(cur.value) as KubeObject;
     next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...updatedAnnotations, [DEPLOYMENT_ROLLBACK_TO]: String(revision) };
     next.metadata.resourceVersion = '0';
     return next;
