@@ -427,7 +427,8 @@ check(
       // No controller acts on this simulator yet: a new namespace stays without a ServiceAccount.
       const probe = await fetch(`${env.masterUrl}/api/v1/namespaces/default/serviceaccounts/default`);
       await probe.body?.cancel();
-      const bound = 30_000;
+      // Whether the daemon acts at all: stretched on a busy machine.
+      const bound = busyScaled(30_000);
       // 1. Only the client-config file names the API (plus the cloud credential options).
       const cloud = [`--cloud-a-container-registry-config=${cred}`, `--cloud-b-json-key=${cred}`];
       await withDaemon(env, [`--xconfig=${env.kubeconfig(env.masterUrl)}`, '--leader-elect=false', '--controllers=serviceaccount', ...cloud], '--xconfig only', async (config) => {

@@ -138,6 +138,10 @@ export class NodeIpam {
   private async sync(node: KubeObject): Promise<void> {
     const name = node.metadata.name ?? '';
     if (podCIDROf(node)) return this.occupyExisting(node);
+    // A block given already: this event is older than the patch that gave it (a heartbeat's update delivered after
+    // the patch returned, on a loaded machine). Allocating again would hand the node a second block and starve
+    // the others (the real allocator re-reads the node and keeps the block it has).
+    if (this.byNode.has(name)) return;
     if (this.inFlight.has(name) || node.metadata.deletionTimestamp) return;
     this.inFlight.add(name);
     try {

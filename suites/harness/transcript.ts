@@ -24,6 +24,11 @@ const OPAQUE_QUERY = new Set(['resourceVersion', 'continue']);
 /** Maps whose keys are chosen by users or controllers: compared as "object" only. */
 const COLLAPSED = new Set(['labels', 'annotations', 'data', 'stringData', 'binaryData', 'matchLabels', 'nodeSelector', 'selector', 'status', 'managedFields', 'finalizers', 'ownerReferences', 'items', 'details', 'causes']);
 const MAX_SHAPE = 300;
+/**
+ * Metadata maps and lists that controllers add to at their own pace (a deployment's revision annotation, the
+ * garbage collector's finalizers): compared by type when present, their absence is no difference.
+ */
+const OPTIONAL_WHEN_EMPTY_OR_ABSENT = new Set(['metadata.labels', 'metadata.annotations', 'metadata.finalizers', 'metadata.ownerReferences']);
 
 export function normaliseRequest(method: string, url: string): string {
   const u = new URL(url);
@@ -57,6 +62,7 @@ export function shapeOf(value: unknown): string[] {
     if (out.size >= MAX_SHAPE) return;
     if (path === 'status' && !statusIsOwn) return;
     const t = typeOf(v);
+    if (OPTIONAL_WHEN_EMPTY_OR_ABSENT.has(path) && (t === 'object' || t === 'array' || t === 'null')) return;
     out.add(`${path || '.'}:${t}`);
     if (depth > 12) return;
     const key = path.split('.').pop()?.replace(/\[\]$/, '') ?? '';
