@@ -10,10 +10,9 @@ import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupport
 import { queryBool } from './query-params.ts';
 import { refuseStreaming, servePodLog } from './pod-log.ts';
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
-import { encodeAs, encodeJson, negotiateOutput, wantsPretty, type Negotiated } from './serializers.ts';
+import { compactJsonOf, encodeAs, encodeJson, negotiateOutput, wantsPretty, type Negotiated } from './serializers.ts';
 import { JSON_TYPE } from './media-types.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
-import { EncodedCache } from './encoded-cache.ts';
 import * as discovery from './discovery.ts';
 import {
   bindPodSubresource,
@@ -264,9 +263,10 @@ function sendResult(
       headers: true,
     });
     body = encodeAs(negotiated.format, table, pretty, ctx.protobuf);
-  } else if (negotiated.format === 'json' && !pretty && request.method === 'GET' && Object.isFrozen(result.object)) {
+  } else if (negotiated.format === 'json' && !pretty && Object.isFrozen(result.object)) {
     // Stored objects are frozen and never change (storage README): the compact JSON of one read often is computed
-    // once. Only reads: the answer to a write is sent once, and caching it would only hold a copy of the store.
+    // once, and the answer to a write shares its encoding with the watch frames of the same change
+    // (serializers.ts, compactJsonOf).
     body = compactJsonOf(result.object);
   } else body = encodeAs(negotiated.format, negotiated.format === 'protobuf' ? protobufForm : result.object, pretty, ctx.protobuf);
   // Bytes, not a string: Fastify would append "; charset=utf-8" to a JSON Content-Type the real server sends bare.
@@ -275,12 +275,6 @@ function sendResult(
 
 const JSON_ANSWER: Negotiated = Object.freeze({ format: 'json', contentType: JSON_TYPE });
 
-// Compact JSON of stored objects read often (GET of one object), bounded by bytes (encoded-cache.ts).
-const jsonCache = new EncodedCache(16 * 1024 * 1024);
-
-function compactJsonOf(obj: object): Buffer {
-  return jsonCache.get(obj, 'json', () => Buffer.from(encodeJson(obj, false))) as Buffer;
-}
 
 function hasProtobufForm(ctx: ServerContext, obj: object): boolean {
   const o = obj as { apiVersion?: string; kind?: string };
