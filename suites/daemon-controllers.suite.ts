@@ -611,13 +611,50 @@ async function seenAt(ms: number, probe: () => Promise<boolean>): Promise<number
   return within(ms, async () => ((await probe()) ? Date.now() : undefined), 50);
 }
 
-const evictedAt = (api: Http, ns: string, pod: string, ms: number) =>
-  seenAt(
-    ms,
-    async () =>
-      (await api.get(`/api/v1/namespaces/${ns}/pods/${pod}`))?.metadata.deletionTimestamp != null ||
-      (await api.get(`/api/v1/namespaces/${ns}/pods/${pod}`)) === undefined,
-  );
+const evictedAt = async (api: Http, ns: string, pod: string, ms: number) => (await eviction(api, ns, pod, ms)).seen;
+
+/**
+ * When the check first saw the pod being deleted (epoch ms, undefined: not within ms), and the deletionTimestamp
+ * the server wrote (epoch ms of whole seconds, minus the pod's grace period, which is the same for every pod of
+ * a check): the moment of the DELETE by the server's clock, a witness that a stall of this process cannot move.
+ */
+async function eviction(api: Http, ns: string, pod: string, ms: number): Promise<{ seen?: number; written?: number }> {
+  let written: number | undefined;
+  const seen = await seenAt(ms, async () => {
+    const p = await api.get(`/api/v1/namespaces/${ns}/pods/${pod}`);
+    if (p?.metadata.deletionTimestamp) {
+      const grace = (p.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds ?? 0;
+      written = Date.parse(p.metadata.deletionTimestamp) - grace * 1000;
+    }
+    return p === undefined || p.metadata.deletionTimestamp != null;
+  });
+  return { seen, written: Number.isFinite(written) ? written : undefined };
+}
+
+/**
+ * Whether evictions happened at a rate: by the check's sightings (rate within [min, max] nodes/s over the span
+ * from first to last) or by the deletionTimestamps the server wrote (whole seconds: a span of s seconds is
+ * written as s-1 to s+1). Either witness will do: a stall of this process squeezes or stretches the sightings,
+ * and a daemon that gets a fraction of a core may send a DELETE late and the next one on time, but a daemon that
+ * evicts all at once (or at the default rate) shows that in both.
+ */
+function evictionRate(
+  times: Array<{ seen?: number; written?: number }>,
+  min: number,
+  max: number,
+): { ok: boolean; text: string } {
+  const spanOf = (xs: Array<number | undefined>) =>
+    xs.every((x) => x !== undefined) ? Math.max(...(xs as number[])) - Math.min(...(xs as number[])) : undefined;
+  const gaps = times.length - 1;
+  const seenSpan = spanOf(times.map((t) => t.seen));
+  const writtenSpan = spanOf(times.map((t) => t.written));
+  const seenRate = seenSpan === undefined ? undefined : gaps / (seenSpan / 1000);
+  // A span s is written as s-1..s+1 whole seconds: a rate in [min, max] writes a span in [gaps/max - 1, gaps/min + 1].
+  const writtenOk = writtenSpan !== undefined && writtenSpan / 1000 >= gaps / max - 1 && writtenSpan / 1000 <= gaps / min + 1;
+  const seenOk = seenRate !== undefined && seenRate >= min && seenRate <= max;
+  const text = `${seenRate === undefined ? 'not all seen' : `${seenRate.toFixed(2)} nodes/s as seen`}, deletionTimestamps ${writtenSpan === undefined ? 'not all seen' : `${writtenSpan / 1000} s apart`}`;
+  return { ok: seenOk || writtenOk, text };
+}
 
 check(
   'daemon-controllers.node-lifecycle',
@@ -698,23 +735,44 @@ check(
         // Two failures 2.5 s apart are marked as far apart as their last heartbeats with a 200ms period (the
         // default 5 s would put them on the same pass or 5 s apart, 2.5 s off). Each marking is seen by a poll of
         // its own; on a loaded machine a stall of this process may delay one sighting, so the Ready conditions'
-        // transition times the controller wrote (whole seconds) are a second witness of the same gap.
-        kubelets.stop('nl-b');
-        const b = seenAt(grace + 20_000, async () => readyOf(await api.get('/api/v1/nodes/nl-b'))?.status === 'Unknown');
-        await sleep(2_500);
-        kubelets.stop('nl-c');
-        const c = await seenAt(grace + 20_000, async () => readyOf(await api.get('/api/v1/nodes/nl-c'))?.status === 'Unknown');
-        const bAt = await b;
-        const expected = (kubelets.lastChange('nl-c') ?? 0) - (kubelets.lastChange('nl-b') ?? 0);
-        const seenGap = bAt !== undefined && c !== undefined ? c - bAt : undefined;
-        const transition = async (n: string) => Date.parse((readyOf(await api.get(`/api/v1/nodes/${n}`)) as { lastTransitionTime?: string } | undefined)?.lastTransitionTime ?? '');
-        const writtenGap = (await transition('nl-c')) - (await transition('nl-b'));
-        // Seen: within 1.2 s; written (whole seconds, so up to 1 s off): less than 1 s off. A 5 s period marks
-        // 0 or 5 s apart where the heartbeats were 2-3 s apart: at least 2 s off seen, more than 1 s written.
-        const near = (gap: number | undefined, slack: number) => gap !== undefined && Number.isFinite(gap) && Math.abs(gap - expected) < slack;
+        // transition times the controller wrote (whole seconds) are a second witness of the same gap. A daemon
+        // that gets a fraction of a core may still notice one of the two seconds late: then the check measures
+        // again on two fresh nodes (up to 3 pairs within a time budget). A 5 s period is off on every pair.
+        const gapOf = async (bName: string, cName: string) => {
+          kubelets.stop(bName);
+          const b = seenAt(grace + busyScaled(20_000), async () => readyOf(await api.get(`/api/v1/nodes/${bName}`))?.status === 'Unknown');
+          await sleep(2_500);
+          kubelets.stop(cName);
+          const c = await seenAt(grace + busyScaled(20_000), async () => readyOf(await api.get(`/api/v1/nodes/${cName}`))?.status === 'Unknown');
+          const bAt = await b;
+          const expected = (kubelets.lastChange(cName) ?? 0) - (kubelets.lastChange(bName) ?? 0);
+          const seenGap = bAt !== undefined && c !== undefined ? c - bAt : undefined;
+          const transition = async (n: string) => Date.parse((readyOf(await api.get(`/api/v1/nodes/${n}`)) as { lastTransitionTime?: string } | undefined)?.lastTransitionTime ?? '');
+          const writtenGap = (await transition(cName)) - (await transition(bName));
+          // Seen: within 1.2 s; written (whole seconds, so up to 1 s off): less than 1 s off. A 5 s period marks
+          // 0 or 5 s apart where the heartbeats were 2-3 s apart: at least 2 s off seen, more than 1 s written.
+          const near = (gap: number | undefined, slack: number) => gap !== undefined && Number.isFinite(gap) && Math.abs(gap - expected) < slack;
+          return {
+            ok: near(seenGap, 1_200) || near(writtenGap, 1_000),
+            text: `last heartbeats ${expected} ms apart, marked Unknown ${seenGap === undefined ? 'not both' : `${seenGap} ms apart`} (transition times ${writtenGap} ms apart)`,
+          };
+        };
+        const attempts = [await gapOf('nl-b', 'nl-c')];
+        const budgetEnds = Date.now() + busyScaled(40_000);
+        for (let i = 1; i < 3 && !attempts.some((a) => a.ok) && Date.now() < budgetEnds; i++) {
+          const [bName, cName] = [`nl-b${i}`, `nl-c${i}`];
+          await kubelets.add(bName);
+          await kubelets.add(cName);
+          // Both seen Ready with heartbeats changing before they stop.
+          await within(busyScaled(10_000), async () =>
+            (await Promise.all([bName, cName].map(async (n) => readyOf(await api.get(`/api/v1/nodes/${n}`))?.status === 'True'))).every(Boolean) || undefined,
+          );
+          await sleep(1_500);
+          attempts.push(await gapOf(bName, cName));
+        }
         expectTrue(
-          near(seenGap, 1_200) || near(writtenGap, 1_000),
-          `with --node-monitor-period=200ms nodes whose last heartbeats were ${expected} ms apart were marked Unknown ${seenGap === undefined ? 'not both' : `${seenGap} ms apart`} (transition times ${writtenGap} ms apart)`,
+          attempts.some((a) => a.ok),
+          `with --node-monitor-period=200ms pairs of nodes whose heartbeats stopped 2.5 s apart were marked Unknown as far apart as their last heartbeats on none of ${attempts.length} tries: ${attempts.map((a) => a.text).join('; ')}`,
           ['option.node-monitor-period'],
         );
       });
@@ -737,14 +795,17 @@ async function evictionRun(
   flags: string[],
   waitMs: number,
   what: string,
-): Promise<Array<number | undefined>> {
+): Promise<Array<{ seen?: number; written?: number }>> {
   const ns = await namespaceFor(api, 'evict');
   for (const n of names.all) await runningPod(api, ns, `p-${n}`, n);
+  // The nodes fail before the daemon starts: its first pass sees all of them NotReady at once, and the zone's
+  // state is judged on all of them. Failed while it runs, a daemon on a loaded machine may see one failure
+  // seconds before the others and, rightly, evict it with the zone still Normal: a race the check would lose.
+  await Promise.all(names.failed.map((n) => kubelets.setReady(n, false)));
   return withControllers(env, 'node', ['--node-monitor-period=100ms', '--node-monitor-grace-period=40s', '--pod-eviction-timeout=2500ms', ...flags], what, async () => {
     const t0 = Date.now();
-    await Promise.all(names.failed.map((n) => kubelets.setReady(n, false)));
-    const times = await Promise.all(names.failed.map((n) => evictedAt(api, ns, `p-${n}`, waitMs)));
-    return times.map((t) => (t === undefined ? undefined : t - t0));
+    const times = await Promise.all(names.failed.map((n) => eviction(api, ns, `p-${n}`, waitMs)));
+    return times.map((t) => ({ seen: t.seen === undefined ? undefined : t.seen - t0, written: t.written === undefined ? undefined : t.written - t0 }));
   });
 }
 
@@ -768,16 +829,16 @@ check(
         kubelets,
         { all, failed: ['er-1', 'er-3', 'er-5'] },
         ['--node-eviction-rate=0.5'],
-        40_000,
+        busyScaled(40_000),
         '--node-eviction-rate=0.5',
       );
-      expectTrue(times.every((t) => t !== undefined), `every failed node's pod was evicted (${times.join(', ')} ms)`, ['controller.node']);
-      const ts = times as number[];
-      const rate = 2 / ((Math.max(...ts) - Math.min(...ts)) / 1000);
+      const seen = times.map((t) => t.seen);
+      expectTrue(seen.every((t) => t !== undefined), `every failed node's pod was evicted (${seen.join(', ')} ms)`, ['controller.node']);
+      // A loaded machine only ever spaces evictions further apart; the default (0.1) would be 0.1 at most.
+      const rate = evictionRate(times, 0.2, 0.8);
       expectTrue(
-        // A loaded machine only ever spaces evictions further apart; the default (0.1) would be 0.1 at most.
-        rate > 0.2 && rate < 0.8,
-        `with --node-eviction-rate=0.5, 3 nodes were evicted at ${rate.toFixed(2)} nodes/s (${ts.join(', ')} ms after the failure)`,
+        rate.ok,
+        `with --node-eviction-rate=0.5, 3 nodes were evicted at ${rate.text} (seen ${seen.join(', ')} ms after the daemon was up)`,
         ['option.node-eviction-rate'],
       );
     });
@@ -808,22 +869,23 @@ check(
           kubelets.close(); // the next run's daemon sees no heartbeats of these
         }
       };
-      const small = await run('small', ['--node-eviction-rate=100'], 9_000);
+      // (The pod eviction timeout is 2.5 s: 9 s without an eviction is a zone judged disrupted, however busy.)
+      const small = (await run('small', ['--node-eviction-rate=100'], 9_000)).map((t) => t.seen);
       expectTrue(
         small.every((t) => t === undefined),
         `3 of 4 nodes failed in a zone of 4 (<= --large-cluster-size-threshold 50): nothing evicted (got ${small.join(', ')})`,
         ['option.large-cluster-size-threshold', 'option.unhealthy-zone-threshold'],
       );
-      const secondary = await run('large', ['--node-eviction-rate=100', '--large-cluster-size-threshold=3', '--secondary-node-eviction-rate=1'], 17_000);
-      const ts = secondary.filter((t): t is number => t !== undefined);
-      const rate = ts.length === 3 ? 2 / ((Math.max(...ts) - Math.min(...ts)) / 1000) : 0;
+      const secondary = await run('large', ['--node-eviction-rate=100', '--large-cluster-size-threshold=3', '--secondary-node-eviction-rate=0.5'], busyScaled(20_000));
+      const seen = secondary.map((t) => t.seen);
+      // Slower on a loaded machine, never faster; the default secondary rate (0.01) evicts one in 100 s, the normal one (100) all at once.
+      const rate = evictionRate(secondary, 0.15, 0.8);
       expectTrue(
-        // Slower on a loaded machine, never faster; the default secondary rate (0.01) evicts one in 17 s, the normal one (100) all at once.
-        ts.length === 3 && rate > 0.3 && rate < 2,
-        `--large-cluster-size-threshold=3 --secondary-node-eviction-rate=1: evicted at ${rate.toFixed(2)} nodes/s (${secondary.join(', ')} ms)`,
+        seen.every((t) => t !== undefined) && rate.ok,
+        `--large-cluster-size-threshold=3 --secondary-node-eviction-rate=0.5: evicted at ${rate.text} (seen ${seen.join(', ')} ms after the daemon was up)`,
         ['option.large-cluster-size-threshold', 'option.secondary-node-eviction-rate'],
       );
-      const normal = await run('normal', ['--node-eviction-rate=100', '--unhealthy-zone-threshold=0.9'], 12_000);
+      const normal = (await run('normal', ['--node-eviction-rate=100', '--unhealthy-zone-threshold=0.9'], busyScaled(12_000))).map((t) => t.seen);
       expectTrue(
         normal.every((t) => t !== undefined),
         `--unhealthy-zone-threshold=0.9 (3 of 4 is below it): evicted at the normal rate (${normal.join(', ')} ms)`,
@@ -861,16 +923,16 @@ check(
         '--service-cluster-ip-range=10.123.4.0/25',
         '--cidr-allocator-type=RangeAllocator',
       ];
-      await withControllers(env, 'node,ttl', flags, 'node IPAM', async () => {
+      await withControllers(env, 'node,ttl', flags, 'node IPAM', async ({ p }) => {
         const kubelets = env.kubelets();
         for (const n of ['ip-0', 'ip-1', 'ip-2']) await kubelets.add(n);
-        const cidrs = await within(30_000, async () => {
+        const cidrs = await within(busyScaled(30_000), async () => {
           const got = (await api.list('/api/v1/nodes')).map((n) => (n.spec as { podCIDR?: string } | undefined)?.podCIDR).filter(Boolean) as string[];
           return got.length >= 2 ? got.sort() : undefined;
         });
         expectTrue(
           JSON.stringify(cidrs) === JSON.stringify(['10.123.4.128/26', '10.123.4.192/26']),
-          `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25`,
+          `the nodes got ${JSON.stringify(cidrs)}, expected the two /26 blocks of 10.123.4.0/24 outside 10.123.4.0/25${cidrs ? '' : ` (daemon output: ${tail(`${p.stdout}\n${p.stderr}`, 1200)})`}`,
           ['option.allocate-node-cidrs', 'option.cluster-cidr', 'option.node-cidr-mask-size', 'option.service-cluster-ip-range', 'option.cidr-allocator-type'],
         );
         const full = await within(
@@ -881,7 +943,7 @@ check(
             ) || undefined,
         );
         expectTrue(full === true, 'the third node got a CIDRNotAvailable event (no block left)', ['option.node-cidr-mask-size', 'controller.node']);
-        const ttl = await within(30_000, async () =>
+        const ttl = await within(busyScaled(30_000), async () =>
           (await api.list('/api/v1/nodes')).every((n) => n.metadata.annotations?.['node.alpha.kubernetes.io/ttl'] === '0') ? true : undefined,
         );
         expectTrue(ttl === true, 'ttl: every node of a 3-node cluster has node.alpha.kubernetes.io/ttl "0"', ['controller.ttl']);
@@ -889,6 +951,13 @@ check(
     });
   },
 );
+
+type LbEvent = KubeObject & { reason?: string; count?: number; firstTimestamp?: string; lastTimestamp?: string; involvedObject?: { name?: string } };
+
+/** The Events of a namespace about its Services (the service controller's), each the latest state of one. */
+async function serviceEvents(api: Http, ns: string): Promise<LbEvent[]> {
+  return ((await api.list(`/api/v1/namespaces/${ns}/events`)) as LbEvent[]).filter((e) => (e as { involvedObject?: { kind?: string } }).involvedObject?.kind === 'Service');
+}
 
 check(
   'daemon-controllers.cloud',
@@ -976,8 +1045,24 @@ check(
         `--cloud-a-container-registry-config=${json}`,
         `--cloud-b-json-key=${json}`,
       ];
+      const ns = await namespaceFor(api, 'lb');
+      const svc = (name: string) => ({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name },
+        spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: name } },
+      });
+      const ingress = (s: KubeObject | undefined) =>
+        (s?.status as { loadBalancer?: { ingress?: Array<{ ip?: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
+      // The three Services exist before the daemon starts: its first list hands all of them to its workers at
+      // once, so how many it provisions side by side does not depend on how fast this process could create them.
+      for (const n of ['a', 'b', 'c']) await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc(n));
       await withControllers(env, 'node,service,route', flags, 'the simulated cloud', async () => {
-        const routed = await within(30_000, async () =>
+        const lbsReady = within(busyScaled(30_000), async () => {
+          const ips = (await api.list(`/api/v1/namespaces/${ns}/services`)).map(ingress);
+          return ips.length === 3 && ips.every(Boolean) ? (ips as string[]).sort() : undefined;
+        });
+        const routed = await within(busyScaled(30_000), async () =>
           (
             await Promise.all(
               ['cl-0', 'cl-1'].map(async (n) => conditionOfNode(await api.get(`/api/v1/nodes/${n}`), 'NetworkUnavailable')?.reason === 'RouteCreated'),
@@ -995,51 +1080,45 @@ check(
           'option.cloud-b-json-key',
           'auth.daemon.cloud-credentials',
         ]);
-        const ns = await namespaceFor(api, 'lb');
-        const svc = (name: string) => ({
-          apiVersion: 'v1',
-          kind: 'Service',
-          metadata: { name },
-          spec: { type: 'LoadBalancer', ports: [{ port: 80 }], selector: { app: name } },
-        });
-        const ingress = (s: KubeObject | undefined) =>
-          (s?.status as { loadBalancer?: { ingress?: Array<{ ip?: string }> } } | undefined)?.loadBalancer?.ingress?.[0]?.ip;
-        for (const n of ['a', 'b', 'c']) await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc(n));
-        // When each got its address: one worker provisions them one after the other (each 1 s, a timer), so the
-        // first and last are at least 2 s apart; three side by side finish together (a stall of this process
-        // delays the sightings of all three alike). The spread, unlike the total,
-        // does not grow with the time a loaded machine takes to get going.
-        const readyAt = new Map<string, number>();
-        const all = await seenAt(30_000, async () => {
-          for (const s of await api.list(`/api/v1/namespaces/${ns}/services`))
-            if (ingress(s) && !readyAt.has(s.metadata.name ?? '')) readyAt.set(s.metadata.name ?? '', Date.now());
-          return readyAt.size === 3;
-        });
-        const ips = (await api.list(`/api/v1/namespaces/${ns}/services`)).map(ingress).sort();
+        const ips = await lbsReady;
         expectTrue(
           JSON.stringify(ips) === JSON.stringify(['203.0.113.50', '203.0.113.51', '203.0.113.52']),
-          `LoadBalancer Services got the pool's addresses: ${JSON.stringify(ips)}`,
+          `LoadBalancer Services got the pool's addresses: ${JSON.stringify(ips ?? (await api.list(`/api/v1/namespaces/${ns}/services`)).map(ingress))}`,
           ['controller.service', 'option.cloud-config'],
         );
-        const spread = all === undefined ? undefined : Math.max(...readyAt.values()) - Math.min(...readyAt.values());
+        // Side by side or one after the other, by the daemon's own clock: the service controller's events
+        // CreatingLoadBalancer (when a worker starts a Service) and CreatedLoadBalancer (when its 1 s of
+        // provisioning is over), whole seconds. Three workers start all three before the first is done: the last
+        // start is stamped no later than the first end. One worker starts c 2 s after a, 1 s after a ended.
+        const lbEvents = await serviceEvents(api, ns);
+        const stamp = (reason: string) => lbEvents.filter((e) => e.reason === reason).map((e) => Date.parse(e.firstTimestamp ?? ''));
+        const starts = stamp('CreatingLoadBalancer');
+        const ends = stamp('CreatedLoadBalancer');
         expectTrue(
-          spread !== undefined && spread < 1_500,
-          `--concurrent-service-syncs=3: 3 load balancers of 1 s each were ready ${spread === undefined ? `${readyAt.size} of 3 within 30 s` : `${spread} ms apart (one worker: at least 2 s)`}`,
+          starts.length === 3 && ends.length === 3 && [...starts, ...ends].every(Number.isFinite) && Math.max(...starts) <= Math.min(...ends),
+          `--concurrent-service-syncs=3: 3 load balancers of 1 s each were started at ${starts.map((t) => new Date(t).toISOString().slice(11, 19)).join(', ')} and done at ${ends.map((t) => new Date(t).toISOString().slice(11, 19)).join(', ')} (events CreatingLoadBalancer / CreatedLoadBalancer; side by side: every start no later than the first end)`,
           ['option.concurrent-service-syncs'],
         );
-        // The pool is empty: d waits; once a goes, d gets its address by the next sync (500 ms) after an attempt under way
-        // (1 s of provisioning) and its own 1 s, not after a 5 s back-off (6 s); 4 s allowed on a loaded machine.
+        // The pool is empty: d waits, and the daemon tries it again every --service-sync-period (500 ms) after
+        // each failed attempt (1 s of provisioning), not after a back-off of 5 s, then 10 s: its
+        // CreatingLoadBalancerFailed event, by the daemon's clock, counts 3 attempts within a few seconds (the
+        // back-off: 17 s). Then a goes and d gets the freed address.
         await api.send('POST', `/api/v1/namespaces/${ns}/services`, svc('d'));
-        await sleep(1_500);
-        const freed = ingress(await api.get(`/api/v1/namespaces/${ns}/services/a`));
-        const s0 = Date.now();
-        await api.send('DELETE', `/api/v1/namespaces/${ns}/services/a`);
-        const got = await seenAt(10_000, async () => ingress(await api.get(`/api/v1/namespaces/${ns}/services/d`)) === freed);
+        const failedOf = async () => (await serviceEvents(api, ns)).find((e) => e.involvedObject?.name === 'd' && e.reason === 'CreatingLoadBalancerFailed');
+        const retried = await within(busyScaled(15_000), async () => ((((await failedOf())?.count ?? 0) >= 3 ? await failedOf() : undefined)));
+        const retrySpan = retried ? (Date.parse(retried.lastTimestamp ?? '') - Date.parse(retried.firstTimestamp ?? '')) / 1000 : undefined;
         expectTrue(
-          got !== undefined && got - s0 < 4_000,
-          `--service-sync-period=500ms: a waiting Service got the freed address ${got === undefined ? 'never' : `after ${got - s0} ms`}`,
+          retried !== undefined && retrySpan !== undefined && retrySpan <= 10,
+          `--service-sync-period=500ms: a Service waiting for a free address was tried ${retried ? `${retried.count} times within ${retrySpan} s` : `${(await failedOf())?.count ?? 0} times within ${busyScaled(15_000) / 1000} s`} (event CreatingLoadBalancerFailed; a back-off alone: 3 tries take 17 s)`,
           ['option.service-sync-period'],
         );
+        const freed = ingress(await api.get(`/api/v1/namespaces/${ns}/services/a`));
+        await api.send('DELETE', `/api/v1/namespaces/${ns}/services/a`);
+        const got = await seenAt(busyScaled(10_000), async () => ingress(await api.get(`/api/v1/namespaces/${ns}/services/d`)) === freed);
+        expectTrue(got !== undefined, `a waiting Service got the address freed by a deleted one (${freed}) within ${busyScaled(10_000) / 1000} s`, [
+          'controller.service',
+          'option.service-sync-period',
+        ]);
       });
       // --configure-cloud-routes=false: new nodes get ranges but no route (no NetworkUnavailable condition).
       for (const n of ['cr-0']) await kubelets.add(n);
@@ -1053,7 +1132,7 @@ check(
         '--configure-cloud-routes=false',
       ];
       await withControllers(env, 'node,route', noRoutes, '--configure-cloud-routes=false', async () => {
-        const ranged = await within(30_000, async () => ((await api.get('/api/v1/nodes/cr-0'))?.spec as { podCIDR?: string } | undefined)?.podCIDR);
+        const ranged = await within(busyScaled(30_000), async () => ((await api.get('/api/v1/nodes/cr-0'))?.spec as { podCIDR?: string } | undefined)?.podCIDR);
         await sleep(1_500);
         const cond = conditionOfNode(await api.get('/api/v1/nodes/cr-0'), 'NetworkUnavailable');
         expectTrue(
@@ -1106,7 +1185,7 @@ check(
           { spec: { taints: [{ key: 'dedicated', value: 'x', effect: 'NoExecute' }] } },
           'application/merge-patch+json',
         );
-        const evicted = await within(30_000, async () => ((await gone(ns, 'plain')) ? true : undefined));
+        const evicted = await within(busyScaled(30_000), async () => ((await gone(ns, 'plain')) ? true : undefined));
         expectTrue(evicted === true, '--enable-taint-manager=true: a pod not tolerating a NoExecute taint of its node was evicted', [
           'option.enable-taint-manager',
           'controller.node',
@@ -1125,17 +1204,17 @@ check(
           },
           'application/strategic-merge-patch+json',
         );
-        const pressure = await within(30_000, async () =>
+        const pressure = await within(busyScaled(30_000), async () =>
           (await taintsOf('tm-c')).some((t) => t.key === 'node.kubernetes.io/memory-pressure' && t.effect === 'NoSchedule') ? true : undefined,
         );
         expectTrue(pressure === true, 'TaintNodesByCondition: MemoryPressure=True gave the node the node.kubernetes.io/memory-pressure:NoSchedule taint', [
           'gate.TaintNodesByCondition',
         ]);
         kubelets.stop('tm-d');
-        const unreachable = await within(30_000, async () =>
+        const unreachable = await within(busyScaled(30_000), async () =>
           (await taintsOf('tm-d')).some((t) => t.key === 'node.alpha.kubernetes.io/unreachable' && t.effect === 'NoExecute') ? true : undefined,
         );
-        const dEvicted = await within(30_000, async () => ((await gone(ns, 'on-d')) ? true : undefined));
+        const dEvicted = await within(busyScaled(30_000), async () => ((await gone(ns, 'on-d')) ? true : undefined));
         expectTrue(
           unreachable === true && dEvicted === true,
           `TaintBasedEvictions: the failed node got the unreachable:NoExecute taint (${unreachable === true}) and its pod was evicted by it despite a 1 h eviction timeout (${dEvicted === true})`,
@@ -1237,7 +1316,7 @@ check(
           if (r.status !== 201) fail(`setup: creating ServiceAccount ${n} answered ${r.status}`);
         }
         for (const n of names) {
-          const found = await within(40_000, async () => {
+          const found = await within(busyScaled(40_000), async () => {
             const sa = await api.get(`/api/v1/namespaces/${ns}/serviceaccounts/${n}`);
             const listed = ((sa as { secrets?: Array<{ name?: string }> } | undefined)?.secrets ?? []).map((s) => s.name);
             for (const s of await api.list(`/api/v1/namespaces/${ns}/secrets`)) {
@@ -1252,7 +1331,7 @@ check(
             }
             return undefined;
           });
-          expectTrue(found, `ServiceAccount ${ns}/${n} got a kubernetes.io/service-account-token Secret with a token, listed in its secrets, within 40 s`, [
+          expectTrue(found, `ServiceAccount ${ns}/${n} got a kubernetes.io/service-account-token Secret with a token, listed in its secrets, within ${busyScaled(40_000) / 1000} s`, [
             'controller.serviceaccount-token',
           ]);
           const { sa, secret } = found;
@@ -1284,12 +1363,12 @@ check(
         }
         // The account goes: its token Secret goes with it.
         await api.send('DELETE', `/api/v1/namespaces/${ns}/serviceaccounts/robot-a`);
-        const gone = await within(40_000, async () =>
+        const gone = await within(busyScaled(40_000), async () =>
           (await api.list(`/api/v1/namespaces/${ns}/secrets`)).some((s) => s.metadata.annotations?.['kubernetes.io/service-account.name'] === 'robot-a')
             ? undefined
             : true,
         );
-        expectTrue(gone, 'the token Secret of a deleted ServiceAccount was deleted within 40 s', ['controller.serviceaccount-token']);
+        expectTrue(gone, `the token Secret of a deleted ServiceAccount was deleted within ${busyScaled(40_000) / 1000} s`, ['controller.serviceaccount-token']);
       });
     });
   },
@@ -1350,20 +1429,20 @@ check(
           if (r.status !== 201) fail(`setup: creating bootstrap-token-${t.id} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
         }
         const key = `jws-kubeconfig-${signing.id}`;
-        const jws = await within(40_000, async () => dataOf(await api.get('/api/v1/namespaces/kube-public/configmaps/cluster-info'), key));
-        expectTrue(jws !== undefined, `cluster-info got ${key} within 40 s`, ['controller.bootstrapsigner']);
+        const jws = await within(busyScaled(40_000), async () => dataOf(await api.get('/api/v1/namespaces/kube-public/configmaps/cluster-info'), key));
+        expectTrue(jws !== undefined, `cluster-info got ${key} within ${busyScaled(40_000) / 1000} s`, ['controller.bootstrapsigner']);
         const problem = detachedJwsProblem(jws, kubeconfig, signing);
         expectTrue(problem === undefined, `${key}: ${problem}`, ['controller.bootstrapsigner']);
         const data = (await api.get('/api/v1/namespaces/kube-public/configmaps/cluster-info')) as { data?: Record<string, string> } | undefined;
         const others = Object.keys(data?.data ?? {}).filter((k) => k.startsWith('jws-kubeconfig-') && k !== key);
         expectTrue(others.length === 0, `only signing tokens sign cluster-info (also found ${others.join(', ')})`, ['controller.bootstrapsigner']);
-        const cleaned = await within(40_000, async () => ((await api.get(`/api/v1/namespaces/kube-system/secrets/bootstrap-token-${expired.id}`)) ? undefined : true));
-        expectTrue(cleaned, `the expired bootstrap token Secret bootstrap-token-${expired.id} was deleted within 40 s`, ['controller.tokencleaner']);
+        const cleaned = await within(busyScaled(40_000), async () => ((await api.get(`/api/v1/namespaces/kube-system/secrets/bootstrap-token-${expired.id}`)) ? undefined : true));
+        expectTrue(cleaned, `the expired bootstrap token Secret bootstrap-token-${expired.id} was deleted within ${busyScaled(40_000) / 1000} s`, ['controller.tokencleaner']);
         expectTrue((await api.get(`/api/v1/namespaces/kube-system/secrets/bootstrap-token-${current.id}`)) !== undefined, 'a bootstrap token Secret that has not expired stays', ['controller.tokencleaner']);
         // The signing token goes: its signature goes.
         await api.send('DELETE', `/api/v1/namespaces/kube-system/secrets/bootstrap-token-${signing.id}`);
-        const unsigned = await within(40_000, async () => (dataOf(await api.get('/api/v1/namespaces/kube-public/configmaps/cluster-info'), key) === undefined ? true : undefined));
-        expectTrue(unsigned, `${key} was removed within 40 s of its token's deletion`, ['controller.bootstrapsigner']);
+        const unsigned = await within(busyScaled(40_000), async () => (dataOf(await api.get('/api/v1/namespaces/kube-public/configmaps/cluster-info'), key) === undefined ? true : undefined));
+        expectTrue(unsigned, `${key} was removed within ${busyScaled(40_000) / 1000} s of its token's deletion`, ['controller.bootstrapsigner']);
       });
     });
   },
@@ -1397,10 +1476,13 @@ check(
         const path = (n: string) => `/apis/certificates.k8s.io/v1beta1/certificatesigningrequests/${n}`;
         type WithConditions = { conditions?: Array<{ type?: string; reason?: string }> };
         const conditions = (o: KubeObject | undefined) => ((o?.status as WithConditions | undefined)?.conditions ?? []);
-        const approved = await within(40_000, async () => (conditions(await api.get(path(clientName))).some((c) => c.type === 'Approved') ? true : undefined));
-        expectTrue(approved, `the node client CSR (CN=system:node:${node}, O=system:nodes, client auth) was approved within 40 s`, ['controller.csrapproving']);
-        const certText = await within(40_000, async () => ((await api.get(path(clientName)))?.status as { certificate?: string } | undefined)?.certificate);
-        expectTrue(certText !== undefined, 'the approved CSR got status.certificate within 40 s', ['controller.csrsigning']);
+        const approved = await within(busyScaled(40_000), async () => (conditions(await api.get(path(clientName))).some((c) => c.type === 'Approved') ? true : undefined));
+        expectTrue(approved, `the node client CSR (CN=system:node:${node}, O=system:nodes, client auth) was approved within ${busyScaled(40_000) / 1000} s`, ['controller.csrapproving']);
+        const certText = await within(
+          busyScaled(40_000),
+          async () => ((await api.get(path(clientName)))?.status as { certificate?: string } | undefined)?.certificate,
+        );
+        expectTrue(certText !== undefined, `the approved CSR got status.certificate within ${busyScaled(40_000) / 1000} s`, ['controller.csrsigning']);
         let cert: X509Certificate;
         try {
           cert = new X509Certificate(Buffer.from(certText, 'base64'));
@@ -1446,20 +1528,20 @@ check(
           const r = await api.send('POST', base, body);
           if (r.status !== 201) fail(`setup: creating ClusterRole ${body.metadata.name} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
         }
-        const filled = await within(40_000, async () => {
+        const filled = await within(busyScaled(40_000), async () => {
           const rules = await rulesOf(`${tag}-all`);
           return has(rules, r1) && has(rules, r2) ? rules : undefined;
         });
-        expectTrue(filled, `the aggregating ClusterRole got the rules of both matching roles within 40 s (has ${JSON.stringify(await rulesOf(`${tag}-all`))})`, ['controller.clusterrole-aggregation']);
+        expectTrue(filled, `the aggregating ClusterRole got the rules of both matching roles within ${busyScaled(40_000) / 1000} s (has ${JSON.stringify(await rulesOf(`${tag}-all`))})`, ['controller.clusterrole-aggregation']);
         expectTrue(!has(filled, r3), 'the rules of a ClusterRole its selector does not match are not aggregated', ['controller.clusterrole-aggregation']);
         // In step: a rule added to a source, a source losing its label.
         await api.send('PATCH', `${base}/${tag}-a`, { rules: [r1, r3] }, 'application/merge-patch+json');
         await api.send('PATCH', `${base}/${tag}-b`, { metadata: { labels: { [label]: null } } }, 'application/merge-patch+json');
-        const followed = await within(40_000, async () => {
+        const followed = await within(busyScaled(40_000), async () => {
           const rules = await rulesOf(`${tag}-all`);
           return has(rules, r1) && has(rules, r3) && !has(rules, r2) ? true : undefined;
         });
-        expectTrue(followed, `after a rule was added to one source and the other lost its label, the aggregate follows within 40 s (has ${JSON.stringify(await rulesOf(`${tag}-all`))})`, ['controller.clusterrole-aggregation']);
+        expectTrue(followed, `after a rule was added to one source and the other lost its label, the aggregate follows within ${busyScaled(40_000) / 1000} s (has ${JSON.stringify(await rulesOf(`${tag}-all`))})`, ['controller.clusterrole-aggregation']);
       });
     });
   },
@@ -1495,11 +1577,11 @@ check(
         if (r.status !== 201) fail(`setup: creating StatefulSet web answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
         // The check is the kubelet: it makes each pod Ready in turn, after looking that the next one waits.
         for (let i = 0; i < 3; i++) {
-          const seen = await within(40_000, async () => {
+          const seen = await within(busyScaled(40_000), async () => {
             const names = await livePodNames(api, ns, 'app=web');
             return names.includes(`web-${i}`) ? names : undefined;
           });
-          expectTrue(seen, `web-${i} was created within 40 s (pods: ${JSON.stringify(await livePodNames(api, ns, 'app=web'))})`, ['controller.statefulset']);
+          expectTrue(seen, `web-${i} was created within ${busyScaled(40_000) / 1000} s (pods: ${JSON.stringify(await livePodNames(api, ns, 'app=web'))})`, ['controller.statefulset']);
           const want = Array.from({ length: i + 1 }, (_, k) => `web-${k}`);
           expectTrue(JSON.stringify(seen) === JSON.stringify(want), `while web-${i - 1} was not Ready, only ${JSON.stringify(want)} may exist; found ${JSON.stringify(seen)}`, ['controller.statefulset']);
           if (i < 2) {
@@ -1511,7 +1593,7 @@ check(
           await setPodReady(api, ns, `web-${i}`, true);
         }
         await api.send('PATCH', `/apis/apps/v1/namespaces/${ns}/statefulsets/web/scale`, { spec: { replicas: 1 } }, 'application/merge-patch+json');
-        const down = await within(40_000, async () => {
+        const down = await within(busyScaled(40_000), async () => {
           const names = await livePodNames(api, ns, 'app=web');
           return names.includes('web-2') ? undefined : names;
         });
@@ -1545,16 +1627,16 @@ check(
         const pdb = async () => (await api.get(`/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets/db`)) as (KubeObject & { status?: PdbStatus }) | undefined;
         const want = (s: PdbStatus | undefined, healthy: number, allowed: number) =>
           s?.currentHealthy === healthy && s.desiredHealthy === 2 && s.disruptionsAllowed === allowed && s.expectedPods === 3;
-        const first = await within(40_000, async () => {
+        const first = await within(busyScaled(40_000), async () => {
           const p = await pdb();
           return want(p?.status, 3, 1) && p!.status!.observedGeneration === p!.metadata.generation ? p : undefined;
         });
-        expectTrue(first, `minAvailable 2 over 3 ready pods: status currentHealthy 3, desiredHealthy 2, disruptionsAllowed 1, expectedPods 3, observedGeneration = generation within 40 s (got ${JSON.stringify((await pdb())?.status)})`, ['controller.disruption']);
+        expectTrue(first, `minAvailable 2 over 3 ready pods: status currentHealthy 3, desiredHealthy 2, disruptionsAllowed 1, expectedPods 3, observedGeneration = generation within ${busyScaled(40_000) / 1000} s (got ${JSON.stringify((await pdb())?.status)})`, ['controller.disruption']);
         const evict = (pod: string) => api.send('POST', `/api/v1/namespaces/${ns}/pods/${pod}/eviction`, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: pod, namespace: ns } });
         const e1 = await evict('p-0');
         expectTrue(e1.status === 201 || e1.status === 200, `the first eviction within the budget was allowed (got ${e1.status}: ${JSON.stringify(e1.body).slice(0, 200)})`, ['controller.disruption']);
-        const second = await within(40_000, async () => ((await pdb())?.status?.disruptionsAllowed === 0 ? true : undefined));
-        expectTrue(second, `after one eviction the budget shows disruptionsAllowed 0 within 40 s (got ${JSON.stringify((await pdb())?.status)})`, ['controller.disruption']);
+        const second = await within(busyScaled(40_000), async () => ((await pdb())?.status?.disruptionsAllowed === 0 ? true : undefined));
+        expectTrue(second, `after one eviction the budget shows disruptionsAllowed 0 within ${busyScaled(40_000) / 1000} s (got ${JSON.stringify((await pdb())?.status)})`, ['controller.disruption']);
         const e2 = await evict('p-1');
         expectTrue(e2.status === 429, `an eviction beyond the budget was refused with 429 (got ${e2.status}: ${JSON.stringify(e2.body).slice(0, 200)})`, ['controller.disruption']);
       });
@@ -1588,8 +1670,8 @@ check(
         });
         if (hpa.status !== 201) fail(`setup: creating the HorizontalPodAutoscaler answered ${hpa.status}: ${JSON.stringify(hpa.body).slice(0, 200)}`);
         const statusOf = async () => ((await api.get(`/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers/front`))?.status as { currentReplicas?: number; desiredReplicas?: number } | undefined);
-        const written = await within(40_000, async () => ((await statusOf())?.desiredReplicas !== undefined ? true : undefined));
-        expectTrue(written, `the HPA's status was written within 40 s (got ${JSON.stringify(await statusOf())})`, ['controller.horizontalpodautoscaling']);
+        const written = await within(busyScaled(40_000), async () => ((await statusOf())?.desiredReplicas !== undefined ? true : undefined));
+        expectTrue(written, `the HPA's status was written within ${busyScaled(40_000) / 1000} s (got ${JSON.stringify(await statusOf())})`, ['controller.horizontalpodautoscaling']);
         // The target changes behind the HPA's back: the next sync (1 s) sees it.
         await api.send('PATCH', `/apis/apps/v1/namespaces/${ns}/replicasets/front/scale`, { spec: { replicas: 3 } }, 'application/merge-patch+json');
         const followed = await within(10_000, async () => ((await statusOf())?.currentReplicas === 3 ? true : undefined));
@@ -1619,25 +1701,25 @@ check(
         const cpuMilli = (q: string | undefined) => (q === undefined ? NaN : q.endsWith('m') ? Number(q.slice(0, -1)) : Number(q) * 1000);
         const usedIs = (s: QuotaStatus | undefined, cms: number, pods: number, cpu: number) =>
           s?.used !== undefined && Number(s.used.configmaps) === cms && Number(s.used.pods) === pods && cpuMilli(s.used['requests.cpu']) === cpu;
-        const first = await within(40_000, async () => {
+        const first = await within(busyScaled(40_000), async () => {
           const s = await status();
           return s?.hard?.configmaps === '5' && usedIs(s, 0, 0, 0) ? true : undefined;
         });
-        expectTrue(first, `a new quota got status.hard = spec.hard and status.used zero within 40 s (got ${JSON.stringify(await status())})`, ['controller.resourcequota']);
+        expectTrue(first, `a new quota got status.hard = spec.hard and status.used zero within ${busyScaled(40_000) / 1000} s (got ${JSON.stringify(await status())})`, ['controller.resourcequota']);
         for (const n of ['a', 'b']) await api.send('POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n }, data: {} });
         const pod = await api.send('POST', `/api/v1/namespaces/${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx:1.13', resources: { requests: { cpu: '250m' }, limits: { cpu: '250m' } } }] } });
         expectTrue(pod.status === 201, `a pod within the quota was admitted (got ${pod.status}: ${JSON.stringify(pod.body).slice(0, 200)})`, ['controller.resourcequota']);
-        const counted = await within(40_000, async () => (usedIs(await status(), 2, 1, 250) ? true : undefined));
-        expectTrue(counted, `after 2 ConfigMaps and a pod requesting 250m, status.used shows configmaps 2, pods 1, requests.cpu 250m within 40 s (got ${JSON.stringify((await status())?.used)})`, ['controller.resourcequota']);
+        const counted = await within(busyScaled(40_000), async () => (usedIs(await status(), 2, 1, 250) ? true : undefined));
+        expectTrue(counted, `after 2 ConfigMaps and a pod requesting 250m, status.used shows configmaps 2, pods 1, requests.cpu 250m within ${busyScaled(40_000) / 1000} s (got ${JSON.stringify((await status())?.used)})`, ['controller.resourcequota']);
         await api.send('DELETE', `/api/v1/namespaces/${ns}/configmaps/a`);
-        const released = await within(40_000, async () => (usedIs(await status(), 1, 1, 250) ? true : undefined));
-        expectTrue(released, `a deleted ConfigMap is released from status.used within 40 s (got ${JSON.stringify((await status())?.used)})`, ['controller.resourcequota']);
+        const released = await within(busyScaled(40_000), async () => (usedIs(await status(), 1, 1, 250) ? true : undefined));
+        expectTrue(released, `a deleted ConfigMap is released from status.used within ${busyScaled(40_000) / 1000} s (got ${JSON.stringify((await status())?.used)})`, ['controller.resourcequota']);
         // A wrong status.used (written by the check) is put right by the next full sync.
         const q = (await api.get(`/api/v1/namespaces/${ns}/resourcequotas/q`)) as KubeObject & { status?: QuotaStatus };
         const w = await api.send('PUT', `/api/v1/namespaces/${ns}/resourcequotas/q/status`, { ...q, status: { hard: q.status?.hard, used: { ...q.status?.used, configmaps: '4' } } });
         expectTrue(w.status === 200, `setup: writing status.used answered ${w.status}`);
-        const fixed = await within(30_000, async () => (Number((await status())?.used?.configmaps) === 1 ? true : undefined));
-        expectTrue(fixed, `--resource-quota-sync-period=1s: a wrong status.used.configmaps was recomputed within 30 s (the default period: 5 min) (got ${JSON.stringify((await status())?.used)})`, ['option.resource-quota-sync-period']);
+        const fixed = await within(busyScaled(30_000), async () => (Number((await status())?.used?.configmaps) === 1 ? true : undefined));
+        expectTrue(fixed, `--resource-quota-sync-period=1s: a wrong status.used.configmaps was recomputed within ${busyScaled(30_000) / 1000} s (the default period: 5 min) (got ${JSON.stringify((await status())?.used)})`, ['option.resource-quota-sync-period']);
       });
     });
   },
@@ -1682,15 +1764,15 @@ check(
         await created(api, PV_PATH, pvBody(`${ns}-fit`, { hostPath: { path: `/tmp/${ns}-fit` } }, '2Gi'), 'a 2Gi volume');
         await created(api, pvcPathIn(ns), pvcBody('first', '1500Mi'), 'a claim');
         const claim = async (n: string) => api.get(`${pvcPathIn(ns)}/${n}`);
-        const bound = await within(40_000, async () => (phaseOfObj(await claim('first')) === 'Bound' ? true : undefined));
-        expectTrue(bound, `a claim of 1500Mi became Bound within 40 s (got ${JSON.stringify((await claim('first'))?.status)})`, ['controller.persistentvolume-binder']);
+        const bound = await within(busyScaled(40_000), async () => (phaseOfObj(await claim('first')) === 'Bound' ? true : undefined));
+        expectTrue(bound, `a claim of 1500Mi became Bound within ${busyScaled(40_000) / 1000} s (got ${JSON.stringify((await claim('first'))?.status)})`, ['controller.persistentvolume-binder']);
         const c = await claim('first');
         const pv = await api.get(`${PV_PATH}/${ns}-fit`);
         expectTrue(specOfObj(c).volumeName === `${ns}-fit`, `the claim went to the smallest fitting volume ${ns}-fit (got ${String(specOfObj(c).volumeName)})`, ['controller.persistentvolume-binder']);
         const ref = specOfObj(pv).claimRef as { name?: string; uid?: string } | undefined;
         expectTrue(ref?.name === 'first' && ref.uid === c?.metadata.uid, `the volume's claimRef names the claim and its uid (got ${JSON.stringify(ref)})`, ['controller.persistentvolume-binder']);
-        const pvBound = await within(30_000, async () => (phaseOfObj(await api.get(`${PV_PATH}/${ns}-fit`)) === 'Bound' ? true : undefined));
-        expectTrue(pvBound, 'the volume became Bound within 30 s', ['controller.persistentvolume-binder']);
+        const pvBound = await within(busyScaled(30_000), async () => (phaseOfObj(await api.get(`${PV_PATH}/${ns}-fit`)) === 'Bound' ? true : undefined));
+        expectTrue(pvBound, `the volume became Bound within ${busyScaled(30_000) / 1000} s`, ['controller.persistentvolume-binder']);
 
         // A claim first, its volume later: bound by a resync (1 s) — 1.9 does not look for waiting claims when a volume appears.
         await created(api, pvcPathIn(ns), pvcBody('early', '20Gi'), 'a claim no volume fits yet');
@@ -1703,8 +1785,8 @@ check(
         const cls = await api.send('POST', '/apis/storage.k8s.io/v1/storageclasses', { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: `${ns}-hp` }, provisioner: 'kubernetes.io/host-path' });
         if (cls.status !== 201) fail(`setup: creating a StorageClass answered ${cls.status}: ${JSON.stringify(cls.body).slice(0, 200)}`);
         const dyn = await created(api, pvcPathIn(ns), pvcBody('dynamic', '1Gi', { storageClassName: `${ns}-hp` }), 'a claim of the host-path class');
-        const provisioned = await within(40_000, async () => (phaseOfObj(await claim('dynamic')) === 'Bound' ? true : undefined));
-        expectTrue(provisioned, `with --enable-dynamic-provisioning and --enable-hostpath-provisioner a claim of a kubernetes.io/host-path class became Bound within 40 s (got ${JSON.stringify((await claim('dynamic'))?.status)})`, ['option.enable-hostpath-provisioner', 'option.enable-dynamic-provisioning']);
+        const provisioned = await within(busyScaled(40_000), async () => (phaseOfObj(await claim('dynamic')) === 'Bound' ? true : undefined));
+        expectTrue(provisioned, `with --enable-dynamic-provisioning and --enable-hostpath-provisioner a claim of a kubernetes.io/host-path class became Bound within ${busyScaled(40_000) / 1000} s (got ${JSON.stringify((await claim('dynamic'))?.status)})`, ['option.enable-hostpath-provisioner', 'option.enable-dynamic-provisioning']);
         const made = await api.get(`${PV_PATH}/${String(specOfObj(await claim('dynamic')).volumeName)}`);
         const path = String((specOfObj(made).hostPath as { path?: string } | undefined)?.path);
         expectTrue(made?.metadata.name === `pvc-${dyn.metadata.uid}` && specOfObj(made).storageClassName === `${ns}-hp` && specOfObj(made).persistentVolumeReclaimPolicy === 'Delete' && path.startsWith('/tmp/'),
@@ -1739,22 +1821,22 @@ check(
           await created(api, pvcPathIn(ns), pvcBody(c.name, '1Gi'), `claim ${c.name}`);
         }
         for (const c of cases) {
-          const bound = await within(40_000, async () => (phaseOfObj(await api.get(`${pvcPathIn(ns)}/${c.name}`)) === 'Bound' ? true : undefined));
-          expectTrue(bound, `the claim pre-bound by ${c.name} became Bound within 40 s`, ['controller.persistentvolume-binder']);
+          const bound = await within(busyScaled(40_000), async () => (phaseOfObj(await api.get(`${pvcPathIn(ns)}/${c.name}`)) === 'Bound' ? true : undefined));
+          expectTrue(bound, `the claim pre-bound by ${c.name} became Bound within ${busyScaled(40_000) / 1000} s`, ['controller.persistentvolume-binder']);
           await api.send('DELETE', `${pvcPathIn(ns)}/${c.name}`);
         }
         for (const c of cases) {
           // The recycler pod (1.9: recycler-for-<volume>, in the template's namespace) is looked for anywhere.
-          const pod = await within(40_000, async () => (await api.list('/api/v1/pods')).find((p) => p.metadata.name === `recycler-for-${c.name}`));
-          expectTrue(pod !== undefined, `a recycler pod recycler-for-${c.name} appeared within 40 s of its claim's deletion`, ['controller.persistentvolume-binder']);
+          const pod = await within(busyScaled(40_000), async () => (await api.list('/api/v1/pods')).find((p) => p.metadata.name === `recycler-for-${c.name}`));
+          expectTrue(pod !== undefined, `a recycler pod recycler-for-${c.name} appeared within ${busyScaled(40_000) / 1000} s of its claim's deletion`, ['controller.persistentvolume-binder']);
           const got = specOfObj(pod).activeDeadlineSeconds;
           expectTrue(got === c.deadline, `the recycler of a ${c.storage} ${Object.keys(c.source)[0]} volume has activeDeadlineSeconds ${c.deadline} (got ${String(got)})`, c.rows);
           // The check is the kubelet: the scrub succeeded.
           await api.send('PATCH', `/api/v1/namespaces/${pod!.metadata.namespace}/pods/${pod!.metadata.name}/status`, { status: { phase: 'Succeeded' } }, 'application/merge-patch+json');
         }
         for (const c of cases) {
-          const available = await within(40_000, async () => (phaseOfObj(await api.get(`${PV_PATH}/${c.name}`)) === 'Available' ? true : undefined));
-          expectTrue(available, `volume ${c.name} is Available again within 40 s of its recycler's success (got ${String(phaseOfObj(await api.get(`${PV_PATH}/${c.name}`)))})`, ['controller.persistentvolume-binder']);
+          const available = await within(busyScaled(40_000), async () => (phaseOfObj(await api.get(`${PV_PATH}/${c.name}`)) === 'Available' ? true : undefined));
+          expectTrue(available, `volume ${c.name} is Available again within ${busyScaled(40_000) / 1000} s of its recycler's success (got ${String(phaseOfObj(await api.get(`${PV_PATH}/${c.name}`)))})`, ['controller.persistentvolume-binder']);
         }
       });
     });
@@ -1779,8 +1861,8 @@ check(
       await withControllers(env, 'pvc-protection', ['--feature-gates=PVCProtection=true'], 'pvc-protection', async () => {
         await created(api, pvcPathIn(ns), pvcBody('kept', '1Gi'), 'a claim');
         const claim = () => api.get(`${pvcPathIn(ns)}/kept`);
-        const finalized = await within(40_000, async () => ((await claim())?.metadata.finalizers?.includes('kubernetes.io/pvc-protection') ? true : undefined));
-        expectTrue(finalized, `the claim got the kubernetes.io/pvc-protection finalizer within 40 s (got ${JSON.stringify((await claim())?.metadata.finalizers)})`, ['controller.pvc-protection', 'gate.PVCProtection']);
+        const finalized = await within(busyScaled(40_000), async () => ((await claim())?.metadata.finalizers?.includes('kubernetes.io/pvc-protection') ? true : undefined));
+        expectTrue(finalized, `the claim got the kubernetes.io/pvc-protection finalizer within ${busyScaled(40_000) / 1000} s (got ${JSON.stringify((await claim())?.metadata.finalizers)})`, ['controller.pvc-protection', 'gate.PVCProtection']);
         await runningPod(api, ns, 'user', node, { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'kept' } }] });
         await sleep(1_000);
         await api.send('DELETE', `${pvcPathIn(ns)}/kept`);
@@ -1788,8 +1870,8 @@ check(
         const held = await claim();
         expectTrue(held?.metadata.deletionTimestamp != null, `a claim used by a running pod is still there 3 s after its deletion, marked (got ${held ? JSON.stringify(held.metadata) : 'gone'})`, ['controller.pvc-protection']);
         await api.send('DELETE', `/api/v1/namespaces/${ns}/pods/user`, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 });
-        const gone = await within(40_000, async () => ((await claim()) === undefined ? true : undefined));
-        expectTrue(gone, 'once its pod is gone the claim is deleted within 40 s', ['controller.pvc-protection']);
+        const gone = await within(busyScaled(40_000), async () => ((await claim()) === undefined ? true : undefined));
+        expectTrue(gone, `once its pod is gone the claim is deleted within ${busyScaled(40_000) / 1000} s`, ['controller.pvc-protection']);
       });
     });
   },

@@ -3,42 +3,11 @@
 // (harness/testdata/broken-daemon.ts: a token key or signing CA of its own, a wrong JWS secret, dropped writes,
 // distorted status, pods seen Ready too early), each check fails and its failure is charged to the row broken.
 // That the same checks pass on the faithful daemon is shown by every suites run (`npx tsx suites`).
-import { test, before, after } from 'node:test';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startSimulator, type RunningSimulator } from '../simulator/cluster.ts';
-import { runChecks, type EngineResult } from './harness/engine.ts';
-import { DAEMON_CMD_ENV } from './cli/daemon-command.ts';
+import { test, after } from 'node:test';
 import { assertFailed } from './harness/testdata/proxy-checks.ts';
+import { closeBrokenDaemonTarget, runWithBrokenDaemon } from './harness/testdata/run-broken-daemon.ts';
 
-const BROKEN = join(dirname(fileURLToPath(import.meta.url)), 'harness', 'testdata', 'broken-daemon.ts');
-let sim: RunningSimulator;
-
-before(async () => {
-  sim = await startSimulator({ port: 0, host: '127.0.0.1' });
-});
-after(async () => {
-  delete process.env[DAEMON_CMD_ENV];
-  await sim.close();
-});
-
-async function runWithBrokenDaemon(breaks: string[], ids: string[]): Promise<EngineResult> {
-  process.env[DAEMON_CMD_ENV] = `BROKEN_DAEMON=${breaks.join(',')} node --import tsx ${BROKEN}`;
-  try {
-    return await runChecks({
-      connection: { url: sim.url },
-      vendor: 'kubernetes',
-      seed: 5,
-      runs: 5,
-      workers: 2,
-      timeoutSeconds: 120,
-      replayCommand: `npx tsx suites --target ${sim.url}`,
-      grep: new RegExp(`^(${ids.map((i) => i.replace(/\./g, '\\.')).join('|')})$`),
-    });
-  } finally {
-    delete process.env[DAEMON_CMD_ENV];
-  }
-}
+after(closeBrokenDaemonTarget);
 
 test('a daemon with its own token key, signing CA and JWS secret, and one that never aggregates, fails the matching checks', async () => {
   const r = await runWithBrokenDaemon(['sa-key', 'jws', 'signing-ca', 'aggregation'], [

@@ -10,6 +10,7 @@ import { collectionPath, objectPath } from './harness/fixtures.ts';
 import { CONFIGMAPS, NEEDS_NAMESPACES, createObject, needs } from './harness/objects.ts';
 import { expectStatusBody } from './harness/status-body.ts';
 import { short } from './harness/list-watch.ts';
+import { busyScaled } from './harness/progress.ts';
 import type { DecodedResponse } from './harness/client.ts';
 
 const NAMESPACES = { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false };
@@ -25,10 +26,17 @@ async function readNs(ctx: CheckContext, name: string): Promise<Ns | undefined> 
   return res.object;
 }
 
-/** Creates a namespace of this run with a ConfigMap and a Secret in it, then deletes the namespace. */
-async function deleteWithContent(ctx: CheckContext): Promise<{ name: string; content: string[]; deleted: DecodedResponse }> {
+/** A finalizer of the check's own: a namespace carrying it stays Terminating after its controller is done. */
+const HOLD = 'conformance.example.com/hold';
+
+/**
+ * Creates a namespace of this run with a ConfigMap and a Secret in it, then deletes the namespace. With `hold`
+ * the namespace carries a finalizer of the check's own, so that a namespace controller that empties and finalizes
+ * it quickly cannot take the Terminating state away before the check has read it; `release` removes it.
+ */
+async function deleteWithContent(ctx: CheckContext, hold = false): Promise<{ name: string; content: string[]; deleted: DecodedResponse }> {
   const name = ctx.namespaceName();
-  const res = await ctx.client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  const res = await ctx.client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, ...(hold ? { finalizers: [HOLD] } : {}) } });
   expectStatusCode(res, [200, 201, 202], `create namespace ${name}`);
   const content = [objectPath(CONFIGMAPS, 'cm', name)];
   await createObject(ctx, CONFIGMAPS, 'cm', name);
@@ -40,6 +48,17 @@ async function deleteWithContent(ctx: CheckContext): Promise<{ name: string; con
   return { name, content, deleted };
 }
 
+/** Removes the check's own finalizer again (the namespace then goes as usual). */
+async function release(ctx: CheckContext, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const ns = await readNs(ctx, name);
+    if (!ns || !(ns.metadata.finalizers ?? []).includes(HOLD)) return;
+    const finalizers = (ns.metadata.finalizers ?? []).filter((f) => f !== HOLD);
+    const res = await ctx.client.replace(`/api/v1/namespaces/${name}`, { ...ns, metadata: { ...ns.metadata, finalizers } });
+    if (res.status !== 409) return;
+  }
+}
+
 check(
   'namespace-lifecycle.terminating',
   {
@@ -48,32 +67,40 @@ check(
     title: 'DELETE of a namespace with content: Terminating with a deletionTimestamp, still readable, creates in it refused with 403 Forbidden',
   },
   async (ctx) => {
-    const { name, deleted } = await deleteWithContent(ctx);
-    const what = `DELETE /api/v1/namespaces/${name}`;
-    expectStatusCode(deleted, [200, 202], what, 'endpoint.core.namespaces.cluster-scoped.delete');
-    const ns = await readNs(ctx, name);
-    if (!ns) {
-      // A namespace controller emptied and removed it already: then the answer must have been a Status or the namespace.
-      const kind = (deleted.object as { kind?: string } | undefined)?.kind;
-      expectTrue(kind === 'Status' || kind === 'Namespace', `${what}: answer ${short(deleted.object)}`, 'rule.delete.options-body');
-      return;
+    const { name, deleted } = await deleteWithContent(ctx, true);
+    try {
+      await terminating(ctx, name, deleted);
+    } finally {
+      await release(ctx, name);
     }
-    await forRows('endpoint.core.namespaces.cluster-scoped.delete', () => {
-      expectTrue(ns.metadata.deletionTimestamp, `namespace ${name} after DELETE: no deletionTimestamp (${short(ns.metadata)})`);
-      expectTrue(ns.status?.phase === 'Terminating', `namespace ${name} after DELETE: phase ${JSON.stringify(ns.status?.phase)}, expected "Terminating"`);
-      if ((deleted.object as { kind?: string } | undefined)?.kind === 'Namespace') expectTrue((deleted.object as Ns).status?.phase === 'Terminating', `${what}: the answered namespace has phase ${JSON.stringify((deleted.object as Ns).status?.phase)}`);
-      else expectStatusBody(deleted, { status: 'Success', code: 200 }, what);
-    });
-    const listed = await ctx.client.get<{ items?: Ns[] }>('/api/v1/namespaces');
-    expectTrue(listed.object?.items?.some((n) => n.metadata?.name === name), `the namespace list lacks the Terminating namespace ${name}`, 'rule.scope.namespace-cluster-scoped');
-    const create = await ctx.client.create(collectionPath(CONFIGMAPS, name), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late' } });
-    if ((await readNs(ctx, name)) === undefined) return; // removed meanwhile by a controller: a 404 or 403 are both fine then
-    await forRows('endpoint.core.namespaces.cluster-scoped.delete', () => {
-      expectStatusCode(create, 403, `create a ConfigMap in the Terminating namespace ${name}`);
-      expectStatusBody(create, { status: 'Failure', code: 403, reason: 'Forbidden' }, `create in the Terminating namespace ${name}`);
-    });
   },
 );
+
+async function terminating(ctx: CheckContext, name: string, deleted: DecodedResponse): Promise<void> {
+  const what = `DELETE /api/v1/namespaces/${name}`;
+  expectStatusCode(deleted, [200, 202], what, 'endpoint.core.namespaces.cluster-scoped.delete');
+  const ns = await readNs(ctx, name);
+  if (!ns) {
+    // A namespace controller emptied and removed it already: then the answer must have been a Status or the namespace.
+    const kind = (deleted.object as { kind?: string } | undefined)?.kind;
+    expectTrue(kind === 'Status' || kind === 'Namespace', `${what}: answer ${short(deleted.object)}`, 'rule.delete.options-body');
+    return;
+  }
+  await forRows('endpoint.core.namespaces.cluster-scoped.delete', () => {
+    expectTrue(ns.metadata.deletionTimestamp, `namespace ${name} after DELETE: no deletionTimestamp (${short(ns.metadata)})`);
+    expectTrue(ns.status?.phase === 'Terminating', `namespace ${name} after DELETE: phase ${JSON.stringify(ns.status?.phase)}, expected "Terminating"`);
+    if ((deleted.object as { kind?: string } | undefined)?.kind === 'Namespace') expectTrue((deleted.object as Ns).status?.phase === 'Terminating', `${what}: the answered namespace has phase ${JSON.stringify((deleted.object as Ns).status?.phase)}`);
+    else expectStatusBody(deleted, { status: 'Success', code: 200 }, what);
+  });
+  const listed = await ctx.client.get<{ items?: Ns[] }>('/api/v1/namespaces');
+  expectTrue(listed.object?.items?.some((n) => n.metadata?.name === name), `the namespace list lacks the Terminating namespace ${name}`, 'rule.scope.namespace-cluster-scoped');
+  const create = await ctx.client.create(collectionPath(CONFIGMAPS, name), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late' } });
+  if ((await readNs(ctx, name)) === undefined) return; // removed meanwhile by a controller: a 404 or 403 are both fine then
+  await forRows('endpoint.core.namespaces.cluster-scoped.delete', () => {
+    expectStatusCode(create, 403, `create a ConfigMap in the Terminating namespace ${name}`);
+    expectStatusBody(create, { status: 'Failure', code: 403, reason: 'Forbidden' }, `create in the Terminating namespace ${name}`);
+  });
+}
 
 check(
   'namespace-lifecycle.finalize',
@@ -125,14 +152,16 @@ check(
     rows: ['rule.lifecycle.namespace-cascade', 'rule.scope.namespace-deletion-cascades'],
     requires: NS_ALL,
     title: 'the objects of a deleted namespace go with it, and the namespace disappears (needs a namespace controller; skipped when none acts)',
-    timeoutSeconds: 90,
+    timeoutSeconds: 120,
   },
   async (ctx) => {
     const { name, content, deleted } = await deleteWithContent(ctx);
     expectStatusCode(deleted, [200, 202], `DELETE namespace ${name}`);
     const started = Date.now();
-    const quietBound = 10_000;
-    const bound = 60_000;
+    // Stretched on a busy machine: a namespace controller that gets a fraction of a core, and works through the
+    // namespaces of the run's other checks in turn (each deleted as its check ends), is slow, not absent.
+    const quietBound = busyScaled(45_000);
+    const bound = busyScaled(90_000);
     for (;;) {
       const ns = await readNs(ctx, name);
       const left: string[] = [];

@@ -32,8 +32,11 @@ async function within<T>(ms: number, probe: () => Promise<T | undefined>): Promi
   }
 }
 
+// Only batch pods (restartPolicy Never) get a short run time: a container of a restartPolicy Always pod that
+// exits is restarted after a back-off, not Ready meanwhile, so a Deployment of such pods would be available
+// only in the moments all of them happen to run (a race the check would have to win).
 const template = (labels: Record<string, string>, restartPolicy?: string) => ({
-  metadata: { labels, annotations: { 'simulator.cluster.local/run-seconds': '0.5' } },
+  metadata: { labels, ...(restartPolicy === 'Never' ? { annotations: { 'simulator.cluster.local/run-seconds': '0.5' } } : {}) },
   spec: { ...(restartPolicy ? { restartPolicy } : {}), terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image: 'busybox:1.28', command: ['sh', '-c', 'sleep 1'] }] },
 });
 

@@ -53,3 +53,43 @@ test('an escaped newline inside a string does not split a document', () => {
   assert.deepEqual(s.push(Buffer.from('{"b":"line\\nbreak"}{"c"')), [{ b: 'line\nbreak' }]);
   assert.deepEqual(s.push(Buffer.from(':2}')), [{ c: 2 }]);
 });
+
+test('any framing (a line each, pretty-printed over lines, none, CRLF) at any chunk boundaries gives the same objects', () => {
+  const framings = [
+    (o: unknown) => `${JSON.stringify(o)}\n`,
+    (o: unknown) => `${JSON.stringify(o, null, 2)}\n`,
+    (o: unknown) => JSON.stringify(o),
+    (o: unknown) => `${JSON.stringify(o)} \r\n`,
+  ];
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }), fc.nat(framings.length - 1)), {
+        minLength: 1,
+        maxLength: 8,
+      }),
+      fc.array(fc.nat(), { maxLength: 10 }),
+      (docs, cuts) => {
+        // JSON's own reading of each document is the reference (-0 and the like come back as JSON reads them).
+        const expected = docs.map(([o]) => JSON.parse(JSON.stringify(o)) as unknown);
+        const bytes = Buffer.from(docs.map(([o, f]) => framings[f](o)).join(''));
+        const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const splitter = new JsonObjectSplitter();
+        const got: unknown[] = [];
+        let prev = 0;
+        for (const p of [...points, bytes.length]) {
+          got.push(...splitter.push(bytes.subarray(prev, p)));
+          prev = p;
+        }
+        assert.deepEqual(got, expected);
+        assert.equal(splitter.incomplete, false, 'nothing left over');
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test('a line that ends in "}" but is not one object is still read (or refused) by the scan', () => {
+  assert.deepEqual(new JsonObjectSplitter().push(Buffer.from('{"a":{"b":1}\n}\n')), [{ a: { b: 1 } }]);
+  assert.deepEqual(new JsonObjectSplitter().push(Buffer.from('{"a":1}{"b":2}\n')), [{ a: 1 }, { b: 2 }]);
+  assert.throws(() => new JsonObjectSplitter().push(Buffer.from('{"a":}\n')), /malformed watch event/);
+});

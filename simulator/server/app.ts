@@ -10,9 +10,9 @@ import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupport
 import { queryBool } from './query-params.ts';
 import { refuseStreaming, servePodLog } from './pod-log.ts';
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
-import { encodeAs, encodeJson, negotiateOutput, wantsPretty } from './serializers.ts';
+import { compactJsonOf, encodeAs, encodeJson, negotiateOutput, wantsPretty, type Negotiated } from './serializers.ts';
+import { JSON_TYPE } from './media-types.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
-import { EncodedCache } from './encoded-cache.ts';
 import * as discovery from './discovery.ts';
 import {
   bindPodSubresource,
@@ -40,7 +40,12 @@ type Query = Record<string, string | string[] | undefined>;
 
 function firstValues(q: Query): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(q ?? {})) out[k] = Array.isArray(v) ? v[0] : v;
+  // for...in rather than Object.entries: every request comes here, most with no query at all.
+  for (const k in q) {
+    if (!Object.hasOwn(q, k)) continue;
+    const v = q[k];
+    out[k] = Array.isArray(v) ? v[0] : v;
+  }
   return out;
 }
 
@@ -191,16 +196,20 @@ export function buildApp(ctx: ServerContext, tls?: TlsOptions): FastifyInstance 
 
   // Authentication, impersonation and authorization come before everything else (server/authorization/filter.ts);
   // their 401/403 answers go through the error handler above as Status bodies.
-  // Without authentication (the insecure port) there is nothing to check: the hook calls on at once rather than
-  // through a promise, a cost every request would pay.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (!ctx.security.authentication) return done();
-    checkRequest(ctx.security, ctx.store, request.raw).then(() => done(), done);
-  });
+  // Without authentication (the insecure port) there is nothing to check, and no hook at all: Fastify runs a
+  // route without onRequest hooks on a shorter path, a cost every request would otherwise pay. (The security
+  // context is fixed when the server starts.)
+  if (ctx.security.authentication) {
+    app.addHook('onRequest', (request, _reply, done) => {
+      checkRequest(ctx.security, ctx.store, request.raw).then(() => done(), done);
+    });
+  }
   const requestLog = ctx.settings.requestLog;
   if (requestLog)
     app.addHook('onResponse', async (request, reply) => requestLog(requestLogLine(requestLogEntry(request, reply, ctx.security.authentication !== undefined))));
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => dispatch(ctx, request, reply);
+  // Not an async handler: dispatch answers every request itself (errors included), so Fastify need not chain a
+  // promise per request; see dispatch.
+  const handler = (request: FastifyRequest, reply: FastifyReply): void => void dispatch(ctx, request, reply);
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', ...EXTRA_METHODS], url: '/*', handler });
   app.route({ method: ['GET'], url: '/', handler: async (_req, reply) => reply.send({ paths: rootPaths(ctx) }) });
   return app;
@@ -229,17 +238,21 @@ function sendResult(
   result: ApiResult,
   protobufOk = true,
   protobufForm: object = result.object,
+  query: Record<string, string | undefined> = firstValues(request.query as Query),
 ): FastifyReply {
-  const query = firstValues(request.query as Query);
   const accept = request.headers.accept;
   // Server-side printing (simulator/server/table) is looked at only when the client asks for a Table at all.
   const tableSource = accept !== undefined && accept.includes('Table') ? tableSourceOf(ctx.registry, result.object) : undefined;
-  const negotiated = negotiateOutput(accept, {
-    stream: false,
-    protobuf: ctx.protobuf,
-    protobufOk: protobufOk && hasProtobufForm(ctx, protobufForm),
-    table: tableSource !== undefined,
-  });
+  // No Accept (or an empty one) means JSON whatever else the object could be: nothing to look up for it.
+  const negotiated =
+    accept === undefined || accept === ''
+      ? JSON_ANSWER
+      : negotiateOutput(accept, {
+          stream: false,
+          protobuf: ctx.protobuf,
+          protobufOk: protobufOk && hasProtobufForm(ctx, protobufForm),
+          table: tableSource !== undefined,
+        });
   const pretty = wantsPretty(query, request.headers['user-agent']);
   let body: string | Buffer;
   if (negotiated.table && tableSource) {
@@ -250,21 +263,18 @@ function sendResult(
       headers: true,
     });
     body = encodeAs(negotiated.format, table, pretty, ctx.protobuf);
-  } else if (negotiated.format === 'json' && !pretty && request.method === 'GET' && Object.isFrozen(result.object)) {
+  } else if (negotiated.format === 'json' && !pretty && Object.isFrozen(result.object)) {
     // Stored objects are frozen and never change (storage README): the compact JSON of one read often is computed
-    // once. Only reads: the answer to a write is sent once, and caching it would only hold a copy of the store.
+    // once, and the answer to a write shares its encoding with the watch frames of the same change
+    // (serializers.ts, compactJsonOf).
     body = compactJsonOf(result.object);
   } else body = encodeAs(negotiated.format, negotiated.format === 'protobuf' ? protobufForm : result.object, pretty, ctx.protobuf);
   // Bytes, not a string: Fastify would append "; charset=utf-8" to a JSON Content-Type the real server sends bare.
   return reply.code(result.code).header('Content-Type', negotiated.contentType).send(typeof body === 'string' ? Buffer.from(body) : body);
 }
 
-// Compact JSON of stored objects read often (GET of one object), bounded by bytes (encoded-cache.ts).
-const jsonCache = new EncodedCache(16 * 1024 * 1024);
+const JSON_ANSWER: Negotiated = Object.freeze({ format: 'json', contentType: JSON_TYPE });
 
-function compactJsonOf(obj: object): Buffer {
-  return jsonCache.get(obj, 'json', () => Buffer.from(encodeJson(obj, false))) as Buffer;
-}
 
 function hasProtobufForm(ctx: ServerContext, obj: object): boolean {
   const o = obj as { apiVersion?: string; kind?: string };
@@ -289,9 +299,27 @@ function sendError(ctx: ServerContext, request: FastifyRequest, reply: FastifyRe
   }
 }
 
-async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+/**
+ * Answers one request, errors included (the handler does not return a promise to Fastify: a chained promise and
+ * the reply's own thenable per request were a measurable part of a GET). Never rejects.
+ */
+async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  try {
+    await answer(ctx, request, reply);
+  } catch (e) {
+    // Only a failure while answering an error lands here: Fastify's error handler (above) has the last word.
+    if (!reply.sent) reply.send(e);
+    return;
+  }
+  // What an async handler resolving without an answer got from Fastify: an empty 200 (no route does this).
+  // (A hijacked reply, a watch or a log stream, counts as sent.)
+  if (!reply.sent) reply.send();
+}
+
+async function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
   const url = request.url;
-  const path = url.split('?')[0];
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
   try {
     // Like Go's ServeMux, a path with empty, "." or ".." segments is redirected to its clean form.
     const clean = cleanPath(path);
@@ -339,7 +367,8 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
       warnings: [],
       user: userOf(request.raw),
     };
-    return await route(ctx, req, request, reply);
+    const result = await route(ctx, req, reply);
+    if (result !== undefined) sendRouted(ctx, req, request, reply, result);
   } catch (e) {
     const err = isApiError(e) ? e : internalError(e);
     return sendError(ctx, request, reply, err);
@@ -348,7 +377,8 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
 
 /** Go's path.Clean for request paths, keeping a trailing slash as ServeMux does. */
 export function cleanPath(p: string): string {
-  if (!p.includes('//') && !/\/\.\.?(\/|$)/.test(p)) return p;
+  // Most paths hold neither "//" nor "/.": two substring scans answer before any regular expression runs.
+  if (!p.includes('//') && (!p.includes('/.') || !/\/\.\.?(\/|$)/.test(p))) return p;
   const out: string[] = [];
   for (const seg of p.split('/')) {
     if (seg === '' || seg === '.') continue;
@@ -399,17 +429,15 @@ function serveDiscovery(ctx: ServerContext, request: FastifyRequest, reply: Fast
   return sendResult(ctx, request, reply, { code: 200, object: doc }, true, o.apiVersion ? doc : { ...doc, apiVersion: 'v1' });
 }
 
-/** The answer of a routed request, with its Warning headers. (Made once per request; see BodyReader on closures.) */
-function sendWith(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): (r: ApiResult) => FastifyReply {
-  return (r: ApiResult): FastifyReply => {
-    if (req.warnings.length) reply.header('Warning', req.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
-    return sendResult(ctx, request, reply, r);
-  };
+/** The answer of a routed request, with its Warning headers. */
+function sendRouted(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply, r: ApiResult): void {
+  if (req.warnings.length) reply.header('Warning', req.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  sendResult(ctx, request, reply, r, true, r.object, req.query);
 }
 
-async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+/** The result a routed request answers with (sent by the caller), or undefined when the route answered itself. */
+async function route(ctx: ServerContext, req: ResourceRequest, reply: FastifyReply): Promise<ApiResult | undefined> {
   const { def, method } = req;
-  const send = sendWith(ctx, req, request, reply);
   const isWatch = req.watchPath || (method === 'GET' && req.name === undefined && queryBool(req.query.watch) === true);
   if (isWatch) {
     if (method !== 'GET' || req.subresource) throw methodNotAllowed();
@@ -417,28 +445,28 @@ async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyR
     const watch = await prepareWatch(ctx, req);
     reply.hijack();
     watch.serve(reply.raw);
-    return;
+    return undefined;
   }
   if (def.computed) {
     // metrics.k8s.io: computed on read, get and list only.
     if (method !== 'GET' || req.subresource) throw methodNotAllowed();
     requireVerb(def, req.name === undefined ? 'list' : 'get');
-    return send(await readMetrics(ctx, req));
+    return await readMetrics(ctx, req);
   }
   if (req.name === undefined) {
     const clusterWide = def.namespaced && req.namespace === undefined;
     if (method === 'GET') {
       requireVerb(def, 'list');
-      return send(await list(ctx, req));
+      return await list(ctx, req);
     }
     if (clusterWide) throw methodNotAllowed();
     if (method === 'POST') {
       requireVerb(def, 'create');
-      return send(await create(ctx, req));
+      return await create(ctx, req);
     }
     if (method === 'DELETE') {
       requireVerb(def, 'deletecollection');
-      return send(await deleteCollection(ctx, req));
+      return await deleteCollection(ctx, req);
     }
     throw methodNotAllowed();
   }
@@ -447,55 +475,58 @@ async function route(ctx: ServerContext, req: ResourceRequest, request: FastifyR
     if (!verb || verb === 'create') throw methodNotAllowed();
     requireVerb(def, verb);
     switch (method) {
-      case 'GET': return send(await get(ctx, req));
-      case 'PUT': return send(await update(ctx, req));
-      case 'PATCH': return send(await patch(ctx, req));
-      case 'DELETE': return send(await deleteObject(ctx, req));
+      case 'GET': return await get(ctx, req);
+      case 'PUT': return await update(ctx, req);
+      case 'PATCH': return await patch(ctx, req);
+      case 'DELETE': return await deleteObject(ctx, req);
     }
   }
   const sub = req.subresource;
   if (sub === 'status' && def.subresources.status) {
     switch (method) {
-      case 'GET': return send(await get(ctx, { ...req, query: {} }));
-      case 'PUT': return send(await updateStatus(ctx, req));
-      case 'PATCH': return send(await patch(ctx, req));
+      case 'GET': return await get(ctx, { ...req, query: {} });
+      case 'PUT': return await updateStatus(ctx, req);
+      case 'PATCH': return await patch(ctx, req);
     }
     throw methodNotAllowed();
   }
   if (sub === 'approval' && def.subresources.approval) {
     switch (method) {
-      case 'GET': return send(await get(ctx, { ...req, query: {} }));
-      case 'PUT': return send(await updateApproval(ctx, req));
-      case 'PATCH': return send(await patch(ctx, req));
+      case 'GET': return await get(ctx, { ...req, query: {} });
+      case 'PUT': return await updateApproval(ctx, req);
+      case 'PATCH': return await patch(ctx, req);
     }
     throw methodNotAllowed();
   }
   if (sub === 'scale' && def.subresources.scale) {
     switch (method) {
-      case 'GET': return send(await getScale(ctx, req));
-      case 'PUT': return send(await updateScale(ctx, req));
-      case 'PATCH': return send(await patch(ctx, req));
+      case 'GET': return await getScale(ctx, req);
+      case 'PUT': return await updateScale(ctx, req);
+      case 'PATCH': return await patch(ctx, req);
     }
     throw methodNotAllowed();
   }
   if (sub === 'binding' && def.subresources.binding) {
-    if (method === 'POST') return send(await bindPodSubresource(ctx, req));
+    if (method === 'POST') return await bindPodSubresource(ctx, req);
     throw methodNotAllowed();
   }
   if (sub === 'eviction' && def.subresources.eviction) {
-    if (method === 'POST') return send(await evictPod(ctx, req));
+    if (method === 'POST') return await evictPod(ctx, req);
     throw methodNotAllowed();
   }
   if (sub === 'rollback' && def.subresources.rollback) {
-    if (method === 'POST') return send(await rollbackDeployment(ctx, req));
+    if (method === 'POST') return await rollbackDeployment(ctx, req);
     throw methodNotAllowed();
   }
   if (sub === 'finalize' && def.subresources.finalize) {
-    if (method === 'PUT') return send(await finalizeNamespace(ctx, req));
+    if (method === 'PUT') return await finalizeNamespace(ctx, req);
     throw methodNotAllowed();
   }
   if (sub === 'log' && def.subresources.log) {
-    if (method === 'GET') return servePodLog(ctx, req, reply);
+    if (method === 'GET') {
+      await servePodLog(ctx, req, reply);
+      return undefined;
+    }
     throw methodNotAllowed();
   }
   if ((sub === 'exec' || sub === 'attach' || sub === 'portforward') && def.subresources[sub]) return refuseStreaming(ctx, req, sub);

@@ -152,7 +152,6 @@ export async function createResource(
   await beforeCreate(obj, def, env);
   // generateName collisions are retried with a new suffix, as clients expect a unique name.
   for (let attempt = 0; ; attempt++) {
-    const retry = (e: unknown) => e instanceof StoreError && e.code === 'KeyExists' && !explicitName && attempt < 5;
     try {
       const candidate = toStored(def, obj);
       await admit(ctx, { operation: 'CREATE', def, namespace, name: obj.metadata.name!, object: candidate, dryRun });
@@ -164,7 +163,7 @@ export async function createResource(
       }
       return await ctx.store.create(key, candidate);
     } catch (e) {
-      if (retry(e)) {
+      if (e instanceof StoreError && e.code === 'KeyExists' && !explicitName && attempt < 5) {
         obj.metadata.name = generateName(obj.metadata.generateName!);
         obj.metadata.selfLink = selfLinkOf(def, obj.metadata.namespace, obj.metadata.name);
         continue;

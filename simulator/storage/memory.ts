@@ -88,7 +88,9 @@ function liveAt(h: KeyVersions, rev: Revision): StoredObject | undefined {
 
 function deepFreeze<T>(v: T): T {
   if (typeof v === 'object' && v !== null) {
-    for (const child of Object.values(v)) deepFreeze(child);
+    // Indexes and keys rather than Object.values: no array allocated per node of every stored object.
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) deepFreeze(v[i]);
+    else for (const k in v) if (Object.hasOwn(v, k)) deepFreeze((v as Record<string, unknown>)[k]);
     Object.freeze(v);
   }
   return v;

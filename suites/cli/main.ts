@@ -215,7 +215,12 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         transcripts: differential,
         compiled,
         ...(onProgress
-          ? { onPlan: (n: number) => progress.plan(n), onCheckStart: (id: string) => progress.start(id), onCheckDone: (o: CheckOutcome) => progress.done(o) }
+          ? {
+              onPlan: (n: number) => progress.plan(n),
+              onCheckStart: (id: string) => progress.start(id),
+              onCheckDone: (o: CheckOutcome) => progress.done(o),
+              onNote: (text: string) => progress.note(text),
+            }
           : {}),
       });
     let engine;

@@ -40,6 +40,13 @@ export class Progress {
     this.out.write(`${word} ${outcome.id}${detail} (${(outcome.durationMs / 1000).toFixed(1)} s)\n`);
   }
 
+  /** A line about the run itself (not a check), e.g. a wait between phases. */
+  note(text: string): void {
+    if (this.out.isTTY) this.clearLine();
+    this.out.write(`${text}\n`);
+    this.draw(true);
+  }
+
   finish(): void {
     if (this.out.isTTY) this.clearLine();
   }

@@ -11,7 +11,8 @@ import { TargetClient } from './client.ts';
 import type { TargetConnection } from './connection.ts';
 import { firstUnmet, readDiscovery, type Discovery } from './discovery.ts';
 import { readEvidence, type CheckEvidence } from './evidence.ts';
-import { namespacePrefixFor, newRunId, sweepNamespaces } from './namespaces.ts';
+import { namespacePrefixFor, newRunId, settleNamespaces, sweepNamespaces } from './namespaces.ts';
+import { busyScaled } from './progress.ts';
 import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
 import { cpuTimes, readTimings } from './timing.ts';
@@ -57,6 +58,8 @@ export interface EngineOptions extends Selection {
   onCheckDone?(outcome: CheckOutcome): void;
   /** Called once the selection is known, with the number of checks that will report. */
   onPlan?(total: number): void;
+  /** A line about the run itself (a wait between phases). */
+  onNote?(text: string): void;
   /** Keep a transcript of every check's exchanges (differential mode). */
   transcripts?: boolean;
   /**
@@ -205,6 +208,12 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   try {
     for (const [index, phase] of phases.entries()) {
       if (options.signal?.aborted) break;
+      if (phase[0]?.solo) {
+        // The solo checks judge what a quiet target does with their flood of writes: first let the target finish
+        // deleting the ordinary checks' namespaces (bounded; on a busy machine that backlog took most of its time).
+        const settled = await settleNamespaces(client, namespacePrefix, busyScaled(30_000));
+        options.onNote?.(`before the solo checks: ${settled.terminating} namespace(s) of this run were still being deleted; waited ${(settled.waitedMs / 1000).toFixed(1)} s`);
+      }
       const context: RunContextFile = {
         runId,
         namespacePrefix,

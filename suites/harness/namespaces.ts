@@ -49,3 +49,26 @@ export async function sweepNamespaces(client: TargetClient, prefix: string): Pro
   await Promise.all(names.map((n) => deleteNamespace(client, n)));
   return names;
 }
+
+/**
+ * Waits (at most `boundMs`) until no namespace of this run is still being deleted, and says how many were and how
+ * long it took. The checks of the solo phase flood the target with writes and judge what a quiet target does with
+ * them; a namespace controller still working through the namespaces of the ordinary checks (a few hundred, each
+ * one a list and delete per kind) would share the target's time with them.
+ */
+export async function settleNamespaces(client: TargetClient, prefix: string, boundMs: number): Promise<{ terminating: number; waitedMs: number }> {
+  const started = Date.now();
+  let first: number | undefined;
+  for (;;) {
+    let left = 0;
+    try {
+      const res = await client.get<{ items?: Array<{ metadata?: { name?: string; deletionTimestamp?: string } }> }>('/api/v1/namespaces', { timeoutMs: 10_000 });
+      left = (res.object?.items ?? []).filter((ns) => ns.metadata?.deletionTimestamp && ns.metadata.name?.startsWith(prefix)).length;
+    } catch {
+      left = 0; // the target went away: nothing to wait for
+    }
+    first ??= left;
+    if (left === 0 || Date.now() - started > boundMs) return { terminating: first, waitedMs: Date.now() - started };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

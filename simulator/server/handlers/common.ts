@@ -85,21 +85,31 @@ export function readObjectBody(ctx: ServerContext, req: ResourceRequest, def: Re
 const STRING_META = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'selfLink', 'clusterName'] as const;
 
 /** Type errors that the real server's decoder reports as 400 before any validation. */
+// Every create and update passes here: no closure per call (under tsx each one is wrapped in a naming helper).
 function checkMetadataTypes(def: ResourceDef, obj: KubeObject): void {
   const m = obj.metadata as Record<string, unknown>;
-  const bad = (field: string, want: string) =>
-    badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata.${field} must be ${want}`);
-  for (const f of STRING_META) if (m[f] !== undefined && m[f] !== null && typeof m[f] !== 'string') throw bad(f, 'a string');
-  for (const f of ['labels', 'annotations'] as const) {
+  for (const f of STRING_META) if (m[f] !== undefined && m[f] !== null && typeof m[f] !== 'string') throw badMetadata(def, f, 'a string');
+  for (const f of MAP_META) {
     const v = m[f];
     if (v === undefined || v === null) continue;
-    if (typeof v !== 'object' || Array.isArray(v)) throw bad(f, 'a map of string to string');
-    for (const [k, val] of Object.entries(v as Record<string, unknown>)) if (typeof val !== 'string') throw bad(`${f}.${k}`, 'a string');
+    if (typeof v !== 'object' || Array.isArray(v)) throw badMetadata(def, f, 'a map of string to string');
+    const map = v as Record<string, unknown>;
+    for (const k in map) if (Object.hasOwn(map, k) && typeof map[k] !== 'string') throw badMetadata(def, `${f}.${k}`, 'a string');
   }
-  if (m.finalizers !== undefined && m.finalizers !== null && (!Array.isArray(m.finalizers) || m.finalizers.some((x) => typeof x !== 'string'))) throw bad('finalizers', 'a list of strings');
-  if (m.ownerReferences !== undefined && m.ownerReferences !== null && !Array.isArray(m.ownerReferences)) throw bad('ownerReferences', 'a list');
-  if (m.generation !== undefined && m.generation !== null && typeof m.generation !== 'number') throw bad('generation', 'an integer');
+  if (m.finalizers !== undefined && m.finalizers !== null && (!Array.isArray(m.finalizers) || !m.finalizers.every(isString))) throw badMetadata(def, 'finalizers', 'a list of strings');
+  if (m.ownerReferences !== undefined && m.ownerReferences !== null && !Array.isArray(m.ownerReferences)) throw badMetadata(def, 'ownerReferences', 'a list');
+  if (m.generation !== undefined && m.generation !== null && typeof m.generation !== 'number') throw badMetadata(def, 'generation', 'an integer');
   for (const f of STRING_META) if (m[f] === null) delete m[f];
+}
+
+const MAP_META = ['labels', 'annotations'] as const;
+
+function isString(x: unknown): boolean {
+  return typeof x === 'string';
+}
+
+function badMetadata(def: ResourceDef, field: string, want: string): ApiError {
+  return badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata.${field} must be ${want}`);
 }
 
 /**

@@ -9,7 +9,7 @@ import { collectionPrefix, type ResourceDef } from '../../api/registry.ts';
 import { chunkKeys } from '../watch-hub.ts';
 import { StoreError, type StoreEvent, type WatchHandle } from '../../storage/store.ts';
 import { ApiError, badRequest } from '../errors.ts';
-import { encodeJson, negotiateOutput } from '../serializers.ts';
+import { encodeJson, jsonWatchFrame, negotiateOutput } from '../serializers.ts';
 import { header, type ResourceRequest, type ServerContext } from '../context.ts';
 import { intParam, present } from './common.ts';
 import { compileSelectors, parseResourceVersion } from './read.ts';
@@ -50,7 +50,7 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
   const encode = negotiated.format === 'protobuf'
     ? (type: string, obj: object) => ctx.protobuf!.encodeWatchEvent(type, obj)
     : // Bytes, not a string: a frame written to many watchers is then UTF-8 encoded once, not once per watcher.
-      (type: string, obj: object) => Buffer.from(encodeJson({ type, object: obj }, false));
+      (type: string, obj: object) => jsonWatchFrame(type, obj);
 
   // Initial state for watches without a resourceVersion (or "0"): a snapshot delivered as ADDED events.
   let initial: KubeObject[] = [];

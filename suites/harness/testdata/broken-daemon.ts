@@ -14,6 +14,11 @@
 //   quota-status    never writes ResourceQuota status
 //   recycle-deadline  makes recycler pods with activeDeadlineSeconds one more than computed
 //   pvc-protection  never puts the kubernetes.io/pvc-protection finalizer on claims
+//   eviction-rate   evicts at 1000 nodes per second whatever --node-eviction-rate and --secondary-node-eviction-rate say
+//   zone-disruption never judges a zone disrupted (--unhealthy-zone-threshold 1.1 whatever was given)
+//   monitor-period  looks at node heartbeats every 5 s (the default) whatever --node-monitor-period says
+//   service-syncs   provisions one load balancer at a time (the default) whatever --concurrent-service-syncs says
+//   service-sync-period  resyncs Services every 5 min (the default) whatever --service-sync-period says
 // Run as: BROKEN_DAEMON=jws,tokencleaner node --import tsx suites/harness/testdata/broken-daemon.ts [daemon options]
 
 import { createHmac } from 'node:crypto';
@@ -101,6 +106,22 @@ if (breaks.has('sa-key') || breaks.has('signing-ca')) {
     if (breaks.has('signing-ca') && a.startsWith('--cluster-signing-key-file=')) return `--cluster-signing-key-file=${own.caKeyFile}`;
     return a;
   });
+}
+
+// Eviction options replaced by values of its own (the daemon reads them as given).
+const OPTION_BREAKS: Record<string, [RegExp, string]> = {
+  'monitor-period': [/^--node-monitor-period=/, '--node-monitor-period=5s'],
+  'service-syncs': [/^--concurrent-service-syncs=/, '--concurrent-service-syncs=1'],
+  'service-sync-period': [/^--service-sync-period=/, '--service-sync-period=5m'],
+};
+for (const [name, [option, value]] of Object.entries(OPTION_BREAKS)) if (breaks.has(name)) process.argv = process.argv.map((a) => (option.test(a) ? value : a));
+if (breaks.has('eviction-rate') || breaks.has('zone-disruption')) {
+  process.argv = process.argv.map((a) => {
+    if (breaks.has('eviction-rate') && /^--(secondary-)?node-eviction-rate=/.test(a)) return `${a.split('=')[0]}=1000`;
+    if (breaks.has('zone-disruption') && a.startsWith('--unhealthy-zone-threshold=')) return '--unhealthy-zone-threshold=1.1';
+    return a;
+  });
+  if (breaks.has('zone-disruption') && !process.argv.some((a) => a.startsWith('--unhealthy-zone-threshold='))) process.argv.push('--unhealthy-zone-threshold=1.1');
 }
 
 await import('../../../simulator/controllers/index.ts');
