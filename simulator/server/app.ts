@@ -10,10 +10,9 @@ import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupport
 import { queryBool } from './query-params.ts';
 import { refuseStreaming, servePodLog } from './pod-log.ts';
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
-import { encodeAs, encodeJson, negotiateOutput, wantsPretty, type Negotiated } from './serializers.ts';
+import { compactJsonOf, encodeAs, encodeJson, negotiateOutput, wantsPretty, type Negotiated } from './serializers.ts';
 import { JSON_TYPE } from './media-types.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
-import { EncodedCache } from './encoded-cache.ts';
 import * as discovery from './discovery.ts';
 import {
   bindPodSubresource,
@@ -26,7 +25,7 @@ import {
   updateScale,
   updateStatus,
 } from './handlers/write.ts';
-import { get, list } from './handlers/read.ts';
+import { get, getNow, list } from './handlers/read.ts';
 import { deleteCollection, deleteObject } from './handlers/delete.ts';
 import { prepareWatch } from './handlers/watch.ts';
 import { patch } from './handlers/patch.ts';
@@ -264,9 +263,10 @@ function sendResult(
       headers: true,
     });
     body = encodeAs(negotiated.format, table, pretty, ctx.protobuf);
-  } else if (negotiated.format === 'json' && !pretty && request.method === 'GET' && Object.isFrozen(result.object)) {
+  } else if (negotiated.format === 'json' && !pretty && Object.isFrozen(result.object)) {
     // Stored objects are frozen and never change (storage README): the compact JSON of one read often is computed
-    // once. Only reads: the answer to a write is sent once, and caching it would only hold a copy of the store.
+    // once, and the answer to a write shares its encoding with the watch frames of the same change
+    // (serializers.ts, compactJsonOf).
     body = compactJsonOf(result.object);
   } else body = encodeAs(negotiated.format, negotiated.format === 'protobuf' ? protobufForm : result.object, pretty, ctx.protobuf);
   // Bytes, not a string: Fastify would append "; charset=utf-8" to a JSON Content-Type the real server sends bare.
@@ -275,12 +275,6 @@ function sendResult(
 
 const JSON_ANSWER: Negotiated = Object.freeze({ format: 'json', contentType: JSON_TYPE });
 
-// Compact JSON of stored objects read often (GET of one object), bounded by bytes (encoded-cache.ts).
-const jsonCache = new EncodedCache(16 * 1024 * 1024);
-
-function compactJsonOf(obj: object): Buffer {
-  return jsonCache.get(obj, 'json', () => Buffer.from(encodeJson(obj, false))) as Buffer;
-}
 
 function hasProtobufForm(ctx: ServerContext, obj: object): boolean {
   const o = obj as { apiVersion?: string; kind?: string };
@@ -306,14 +300,28 @@ function sendError(ctx: ServerContext, request: FastifyRequest, reply: FastifyRe
 }
 
 /**
- * Answers one request, errors included (the handler does not return a promise to Fastify: a chained promise and
- * the reply's own thenable per request were a measurable part of a GET). Never rejects.
+ * Answers one request, errors included. The handler returns no promise to Fastify (a chained promise and the
+ * reply's own thenable per request were a measurable part of a GET), and what can be answered in the turn the
+ * request was read in is: only a request that waits on storage goes through a promise.
  */
-async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+function dispatch(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): void {
+  let pending: FastifyReply | Promise<void> | void;
   try {
-    await answer(ctx, request, reply);
+    pending = answer(ctx, request, reply);
   } catch (e) {
     // Only a failure while answering an error lands here: Fastify's error handler (above) has the last word.
+    if (!reply.sent) reply.send(e);
+    return;
+  }
+  if (pending instanceof Promise) void finishLater(pending, reply);
+  else if (!reply.sent) reply.send();
+}
+
+/** dispatch's end for a request that waited: the same last word, and the same empty answer. */
+async function finishLater(pending: Promise<void>, reply: FastifyReply): Promise<void> {
+  try {
+    await pending;
+  } catch (e) {
     if (!reply.sent) reply.send(e);
     return;
   }
@@ -322,7 +330,8 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
   if (!reply.sent) reply.send();
 }
 
-async function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+/** Answers at once (a reply, or nothing) or with a promise of the answer when the request waits on storage. */
+function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<void> | void {
   const url = request.url;
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
@@ -373,11 +382,25 @@ async function answer(ctx: ServerContext, request: FastifyRequest, reply: Fastif
       warnings: [],
       user: userOf(request.raw),
     };
-    const result = await route(ctx, req, reply);
-    if (result !== undefined) sendRouted(ctx, req, request, reply, result);
+    // GET of one object from a store that reads in this process: answered now, as route would (same checks).
+    if (req.method === 'GET' && req.name !== undefined && req.subresource === undefined && !req.watchPath && !def.computed) {
+      requireVerb(def, 'get');
+      const now = getNow(ctx, req);
+      if (now !== undefined) return sendRouted(ctx, req, request, reply, now);
+    }
+    return routeAndSend(ctx, req, request, reply);
   } catch (e) {
     const err = isApiError(e) ? e : internalError(e);
     return sendError(ctx, request, reply, err);
+  }
+}
+
+async function routeAndSend(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  try {
+    const result = await route(ctx, req, reply);
+    if (result !== undefined) sendRouted(ctx, req, request, reply, result);
+  } catch (e) {
+    sendError(ctx, request, reply, isApiError(e) ? e : internalError(e));
   }
 }
 
@@ -436,9 +459,9 @@ function serveDiscovery(ctx: ServerContext, request: FastifyRequest, reply: Fast
 }
 
 /** The answer of a routed request, with its Warning headers. */
-function sendRouted(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply, r: ApiResult): void {
+function sendRouted(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply, r: ApiResult): FastifyReply {
   if (req.warnings.length) reply.header('Warning', req.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
-  sendResult(ctx, request, reply, r, true, r.object, req.query);
+  return sendResult(ctx, request, reply, r, true, r.object, req.query);
 }
 
 /** The result a routed request answers with (sent by the caller), or undefined when the route answered itself. */

@@ -5,6 +5,7 @@ import { JSON_TYPE, YAML_TYPE, parseAccept, matches, essence, type MediaRange } 
 import { ApiError, badRequest, notAcceptable, requestEntityTooLarge, unsupportedMediaType } from './errors.ts';
 import { DocumentLimitError, checkExpandedValue, checkJsonTextDepth } from '../api/json-limits.ts';
 import { goParseBool } from './query-params.ts';
+import { EncodedCache } from './encoded-cache.ts';
 
 /** A protobuf codec plugged in at start-up (simulator/codec/protobuf.ts), so negotiation does not hard-wire it. */
 export interface BinaryCodec {
@@ -26,6 +27,34 @@ export function encodeJson(value: unknown, pretty: boolean): string {
     s = s.replace(NEEDS_ESCAPE, (c) => HTML_ESCAPES[c]);
   }
   return pretty ? s : s + '\n';
+}
+
+// Compact JSON of stored objects, bounded by bytes (encoded-cache.ts): an object read often (GET of one object) is
+// encoded once, and a write's answer and the watch frames of the same change share one encoding of the object.
+const jsonCache = new EncodedCache(16 * 1024 * 1024);
+
+/** encodeJson(obj, false) of a stored (frozen, never changed) object, through the cache. Ends with a newline. */
+export function compactJsonOf(obj: object): Buffer {
+  return jsonCache.get(obj, 'json', () => Buffer.from(encodeJson(obj, false))) as Buffer;
+}
+
+/** Encodings done and reused by compactJsonOf (for tests and the bench). */
+export function compactJsonStats(): { encodings: number; hits: number } {
+  const { encodings, hits } = jsonCache.stats;
+  return { encodings, hits };
+}
+
+const FRAME_END = Buffer.from('}\n');
+
+/**
+ * A JSON watch frame ({"type":...,"object":...} and a newline), the same bytes as encodeJson({ type, object }),
+ * built around the object's cached encoding when the object is a stored one, so that a change answered to its
+ * writer and sent to its watchers is encoded once.
+ */
+export function jsonWatchFrame(type: string, obj: object): Buffer {
+  if (!Object.isFrozen(obj)) return Buffer.from(encodeJson({ type, object: obj }, false));
+  const body = compactJsonOf(obj);
+  return Buffer.concat([Buffer.from(`{"type":${JSON.stringify(type)},"object":`), body.subarray(0, body.length - 1), FRAME_END]);
 }
 
 /** Whether any of the characters Go escapes occurs (five indexOf scans are an order faster than the regex test). */

@@ -200,3 +200,48 @@ test('changes made in one turn of the event loop reach a watcher in one write, i
     sock.destroy();
   }
 });
+
+test('a watcher reading slower than events come: its frames wait while the socket drains and go out together, all of them, in order', async () => {
+  const ns = await namespace('wire-slow');
+  const { sock, bytes } = await connect(port());
+  try {
+    sock.write(get(`/api/v1/namespaces/${ns}/configmaps?watch=true&timeoutSeconds=30`));
+    const deadline = Date.now() + 15_000;
+    while (!bytes().includes('\r\n\r\n')) {
+      if (Date.now() > deadline) throw new Error('the watch never answered');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // The client stops reading: the kernel's buffers fill (a few MB on loopback), then the server's socket.
+    sock.pause();
+    const hub = sim.ctx.hub.stats;
+    const before = { deliveries: hub.deliveries, writes: hub.writes, cutOff: hub.cutOff };
+    const count = 500;
+    const value = 'x'.repeat(32 * 1024); // 500 x 32 KiB = 16 MiB in all, under the 16 MiB cut-off once the kernel holds its part
+    for (let i = 0; i < count; i++) {
+      await sim.ctx.store.create(`/registry/configmaps/${ns}/s${i}`, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: `s${i}`, namespace: ns }, data: { v: value } });
+      // Each change in its own turn of the event loop (the pump runs before this callback).
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.equal(hub.deliveries - before.deliveries, count, 'every change handed to the watcher');
+    assert.equal(hub.cutOff, before.cutOff, 'not cut off');
+    sock.resume();
+    const all = () => {
+      const r = parseResponse(bytes(), 0);
+      return r.chunks.length;
+    };
+    const until = Date.now() + 30_000;
+    while (all() < count) {
+      if (Date.now() > until) throw new Error(`only ${all()} of ${count} events arrived`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const evs = events(parseResponse(bytes(), 0));
+    assert.deepEqual(
+      evs.map((e) => e.name),
+      Array.from({ length: count }, (_, i) => `s${i}`),
+    );
+    const writes = hub.writes - before.writes;
+    assert.ok(writes <= count / 2, `the frames that waited for the socket to drain went out together: ${writes} writes for ${count} frames`);
+  } finally {
+    sock.destroy();
+  }
+});

@@ -9,7 +9,7 @@ import { collectionPrefix, type ResourceDef } from '../../api/registry.ts';
 import { chunkKeys } from '../watch-hub.ts';
 import { StoreError, type StoreEvent, type WatchHandle } from '../../storage/store.ts';
 import { ApiError, badRequest } from '../errors.ts';
-import { encodeJson, negotiateOutput } from '../serializers.ts';
+import { encodeJson, jsonWatchFrame, negotiateOutput } from '../serializers.ts';
 import { header, type ResourceRequest, type ServerContext } from '../context.ts';
 import { intParam, present } from './common.ts';
 import { compileSelectors, parseResourceVersion } from './read.ts';
@@ -50,7 +50,7 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
   const encode = negotiated.format === 'protobuf'
     ? (type: string, obj: object) => ctx.protobuf!.encodeWatchEvent(type, obj)
     : // Bytes, not a string: a frame written to many watchers is then UTF-8 encoded once, not once per watcher.
-      (type: string, obj: object) => Buffer.from(encodeJson({ type, object: obj }, false));
+      (type: string, obj: object) => jsonWatchFrame(type, obj);
 
   // Initial state for watches without a resourceVersion (or "0"): a snapshot delivered as ADDED events.
   let initial: KubeObject[] = [];
@@ -88,8 +88,8 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
         handle?.stop();
         // Frames still waiting for the pump go out before the closing chunk (a watch ended by its timeout or by
         // the server's shutdown delivers what it was handed).
-        flush();
-        hub.unschedule(sink);
+        flush(true);
+        if (waitingDrain) socket!.off('drain', onDrain);
         if (!res.writableEnded) res.end();
       };
       let headersSent = false;
@@ -126,16 +126,40 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
       let queued = false;
       const pending: Buffer[] = [];
       let pendingBytes = 0;
-      const flush = () => {
+      let waitingDrain = false;
+      const onDrain = () => {
+        waitingDrain = false;
+        if (!ended && pending.length > 0) hub.schedule(sink);
+      };
+      /** Writes the queued frames in one write (several: corked, one writev of the shared bytes, no copy). */
+      const flush = (final = false) => {
         if (pending.length === 0) return;
-        const out = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+        if (socket!.destroyed) {
+          pending.length = 0;
+          pendingBytes = 0;
+          return;
+        }
+        // A socket past its high-water mark (a client reading slower than events come) is not written again until
+        // it drains: its frames wait here as references to the shared bytes and go out together then, instead of
+        // one queued write each (each with its own request object held until the kernel takes it).
+        if (!final && socket!.writableNeedDrain) {
+          if (!waitingDrain) {
+            waitingDrain = true;
+            socket!.once('drain', onDrain);
+          }
+          return;
+        }
+        if (pending.length === 1) socket!.write(pending[0]);
+        else {
+          socket!.cork();
+          for (const frame of pending) socket!.write(frame);
+          socket!.uncork();
+        }
         pending.length = 0;
         pendingBytes = 0;
-        if (socket!.destroyed) return;
-        socket!.write(out);
         hub.stats.writes++;
       };
-      const sink = { flush };
+      const sink = { flush: () => flush(), scheduled: false };
       const cutOff = () => {
         hub.stats.cutOff++;
         pending.length = 0;
@@ -148,7 +172,7 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
         hub.stats.deliveries++;
         if (direct && queued) {
           const frame = hub.chunk(keys[type], type, obj, encode);
-          if (pending.length === 0) hub.schedule(sink);
+          if (!waitingDrain) hub.schedule(sink);
           pending.push(frame);
           pendingBytes += frame.length;
           if (pendingBytes + socket!.writableLength > hub.maxBufferedBytes) cutOff();
@@ -189,7 +213,7 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
             if (reason instanceof StoreError && reason.code === 'Compacted') {
               const status = new ApiError(410, 'Expired', `too old resource version: ${fromRevision} (${reason.revision ?? ctx.store.oldestRevision()})`).status;
               if (!ended) {
-                flush();
+                flush(true);
                 res.write(encode('ERROR', status));
               }
             }
