@@ -25,7 +25,7 @@ import {
   updateScale,
   updateStatus,
 } from './handlers/write.ts';
-import { get, list } from './handlers/read.ts';
+import { get, getNow, list } from './handlers/read.ts';
 import { deleteCollection, deleteObject } from './handlers/delete.ts';
 import { prepareWatch } from './handlers/watch.ts';
 import { patch } from './handlers/patch.ts';
@@ -300,14 +300,28 @@ function sendError(ctx: ServerContext, request: FastifyRequest, reply: FastifyRe
 }
 
 /**
- * Answers one request, errors included (the handler does not return a promise to Fastify: a chained promise and
- * the reply's own thenable per request were a measurable part of a GET). Never rejects.
+ * Answers one request, errors included. The handler returns no promise to Fastify (a chained promise and the
+ * reply's own thenable per request were a measurable part of a GET), and what can be answered in the turn the
+ * request was read in is: only a request that waits on storage goes through a promise.
  */
-async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+function dispatch(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): void {
+  let pending: FastifyReply | Promise<void> | void;
   try {
-    await answer(ctx, request, reply);
+    pending = answer(ctx, request, reply);
   } catch (e) {
     // Only a failure while answering an error lands here: Fastify's error handler (above) has the last word.
+    if (!reply.sent) reply.send(e);
+    return;
+  }
+  if (pending instanceof Promise) void finishLater(pending, reply);
+  else if (!reply.sent) reply.send();
+}
+
+/** dispatch's end for a request that waited: the same last word, and the same empty answer. */
+async function finishLater(pending: Promise<void>, reply: FastifyReply): Promise<void> {
+  try {
+    await pending;
+  } catch (e) {
     if (!reply.sent) reply.send(e);
     return;
   }
@@ -316,7 +330,8 @@ async function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fast
   if (!reply.sent) reply.send();
 }
 
-async function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+/** Answers at once (a reply, or nothing) or with a promise of the answer when the request waits on storage. */
+function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<void> | void {
   const url = request.url;
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
@@ -367,11 +382,25 @@ async function answer(ctx: ServerContext, request: FastifyRequest, reply: Fastif
       warnings: [],
       user: userOf(request.raw),
     };
-    const result = await route(ctx, req, reply);
-    if (result !== undefined) sendRouted(ctx, req, request, reply, result);
+    // GET of one object from a store that reads in this process: answered now, as route would (same checks).
+    if (req.method === 'GET' && req.name !== undefined && req.subresource === undefined && !req.watchPath && !def.computed) {
+      requireVerb(def, 'get');
+      const now = getNow(ctx, req);
+      if (now !== undefined) return sendRouted(ctx, req, request, reply, now);
+    }
+    return routeAndSend(ctx, req, request, reply);
   } catch (e) {
     const err = isApiError(e) ? e : internalError(e);
     return sendError(ctx, request, reply, err);
+  }
+}
+
+async function routeAndSend(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  try {
+    const result = await route(ctx, req, reply);
+    if (result !== undefined) sendRouted(ctx, req, request, reply, result);
+  } catch (e) {
+    sendError(ctx, request, reply, isApiError(e) ? e : internalError(e));
   }
 }
 
@@ -430,9 +459,9 @@ function serveDiscovery(ctx: ServerContext, request: FastifyRequest, reply: Fast
 }
 
 /** The answer of a routed request, with its Warning headers. */
-function sendRouted(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply, r: ApiResult): void {
+function sendRouted(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply, r: ApiResult): FastifyReply {
   if (req.warnings.length) reply.header('Warning', req.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
-  sendResult(ctx, request, reply, r, true, r.object, req.query);
+  return sendResult(ctx, request, reply, r, true, r.object, req.query);
 }
 
 /** The result a routed request answers with (sent by the caller), or undefined when the route answered itself. */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { compactJsonOf, encodeJson, jsonWatchFrame } from './serializers.ts';
+import { compactJsonOf, compactJsonStats, encodeJson, jsonWatchFrame } from './serializers.ts';
 
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object') {
@@ -34,4 +34,35 @@ test('an object that is not frozen (an ERROR event\'s Status) is encoded as it i
   assert.deepEqual(jsonWatchFrame('ERROR', status), Buffer.from(encodeJson({ type: 'ERROR', object: status }, false)));
   status.code = 500;
   assert.match(jsonWatchFrame('ERROR', status).toString(), /"code":500/);
+});
+
+test('a change answered to its writer and sent to a JSON watcher is encoded once', async () => {
+  const { startApiServer } = await import('./start.ts');
+  const server = await startApiServer({});
+  const ac = new AbortController();
+  try {
+    const watch = await fetch(`${server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1`, { signal: ac.signal });
+    const reader = watch.body!.getReader();
+    const before = compactJsonStats();
+    const creates = 20;
+    for (let i = 0; i < creates; i++) {
+      const res = await fetch(`${server.url}/api/v1/namespaces/default/configmaps`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ metadata: { name: `shared-${i}` }, data: { k: 'v' } }),
+      });
+      assert.equal(res.status, 201, await res.text());
+    }
+    // Read the watch until every create has come through (its frames are written once the changes are).
+    let seen = '';
+    const deadline = Date.now() + 30_000;
+    while ((seen.match(/"ADDED"/g) ?? []).length < creates && Date.now() < deadline) seen += Buffer.from((await reader.read()).value ?? []).toString();
+    assert.equal((seen.match(/"ADDED"/g) ?? []).length, creates, 'every create watched');
+    const after = compactJsonStats();
+    assert.equal(after.encodings - before.encodings, creates, 'one encoding of each object');
+    assert.ok(after.hits - before.hits >= creates, `the answer or the frame reused it (${after.hits - before.hits} hits)`);
+  } finally {
+    ac.abort();
+    await server.close();
+  }
 });

@@ -38,6 +38,12 @@ export function compactJsonOf(obj: object): Buffer {
   return jsonCache.get(obj, 'json', () => Buffer.from(encodeJson(obj, false))) as Buffer;
 }
 
+/** Encodings done and reused by compactJsonOf (for tests and the bench). */
+export function compactJsonStats(): { encodings: number; hits: number } {
+  const { encodings, hits } = jsonCache.stats;
+  return { encodings, hits };
+}
+
 const FRAME_END = Buffer.from('}\n');
 
 /**

@@ -343,6 +343,10 @@ export class MemoryStore implements Store {
   }
 
   async get(key: string, _opts?: ReadOptions): Promise<StoredObject | undefined> {
+    return this.getSync(key);
+  }
+
+  getSync(key: string): StoredObject | undefined {
     this.assertOpen();
     const h = this.index.get(key);
     if (h === undefined) return undefined;

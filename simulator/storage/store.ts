@@ -109,6 +109,11 @@ export interface Store {
   oldestRevision(): Revision;
 
   get(key: string, opts?: ReadOptions): Promise<StoredObject | undefined>;
+  /**
+   * The same read answered at once, by stores that hold their data in this process (the memory store); absent
+   * elsewhere. The API server then answers a GET of one object without a promise in between.
+   */
+  getSync?(key: string): StoredObject | undefined;
   /** Fails with KeyExists. Sets metadata.resourceVersion on the stored copy. */
   create(key: string, obj: KubeObject): Promise<StoredObject>;
   /** Fails with NotFound or Conflict. */

@@ -10,6 +10,7 @@ import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
 import { applyPatch, PatchError, UnsupportedPatchTypeError } from '../../patch/index.ts';
 import type { JsonValue } from '../../patch/json-value.ts';
 import { updateResource, type UpdateTarget } from '../generic-store.ts';
+import type { StoredObject } from '../../storage/store.ts';
 import { ApiError, badRequest, unsupportedMediaType } from '../errors.ts';
 import { essence } from '../media-types.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
@@ -64,12 +65,18 @@ export async function patch(ctx: ServerContext, req: ResourceRequest): Promise<A
     def, namespace: req.namespace, name, target,
     // A new object per attempt: the patch is applied to a deep copy of the current object.
     objInfoFresh: true,
-    objInfo: (cur) => {
-      const body = patched(req, present(def, cur.value), schema);
-      checkPatchedBody(def, body as unknown as Record<string, unknown>);
-      return body;
-    },
+    objInfo: patchedObjectOf.bind(undefined, req, schema),
     opts: writeOptions(req),
   });
   return { code: 200, object: present(def, out.object) };
+}
+
+/**
+ * The update's objInfo: the current object with the request's patch applied, its shape checked. (Bound per
+ * request rather than a closure: under tsx every named closure is wrapped in a naming helper when made.)
+ */
+function patchedObjectOf(req: ResourceRequest, schema: TypeSchema | undefined, cur: StoredObject): KubeObject {
+  const body = patched(req, present(req.def, cur.value), schema);
+  checkPatchedBody(req.def, body as unknown as Record<string, unknown>);
+  return body;
 }

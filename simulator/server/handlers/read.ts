@@ -7,7 +7,7 @@ import { collectionPrefix } from '../../api/registry.ts';
 import { parseLabelSelector, matchesRequirements, SelectorParseError } from '../../api/labels.ts';
 import { parseFieldSelector, bindFieldSelector, matchesFields } from '../../api/fields.ts';
 import { selectableFieldsOf } from '../../api/kinds/field-selectors.ts';
-import { StoreError } from '../../storage/store.ts';
+import { StoreError, type StoredObject } from '../../storage/store.ts';
 import { ContinueTokenError, decodeContinueToken, encodeContinueToken, queryHashOf } from '../../storage/continue-token.ts';
 import { ApiError, badRequest, expired, notFound, timeout } from '../errors.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from '../context.ts';
@@ -15,7 +15,21 @@ import { boolParam, groupResource, groupVersionPath, intParam, keyOf, present } 
 import { copyJson } from '../../patch/json-value.ts';
 
 export async function get(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
-  const cur = await ctx.store.get(keyOf(req, req.name!));
+  return answerGet(req, await ctx.store.get(keyOf(req, req.name!)));
+}
+
+/**
+ * GET of one object from a store that reads synchronously (the memory store): the same answer as `get` with no
+ * promise in between, so the response is written in the same turn as the request was read. undefined when the
+ * store has no synchronous read.
+ */
+export function getNow(ctx: ServerContext, req: ResourceRequest): ApiResult | undefined {
+  const store = ctx.store;
+  if (store.getSync === undefined) return undefined;
+  return answerGet(req, store.getSync(keyOf(req, req.name!)));
+}
+
+function answerGet(req: ResourceRequest, cur: StoredObject | undefined): ApiResult {
   if (!cur) throw notFound(groupResource(req.def), req.name!);
   const obj = present(req.def, cur.value);
   const exportParam = boolParam(req, 'export');
