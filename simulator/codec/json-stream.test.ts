@@ -3,6 +3,19 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { JsonObjectSplitter, JsonStreamError } from './json-stream.ts';
 
+/** Feeds the bytes cut at the given offsets (any numbers, taken modulo the length) and collects what comes out. */
+function feedInPieces(bytes: Buffer, cuts: number[]): { got: unknown[]; incomplete: boolean } {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const splitter = new JsonObjectSplitter();
+  const got: unknown[] = [];
+  let prev = 0;
+  for (const p of [...points, bytes.length]) {
+    got.push(...splitter.push(bytes.subarray(prev, p)));
+    prev = p;
+  }
+  return { got, incomplete: splitter.incomplete };
+}
+
 test('splits objects across arbitrary chunk boundaries, braces in strings and multi-byte text included', () => {
   const events = [
     { type: 'ADDED', object: { metadata: { name: 'a{b}"c' }, data: { k: 'ünï}cødé 😀' } } },
@@ -12,16 +25,9 @@ test('splits objects across arbitrary chunk boundaries, braces in strings and mu
   const bytes = Buffer.from(events.map((e) => JSON.stringify(e)).join('\n') + '\n');
   fc.assert(
     fc.property(fc.array(fc.integer({ min: 1, max: bytes.length }), { maxLength: 20 }), (cuts) => {
-      const points = [...new Set(cuts)].sort((a, b) => a - b);
-      const splitter = new JsonObjectSplitter();
-      const got: unknown[] = [];
-      let prev = 0;
-      for (const p of [...points, bytes.length]) {
-        got.push(...splitter.push(bytes.subarray(prev, p)));
-        prev = p;
-      }
+      const { got, incomplete } = feedInPieces(bytes, cuts);
       assert.deepEqual(got, events);
-      assert.equal(splitter.incomplete, false);
+      assert.equal(incomplete, false);
     }),
   );
 });
@@ -72,16 +78,9 @@ test('any framing (a line each, pretty-printed over lines, none, CRLF) at any ch
         // JSON's own reading of each document is the reference (-0 and the like come back as JSON reads them).
         const expected = docs.map(([o]) => JSON.parse(JSON.stringify(o)) as unknown);
         const bytes = Buffer.from(docs.map(([o, f]) => framings[f](o)).join(''));
-        const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-        const splitter = new JsonObjectSplitter();
-        const got: unknown[] = [];
-        let prev = 0;
-        for (const p of [...points, bytes.length]) {
-          got.push(...splitter.push(bytes.subarray(prev, p)));
-          prev = p;
-        }
+        const { got, incomplete } = feedInPieces(bytes, cuts);
         assert.deepEqual(got, expected);
-        assert.equal(splitter.incomplete, false, 'nothing left over');
+        assert.equal(incomplete, false, 'nothing left over');
       },
     ),
     { numRuns: 300 },
