@@ -115,6 +115,15 @@ function events(body: Parsed): Array<{ type: string; name: string; rv: number }>
   });
 }
 
+/** Waits until the server has sent a response's headers (a watch is open from then on). */
+async function headersSent(bytes: () => Buffer): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!bytes().includes('\r\n\r\n')) {
+    if (Date.now() > deadline) throw new Error('the watch never answered');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 function port(): number {
   return Number(new URL(sim.url).port);
 }
@@ -178,12 +187,7 @@ test('changes made in one turn of the event loop reach a watcher in one write, i
   const { sock, bytes } = await connect(port());
   try {
     sock.write(get(`/api/v1/namespaces/${ns}/configmaps?watch=true&timeoutSeconds=2`));
-    // The watch is open once the server has sent its headers.
-    const deadline = Date.now() + 15_000;
-    while (!bytes().includes('\r\n\r\n')) {
-      if (Date.now() > deadline) throw new Error('the watch never answered');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await headersSent(bytes);
     const hub = sim.ctx.hub.stats;
     const before = { deliveries: hub.deliveries, writes: hub.writes };
     const names = ['m1', 'm2', 'm3', 'm4', 'm5'];
@@ -206,11 +210,7 @@ test('a watcher reading slower than events come: its frames wait while the socke
   const { sock, bytes } = await connect(port());
   try {
     sock.write(get(`/api/v1/namespaces/${ns}/configmaps?watch=true&timeoutSeconds=30`));
-    const deadline = Date.now() + 15_000;
-    while (!bytes().includes('\r\n\r\n')) {
-      if (Date.now() > deadline) throw new Error('the watch never answered');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await headersSent(bytes);
     // The client stops reading: the kernel's buffers fill (a few MB on loopback), then the server's socket.
     sock.pause();
     const hub = sim.ctx.hub.stats;
