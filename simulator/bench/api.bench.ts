@@ -9,7 +9,8 @@
 
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { Worker, isMainThread, parentPort } from 'node:worker_threads';
+import { isMainThread, parentPort } from 'node:worker_threads';
+import { tsxWorker } from './tsx-worker.ts';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import type { Measurement } from './measurement.ts';
@@ -141,10 +142,7 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     results.push(m);
     log(line(m));
   };
-  // Loader hooks (tsx) are per thread and --import does not reach a worker's entry in Node 20: a small JS entry
-  // registers tsx in the worker, then loads this module.
-  const entry = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); });`;
-  const worker = new Worker(entry, { eval: true });
+  const worker = tsxWorker(import.meta.url);
   const messages: FromWorker[] = [];
   const waiters: Array<(m: FromWorker) => void> = [];
   worker.on('message', (m: FromWorker) => (waiters.length ? waiters.shift()!(m) : messages.push(m)));

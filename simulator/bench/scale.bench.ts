@@ -26,11 +26,12 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { clientConfigYaml, startSimulator } from '../cluster.ts';
 import { formatLine, percentile, threadCpuSeconds, type Measurement } from './measurement.ts';
 import type { ScaleClientsInit } from './scale-clients.ts';
+import { tsxWorker } from './tsx-worker.ts';
 
 const NODES = Number(process.env.BENCH_SCALE_NODES ?? 50);
 const PODS = Number(process.env.BENCH_SCALE_PODS ?? 2000);
@@ -59,15 +60,11 @@ function deployment(name: string, replicas: number): object {
 
 /** The daemon and nodes in a worker thread (scale-clients.ts); resolves once both have started. */
 async function startClientsThread(init: ScaleClientsInit): Promise<Worker> {
-  // Loader hooks (tsx) are per thread and --import does not reach a worker's entry in Node 20: a small JS entry
-  // registers tsx in the worker, then loads the module.
-  const module = new URL('./scale-clients.ts', import.meta.url).href;
-  const entry = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(module)}); });`;
   // A young generation of 96 MB (V8's default is 16-32): the clients allocate a decoded object per watch event and
   // request, short-lived, and collected them in 40% of their thread's CPU with the default (1,000 nodes,
   // 10,000 pods: 6.4 s of 16.0 s; 4.3 s of 13.7 s with 96 MB).
   const young = Number(process.env.BENCH_SCALE_YOUNG_MB ?? 96);
-  const worker = new Worker(entry, { eval: true, workerData: { scaleClients: init }, resourceLimits: { maxYoungGenerationSizeMb: young } });
+  const worker = tsxWorker(new URL('./scale-clients.ts', import.meta.url).href, { workerData: { scaleClients: init }, resourceLimits: { maxYoungGenerationSizeMb: young } });
   await new Promise<void>((resolveReady, reject) => {
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the clients' thread exited (${code}) before starting`)));
