@@ -36,8 +36,8 @@ test('clientsBehind: a close while the daemon and nodes start waits for them and
 test('without clientsBehind the daemon and the nodes are up when startSimulator returns', async () => {
   const sim = await startSimulator({ port: 0, controllers: true, nodes: 1 });
   try {
-    assert.ok(sim.daemon);
-    assert.ok(sim.nodes);
+    assert.ok(sim.daemon, 'the daemon is up');
+    assert.ok(sim.nodes, 'the nodes are up');
     await sim.ready;
   } finally {
     await sim.close();

@@ -14,7 +14,7 @@ test('the build\'s catalog file holds every check of the suite files, as declare
   assert.ok(compiled, 'built');
   // Written as compileSuites does in the background, here in the foreground.
   const script = `const m = await import(${JSON.stringify(pathToFileURL(compiled['suites-cli']).href)}); await m.writeCatalogFile(${JSON.stringify(compiled)});`;
-  const env = { ...process.env, NODE_OPTIONS: '' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
   delete env.CONFORMANCE_RUN_CONTEXT;
   const wrote = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env, timeout: 120_000 });
   assert.equal(wrote.status, 0, wrote.stderr);

@@ -120,6 +120,6 @@ test('checks that wait for a starting cluster begin only once it is up; the othe
   });
   for (const c of result.checks) assert.equal(c.status, 'passed', `${c.id}: ${c.message}`);
   const crud = result.suiteSpans?.crud;
-  assert.ok(crud && readyAt > 0);
+  assert.ok(crud && readyAt > 0, 'crud ran and the cluster came up');
   assert.ok(started + crud.startMs >= readyAt, `crud.create-then-get began ${readyAt - started - crud.startMs} ms before the cluster was up`);
 });
