@@ -11,6 +11,8 @@ const META_ORDER: Array<keyof ObjectMeta> = [
   'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'clusterName',
 ];
 
+const META_KEYS: ReadonlySet<string> = new Set(META_ORDER);
+
 /** kind, apiVersion and metadata first (metadata in the real field order), status last, as the real server writes them. */
 export function canonicalObject(obj: KubeObject): KubeObject {
   const out: Record<string, unknown> = {};
@@ -18,8 +20,12 @@ export function canonicalObject(obj: KubeObject): KubeObject {
   if (obj.apiVersion !== undefined) out.apiVersion = obj.apiVersion;
   const meta: Record<string, unknown> = {};
   const src = (obj.metadata ?? {}) as Record<string, unknown>;
-  for (const k of META_ORDER) if (src[k] !== undefined) meta[k] = src[k];
-  for (const k of Object.keys(src)) if (!(k in meta) && src[k] !== undefined) meta[k] = src[k];
+  // Every create and update passes here: plain loops, and a Set rather than `in` on the object being built.
+  for (let i = 0; i < META_ORDER.length; i++) {
+    const v = src[META_ORDER[i]];
+    if (v !== undefined) meta[META_ORDER[i]] = v;
+  }
+  for (const k in src) if (!META_KEYS.has(k) && Object.hasOwn(src, k) && src[k] !== undefined) meta[k] = src[k];
   out.metadata = meta;
   for (const k of Object.keys(obj)) {
     if (k === 'kind' || k === 'apiVersion' || k === 'metadata' || k === 'status') continue;

@@ -99,7 +99,9 @@ function deepFreeze<T>(v: T): T {
 /**
  * The stored copy of a new object. A JSON round trip (rather than structuredClone or a hand-written walk) gives
  * exactly what a byte-storing backend like etcd would give back, drops references into the caller's memory (e.g.
- * sliced strings of a big request body), and V8's JSON.parse builds compact objects.
+ * sliced strings of a big request body), and V8's JSON.parse builds compact objects. (Measured: the one-walk copy
+ * below, used for new objects too, saved about 5% of a create's CPU but cost 10% more RSS per stored object in a
+ * run under load: an object built key by key keeps its properties out of line.)
  *
  * A new version of a stored object is copied by one walk beside the previous version instead (`copyShared`): the
  * same JSON values, every subtree equal to the previous version's taken from it, only what changed allocated.
