@@ -35,7 +35,19 @@ const jsonCache = new EncodedCache(16 * 1024 * 1024);
 
 /** encodeJson(obj, false) of a stored (frozen, never changed) object, through the cache. Ends with a newline. */
 export function compactJsonOf(obj: object): Buffer {
-  return jsonCache.get(obj, 'json', () => Buffer.from(encodeJson(obj, false))) as Buffer;
+  return jsonCache.get(obj, 'json', () => ownedBytes(encodeJson(obj, false))) as Buffer;
+}
+
+/**
+ * The UTF-8 bytes of `s` in a buffer of their own, allocated once at their size. Buffer.from would write a small
+ * string into a shared 8 KiB slab, which the cache then has to copy out (encoded-cache.ts, ownBytes): one
+ * allocation and one copy per answer saved (measured: buffer allocation and copying were a third of the encoding's
+ * cost in a PATCH).
+ */
+function ownedBytes(s: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(s));
+  bytes.write(s);
+  return bytes;
 }
 
 /** Encodings done and reused by compactJsonOf (for tests and the bench). */
