@@ -48,6 +48,13 @@ export interface SimulatorOptions extends ApiServerOptions {
   serving?: SecureServing;
   /** The same from the command-line flags (built here when `serving` is not given). */
   securityFlags?: Omit<SecurityFlags, 'host'>;
+  /**
+   * Return as soon as the API server listens, with the daemon and the nodes still starting behind it (`ready`
+   * settles when they are up, or with their start's error, everything then closed). The conformance suites'
+   * embedded run uses it so that checks needing only the API server start at once. Default: return when all
+   * are up.
+   */
+  clientsBehind?: boolean;
 }
 
 export interface RunningSimulator {
@@ -55,10 +62,12 @@ export interface RunningSimulator {
   port: number;
   app: FastifyInstance;
   ctx: ServerContext;
-  /** The in-process controller daemon, when started with `controllers`. */
-  daemon?: DaemonHandle;
-  /** The simulated nodes, when started with `nodes`. */
-  nodes?: NodesHandle;
+  /** The in-process controller daemon, when started with `controllers` (with `clientsBehind`: once `ready`). */
+  readonly daemon?: DaemonHandle;
+  /** The simulated nodes, when started with `nodes` (with `clientsBehind`: once `ready`). */
+  readonly nodes?: NodesHandle;
+  /** Settles when the daemon and the nodes are up (at once unless `clientsBehind`); rejects when they failed to start. */
+  ready: Promise<void>;
   /** TLS material and the credentials of this process's own clients (admin, daemon, nodes), when secured. */
   serving?: SecureServing;
   close(): Promise<void>;
@@ -78,28 +87,31 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   let nodes: NodesHandle | undefined;
   // Files of the daemon's credentials (its client config, the CA bundle, the token-signing key), removed on close.
   let credentialDir: string | undefined;
-  try {
-    if (opts.controllers) {
-      const extra: string[] = [];
-      if (serving?.enabled) {
-        extra.push(...serving.daemonArgs);
-        credentialDir = mkdtempSync(join(tmpdir(), 'cluster-simulator-daemon-'));
-        const xconfig = join(credentialDir, 'controller-manager.kubeconfig');
-        writeFileSync(xconfig, renderKubeconfig({ server: url, ca: serving.ca, ...credentialFields(serving.controllerManager), name: 'controller-manager' }), {
-          mode: 0o600,
-        });
-        extra.push(`--xconfig=${xconfig}`);
-        if (serving.ca) {
-          writeFileSync(join(credentialDir, 'ca.crt'), serving.ca);
-          extra.push(`--root-ca-file=${join(credentialDir, 'ca.crt')}`);
-        }
-        if (serving.serviceAccountSigningKey) {
-          writeFileSync(join(credentialDir, 'sa.key'), serving.serviceAccountSigningKey, { mode: 0o600 });
-          extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);
-        }
+  // The daemon and the nodes are clients of the server over HTTP, independent of each other: they start side by
+  // side (each loads its own modules), after the server listens.
+  const startDaemonPart = async () => {
+    if (!opts.controllers) return;
+    const extra: string[] = [];
+    if (serving?.enabled) {
+      extra.push(...serving.daemonArgs);
+      credentialDir = mkdtempSync(join(tmpdir(), 'cluster-simulator-daemon-'));
+      const xconfig = join(credentialDir, 'controller-manager.kubeconfig');
+      writeFileSync(xconfig, renderKubeconfig({ server: url, ca: serving.ca, ...credentialFields(serving.controllerManager), name: 'controller-manager' }), {
+        mode: 0o600,
+      });
+      extra.push(`--xconfig=${xconfig}`);
+      if (serving.ca) {
+        writeFileSync(join(credentialDir, 'ca.crt'), serving.ca);
+        extra.push(`--root-ca-file=${join(credentialDir, 'ca.crt')}`);
       }
-      daemon = await startControllers(url, vendor, { ...opts, controllerArgs: [...extra, ...(opts.controllerArgs ?? [])] });
+      if (serving.serviceAccountSigningKey) {
+        writeFileSync(join(credentialDir, 'sa.key'), serving.serviceAccountSigningKey, { mode: 0o600 });
+        extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);
+      }
     }
+    daemon = await startControllers(url, vendor, { ...opts, controllerArgs: [...extra, ...(opts.controllerArgs ?? [])] });
+  };
+  const startNodesPart = async () => {
     const nodeOpts0 = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
     const nodeOpts =
       nodeOpts0 && serving?.enabled
@@ -110,28 +122,40 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       const { startNodes } = await import('./nodes/index.ts');
       nodes = await startNodes(url, { log: () => {}, ...nodeOpts });
     }
-  } catch (err) {
+  };
+  const closeAll = async () => {
+    // Clients first: their watches would otherwise hold the server open.
+    await nodes?.close();
     await daemon?.close();
     await server.close();
     serving?.stop();
     if (credentialDir) rmSync(credentialDir, { recursive: true, force: true });
-    throw err;
-  }
+  };
+  const clients = Promise.allSettled([startDaemonPart(), startNodesPart()]).then(async ([d, n]) => {
+    const failed = [d, n].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      await closeAll();
+      throw failed.reason;
+    }
+  });
+  if (!opts.clientsBehind) await clients;
+  else clients.catch(() => {}); // the caller learns it through `ready`
   return {
     url,
     port: server.port,
     app: server.app,
     ctx: server.ctx,
-    daemon,
-    nodes,
+    get daemon() {
+      return daemon;
+    },
+    get nodes() {
+      return nodes;
+    },
     serving,
+    ready: clients,
     async close() {
-      // Clients first: their watches would otherwise hold the server open.
-      await nodes?.close();
-      await daemon?.close();
-      await server.close();
-      serving?.stop();
-      if (credentialDir) rmSync(credentialDir, { recursive: true, force: true });
+      // A start still under way finishes first, so that what it starts is closed too (a failed one closed all).
+      if (await clients.then(() => true, () => false)) await closeAll();
     },
   };
 }

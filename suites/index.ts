@@ -1,6 +1,21 @@
 // Entry point of `npx tsx suites`: the conformance harness CLI (see suites/README.md).
-import { main } from './cli/main.ts';
+// The command itself is cli/main.ts. This entry runs the compiled build of it when one matches the sources
+// (harness/compile.ts: the build every run makes for its check processes, which holds the command, the embedded
+// simulator and every suite file; used while every source file's size and time are unchanged), so that the start
+// does not wait for tsx to read, resolve and transpile several hundred modules one by one through its loader
+// thread. Without a current build it runs the sources; the run then makes the build. SUITES_COMPILED=0 always runs
+// the sources.
+import { pathToFileURL } from 'node:url';
+import { currentBuild, setCompiledSuites, SUITES_BUILD, suitesBuildEntries } from './harness/compile.ts';
 
-const code = await main(process.argv.slice(2));
+type Cli = typeof import('./cli/main.ts');
+const build = process.env.SUITES_COMPILED === '0' ? undefined : currentBuild(SUITES_BUILD, suitesBuildEntries());
+let cli: Cli;
+if (build) {
+  setCompiledSuites(build);
+  cli = (await import(pathToFileURL(build['suites-cli']).href)) as Cli;
+} else cli = await import('./cli/main.ts');
+
+const code = await cli.main(process.argv.slice(2));
 // Open keep-alive sockets or a stopped simulator must not hold the exit.
 process.exit(code);

@@ -19,6 +19,9 @@ import { renderSummary } from '../report/console.ts';
 import { reportCommand } from './report.ts';
 import type { RunningSimulator } from '../../simulator/cluster.ts';
 
+// For the catalog file of a build of this command (harness/engine.ts compileSuites starts a process that loads it).
+export { writeCatalogFile } from '../harness/catalog.ts';
+
 export interface CliIo {
   stdout: ProgressStream;
   stderr: ProgressStream;
@@ -63,7 +66,17 @@ export const EMBEDDED_SIMULATOR = (vendor: string) => ({
   watchHistoryAgeMs: 0,
   controllerClockSkewMs: 90_000,
   cronJobCheckIntervalMs: 1000,
+  // The run starts once the API server answers; the daemon and the nodes come up behind it (API_ONLY_SUITES).
+  clientsBehind: true,
 });
+
+/**
+ * Suites whose checks need only the embedded simulator's API server: they start as soon as it answers, while its
+ * controller daemon and nodes are still starting; every other check waits (in its process) until those are up.
+ * The daemon suites run daemons and simulators of their own; these others read and write objects and wait for no
+ * controller or node (where a controller may write beside them, as on any target, they already allow it).
+ */
+export const API_ONLY_SUITES: ReadonlySet<string> = new Set(['daemon-options', 'daemon-controllers', 'crud', 'negotiation', 'robustness', 'chunking', 'watch']);
 
 /**
  * Where the wall time and the CPU went: each suite file's span (first check started to last check ended, by the
@@ -155,6 +168,8 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     // after them: its modules and the suites' are read and transpiled on tsx's loader thread side by side, and
     // the first check comes that much sooner. (Stopped in `finally` whatever happens next.)
     let starting: Promise<RunningSimulator> | undefined;
+    // The embedded simulator's daemon and nodes failed to start after the run began: the run stops with that error.
+    let clusterFailure: unknown;
     if (!options.kubeconfig && !options.target && !options.list) {
       starting = import('../../simulator/cluster.ts').then(({ startSimulator }) => startSimulator(EMBEDDED_SIMULATOR(options.vendor)));
       const started = starting.catch(() => undefined);
@@ -178,12 +193,19 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
 
     let connection = resolveConnection(options);
     const embedded = connection === undefined;
+    const controller = new AbortController();
+    let clusterStarting: { ready: Promise<void>; waits(c: { suite: string }): boolean } | undefined;
     if (!connection) {
       // Like a real cluster: the controller daemon in-process (namespace deletion, garbage collection, workload
-      // controllers) and simulated nodes that run the pods (as `npx tsx simulator` starts them).
+      // controllers) and simulated nodes that run the pods (as `npx tsx simulator` starts them), still starting.
       const simulator = await starting!;
       connection = { url: simulator.url.replace(/\/+$/, ''), embedded: true };
       say(`embedded simulator at ${connection.url}`);
+      clusterStarting = { ready: simulator.ready, waits: (c) => !API_ONLY_SUITES.has(c.suite) };
+      simulator.ready.catch((err: unknown) => {
+        clusterFailure = err;
+        controller.abort();
+      });
     }
     await probe(connection, options.vendor);
 
@@ -194,7 +216,6 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     const built = await building;
     if (built && selected.some((c) => c.suite.startsWith('daemon-'))) process.env[DAEMON_BUILD_ENV] = built;
 
-    const controller = new AbortController();
     const onSigint = () => {
       if (controller.signal.aborted) process.exit(130);
       complain('\ninterrupted: stopping checks and deleting this run\'s namespaces (Ctrl-C again to quit at once)');
@@ -220,6 +241,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         signal: controller.signal,
         transcripts: differential,
         compiled,
+        clusterStarting: embeddedTarget ? clusterStarting : undefined,
         ...(onProgress
           ? {
               onPlan: (n: number) => progress.plan(n),
@@ -249,6 +271,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       process.off('SIGINT', onSigint);
       progress.finish();
     }
+    if (clusterFailure !== undefined) throw clusterFailure;
     const results = buildResults({
       engine,
       catalog: catalog.checks,

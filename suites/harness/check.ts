@@ -7,6 +7,7 @@
 // When the engine lists suites, check() only records the definition. When a suite file runs under the
 // engine (node's test runner, one process per file), check() registers a node:test test for each selected
 // check, with a context holding the target client, namespaces, fast-check settings and the recorder.
+import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import type fc from 'fast-check';
 import { TargetClient, TransportError } from './client.ts';
@@ -135,8 +136,20 @@ function registerTest(definition: CheckDefinition, run: RunContextFile): void {
 
 let baseClient: TargetClient | undefined;
 
+/**
+ * Before a check that needs the target's controllers and nodes while they are still starting (run.clusterReady):
+ * waits until the engine says they are up. Bounded by the check's own time limit, which fails it.
+ */
+async function clusterReady(definition: CheckDefinition, run: RunContextFile): Promise<void> {
+  const ready = run.clusterReady;
+  if (!ready?.checks.includes(definition.id)) return;
+  const deadline = Date.now() + run.timeoutMs;
+  while (!existsSync(ready.file) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+}
+
 /** Runs one check in this process: builds its context, runs it, writes evidence on failure, cleans up. */
 export async function executeCheck(definition: CheckDefinition, run: RunContextFile): Promise<{ error?: unknown; skipped?: string }> {
+  await clusterReady(definition, run);
   const recorder = new ExchangeRecorder();
   const transcript: TranscriptEntry[] | undefined = run.transcripts ? [] : undefined;
   if (transcript) recorder.onRecord = (e) => transcript.push(summarise(e));

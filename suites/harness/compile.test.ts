@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { compileEntries, withoutTsx } from './compile.ts';
+import { dirname, join } from 'node:path';
+import { compileEntries, currentBuild, REPO_ROOT, withoutTsx } from './compile.ts';
 
 test('compiled entries run under plain node with their sources\' import.meta.url and lazy imports', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'compile-test-'));
@@ -24,6 +24,35 @@ test('compiled entries run under plain node with their sources\' import.meta.url
     assert.equal(early.stdout.trim(), `${dir}/ 2`, 'import.meta.url of place.ts is its own');
     const late = spawnSync(process.execPath, [out.main, 'late'], { encoding: 'utf8' });
     assert.equal(late.stdout.split('\n')[0], 'late module', late.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a build is used again while its sources are unchanged, never after one changed; its text holds no import(', async () => {
+  // Inside the checkout (outside node_modules), so that the manifest's inputs are this test's sources.
+  const dir = mkdtempSync(join(REPO_ROOT, 'suites', 'harness', '.compile-manifest-test-'));
+  try {
+    writeFileSync(join(dir, 'late.ts'), "export const late: string = 'late';\n");
+    writeFileSync(join(dir, 'main.ts'), "const m = await import('./late.ts');\nconsole.log(m.late);\n");
+    const entries = { main: join(dir, 'main.ts') };
+    // The manifest leaves out files modified within a second of the build's start (they may have changed during it).
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.equal(currentBuild('compile-manifest-test', entries), undefined, 'nothing built yet');
+    const first = await compileEntries('compile-manifest-test', entries);
+    assert.ok(first?.main, 'compiled');
+    assert.deepEqual(currentBuild('compile-manifest-test', entries), first, 'the build is current');
+    assert.deepEqual(await compileEntries('compile-manifest-test', entries), first);
+    for (const name of readdirSync(dirname(first.main)).filter((n) => !n.startsWith('__compiled-import'))) {
+      assert.doesNotMatch(readFileSync(join(dirname(first.main), name), 'utf8'), /import\(/, `${name} holds import(`);
+    }
+    const ran = spawnSync(process.execPath, [first.main], { encoding: 'utf8' });
+    assert.equal(ran.stdout.trim(), 'late', ran.stderr);
+    writeFileSync(join(dir, 'late.ts'), "export const late: string = 'changed';\n");
+    assert.equal(currentBuild('compile-manifest-test', entries), undefined, 'a changed source makes the build stale');
+    const second = await compileEntries('compile-manifest-test', entries);
+    assert.notEqual(second?.main, first.main);
+    assert.equal(spawnSync(process.execPath, [second!.main], { encoding: 'utf8' }).stdout.trim(), 'changed');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

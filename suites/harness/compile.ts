@@ -1,7 +1,9 @@
 // TypeScript entry points compiled into plain JavaScript for node, for processes a run starts many times: the
-// daemon under test (daemon/daemon-build.ts) and the suite files' check processes (engine.ts). Through tsx every
-// such process pays the loader thread and every module read, resolved and transpiled through it, some 0.3-0.5
-// CPU-second before its own work; compiled, started by plain node, a fraction of that.
+// daemon under test (daemon/daemon-build.ts) and the suite files' check processes (engine.ts); and for the
+// `npx tsx suites` command itself (suites/index.ts runs the compiled CLI when a current build exists). Through tsx
+// every such process pays the loader thread and every module read, resolved and transpiled through it, some 0.3-0.5
+// CPU-second before its own work (the command, with the embedded simulator and every suite file, about 2); compiled,
+// a fraction of that.
 //
 // The same source: esbuild (tsx's own compiler, found through tsx, so no dependency of its own) bundles the entry
 // points and the packages they import, split into shared chunks (and where a module is imported dynamically, so
@@ -9,8 +11,12 @@
 // .proto files, createRequire and paths computed from a file's place resolve where they did) and a `require` for
 // what a package loads at run time. The files live under node_modules/.cache/<name>/, where node finds the
 // packages should anything be required by name at run time, in a directory named by a hash of their content:
-// runs side by side write the same files, a changed source new ones. Undefined when anything fails: the caller
+// runs side by side write the same files, a changed source new ones. A manifest per checkout and entry set lists
+// every source file a build was made from (size and modification time) and the packages' lock stamp: while they
+// all match, the build is used without running esbuild (currentBuild). Undefined when anything fails: the caller
 // keeps tsx.
+//
+// Only node: modules here: suites/index.ts reads this file through tsx on every start.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,7 +30,7 @@ interface EsbuildPlugin {
   setup(build: { onLoad(opts: { filter: RegExp }, cb: (args: { path: string }) => { contents: string; loader: string }): void }): void;
 }
 interface Esbuild {
-  build(options: Record<string, unknown>): Promise<{ outputFiles?: Array<{ path: string; text: string }> }>;
+  build(options: Record<string, unknown>): Promise<{ outputFiles?: Array<{ path: string; text: string }>; metafile?: { inputs: Record<string, unknown> } }>;
 }
 
 /** Every source file's `import.meta.url` as the literal URL of that file, so that paths computed from it still hold. */
@@ -38,12 +44,105 @@ const keepMetaUrl: EsbuildPlugin = {
   },
 };
 
+/** The build of the suites: the command (`suites-cli`) and every suite file (`<name>.suite`), sharing one harness. */
+export const SUITES_BUILD = 'suites-checks';
+
+/** The entries of SUITES_BUILD: suites/cli/main.ts and every suites/*.suite.ts (as harness/catalog.ts finds them). */
+export function suitesBuildEntries(root = REPO_ROOT): Record<string, string> {
+  const dir = join(root, 'suites');
+  const suites = readdirSync(dir).filter((f) => f.endsWith('.suite.ts')).sort();
+  return { 'suites-cli': join(dir, 'cli', 'main.ts'), ...Object.fromEntries(suites.map((f) => [f.slice(0, -'.ts'.length), join(dir, f)])) };
+}
+
+const COMPILED_KEY = Symbol.for('cluster-api-conformance.compiled-suites');
+
+/**
+ * Set by suites/index.ts when it runs the compiled command: the compiled files of the same build, so that the
+ * catalog loads the compiled suite files (whose checks register with the command's own harness) rather than the
+ * sources through tsx.
+ */
+export function setCompiledSuites(files: Record<string, string>): void {
+  (globalThis as Record<symbol, unknown>)[COMPILED_KEY] = files;
+}
+
+/** The compiled file of a suite (`crud` → .../crud.suite.js) when this process runs the compiled command. */
+export function compiledSuiteFile(name: string): string | undefined {
+  return ((globalThis as Record<symbol, unknown>)[COMPILED_KEY] as Record<string, string> | undefined)?.[`${name}.suite`];
+}
+
+/** What a build was made from; a build is current while every input and the packages' stamp still match. */
+interface BuildManifest {
+  /** Entry name → compiled file, relative to the cache directory. */
+  outputs: Record<string, string>;
+  /** Every source file of the checkout the build was made from (relative to it): [mtimeMs, size]. */
+  inputs: Record<string, [number, number]>;
+  /** Modification time of node_modules/.package-lock.json when built. */
+  packages: number;
+}
+
+function packagesStamp(root: string): number {
+  try {
+    return statSync(join(root, 'node_modules', '.package-lock.json')).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** One manifest per checkout (worktrees share node_modules) and entry set. */
+function manifestPath(cacheName: string, entries: Record<string, string>, root: string): string {
+  const key = createHash('sha256').update(root).update('\0').update(JSON.stringify(Object.entries(entries).sort())).digest('hex').slice(0, 16);
+  return join(root, 'node_modules', '.cache', cacheName, `manifest-${key}.json`);
+}
+
+/**
+ * The compiled files of a current build of these entries (made before, every input unchanged since), without
+ * running esbuild; undefined when there is none.
+ */
+export function currentBuild(cacheName: string, entries: Record<string, string>, root = REPO_ROOT): Record<string, string> | undefined {
+  try {
+    const m = JSON.parse(readFileSync(manifestPath(cacheName, entries, root), 'utf8')) as BuildManifest;
+    if (m.packages !== packagesStamp(root) || Object.keys(m.inputs).length === 0) return undefined;
+    for (const [file, [mtime, size]] of Object.entries(m.inputs)) {
+      const st = statSync(join(root, file));
+      if (st.mtimeMs !== mtime || st.size !== size) return undefined;
+    }
+    const cache = join(root, 'node_modules', '.cache', cacheName);
+    const out = Object.fromEntries(Object.keys(entries).map((name) => [name, join(cache, m.outputs[name] ?? '\0')]));
+    for (const file of Object.values(out)) statSync(file);
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The text of every chunk calls this instead of import(): tsx rewrites every module whose text holds a dynamic
+ * import (a pass over the whole chunk, with a source map node then parses: 0.7 s of a start for this project's
+ * chunks), which in a process that runs with tsx (the `npx tsx suites` command) cost more than the build saves.
+ * It lives in a module of its own beside the chunks (DYNAMIC_IMPORT_FILE), so a specifier resolves from there as
+ * from the chunk whose import() it replaces: the chunks' directory.
+ */
+const DYNAMIC_IMPORT = '__compiledImport';
+const DYNAMIC_IMPORT_FILE = '__compiled-import.js';
+
 /**
  * Compiles the entry points (output name → source file); the compiled file of each entry (`<dir>/<name>.js`),
- * or undefined when they cannot be compiled here.
+ * or undefined when they cannot be compiled here. A current build (currentBuild) is returned as it is.
  */
 export async function compileEntries(cacheName: string, entries: Record<string, string>, root = REPO_ROOT): Promise<Record<string, string> | undefined> {
+  const current = currentBuild(cacheName, entries, root);
+  if (current) {
+    try {
+      const dir = dirname(Object.values(current)[0]);
+      utimesSync(dir, new Date(), new Date()); // in use: kept by pruneOld
+      return current;
+    } catch {
+      // Gone meanwhile: built again below.
+    }
+  }
   try {
+    const started = Date.now();
+    const packages = packagesStamp(root);
     const esbuild = createRequire(createRequire(join(root, 'package.json')).resolve('tsx'))('esbuild') as Esbuild;
     const cache = join(root, 'node_modules', '.cache', cacheName);
     const staging = join(cache, 'staging');
@@ -56,14 +155,24 @@ export async function compileEntries(cacheName: string, entries: Record<string, 
       format: 'esm',
       target: 'node20',
       write: false,
+      metafile: true,
       logLevel: 'silent',
-      banner: { js: "import { createRequire as __compiledCreateRequire } from 'node:module'; const require = __compiledCreateRequire(import.meta.url);" },
+      banner: {
+        js: `import { createRequire as __compiledCreateRequire } from 'node:module'; import { ${DYNAMIC_IMPORT} } from './${DYNAMIC_IMPORT_FILE}'; const require = __compiledCreateRequire(import.meta.url);`,
+      },
       plugins: [keepMetaUrl],
-      // Left to node: its classes register with tsyringe through decorators whose modules import each other in a
-      // cycle that node's own module order resolves and a bundle's does not ("reading 'set'" of undefined).
-      external: ['@peculiar/x509'],
+      external: [
+        // Left to node: its classes register with tsyringe through decorators whose modules import each other in a
+        // cycle that node's own module order resolves and a bundle's does not ("reading 'set'" of undefined).
+        '@peculiar/x509',
+        // They read .proto files next to their own code at run time (the simulator's --storage etcd).
+        'etcd3',
+        '@grpc/grpc-js',
+        '@grpc/proto-loader',
+      ],
     });
-    const files = (out.outputFiles ?? []).map((f) => ({ name: relative(staging, f.path), text: f.text }));
+    const files = (out.outputFiles ?? []).map((f) => ({ name: relative(staging, f.path), text: withoutDynamicImport(f.text) }));
+    files.push({ name: DYNAMIC_IMPORT_FILE, text: `export const ${DYNAMIC_IMPORT} = (specifier) => import(specifier);\n` });
     if (!Object.keys(entries).every((name) => files.some((f) => f.name === `${name}.js`))) return undefined;
     const hash = createHash('sha256');
     for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) hash.update(f.name).update('\0').update(f.text).update('\0');
@@ -81,16 +190,58 @@ export async function compileEntries(cacheName: string, entries: Record<string, 
       }
     }
     pruneOld(cache, dir);
-    return Object.fromEntries(Object.keys(entries).map((name) => [name, join(dir, `${name}.js`)]));
+    const outputs = Object.fromEntries(Object.keys(entries).map((name) => [name, join(dir, `${name}.js`)]));
+    writeManifest(cacheName, entries, root, out.metafile?.inputs ?? {}, outputs, started, packages);
+    return outputs;
   } catch {
     return undefined;
   }
 }
 
-/** Builds of other sources not used for a day go (each is a few MB). */
+/**
+ * Every `import(` of the compiled text (esbuild's chunk loads, a computed specifier) as a call of the chunk's
+ * DYNAMIC_IMPORT; only where it is code (after an operator, a bracket or a keyword's space), never inside a word or
+ * a member access.
+ */
+function withoutDynamicImport(text: string): string {
+  return text.replace(/(?<![\w$.])import\(/g, `${DYNAMIC_IMPORT}(`);
+}
+
+/**
+ * The manifest of a build: its sources of this checkout (packages stand behind their lock stamp). None when a
+ * source changed while building (it may not be in the build) or the packages did: the next run builds again.
+ */
+function writeManifest(
+  cacheName: string,
+  entries: Record<string, string>,
+  root: string,
+  metaInputs: Record<string, unknown>,
+  outputs: Record<string, string>,
+  started: number,
+  packages: number,
+): void {
+  const cache = join(root, 'node_modules', '.cache', cacheName);
+  const inputs: Record<string, [number, number]> = {};
+  for (const input of Object.keys(metaInputs)) {
+    const path = resolve(root, input);
+    const rel = relative(root, path);
+    if (rel.startsWith('..') || rel.startsWith('node_modules')) continue;
+    const st = statSync(path);
+    if (st.mtimeMs >= started - 1000) return;
+    inputs[rel] = [st.mtimeMs, st.size];
+  }
+  if (packagesStamp(root) !== packages) return;
+  const manifest: BuildManifest = { outputs: Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, relative(cache, v)])), inputs, packages };
+  const file = manifestPath(cacheName, entries, root);
+  writeFileSync(`${file}.${process.pid}`, JSON.stringify(manifest));
+  renameSync(`${file}.${process.pid}`, file);
+}
+
+/** Builds of other sources not used for a day go (each is a few MB); manifests (small) stay. */
 function pruneOld(cache: string, keep: string): void {
   const dayAgo = Date.now() - 24 * 3600_000;
   for (const name of readdirSync(cache)) {
+    if (name.startsWith('manifest-')) continue;
     const path = join(cache, name);
     try {
       if (path !== keep && statSync(path).mtimeMs < dayAgo) rmSync(path, { recursive: true, force: true });

@@ -93,3 +93,33 @@ test('500 for a malformed body: the 400 check fails', async () => {
   assert.equal(o.status, 'failed');
   assert.match(o.message ?? '', /expected HTTP 400, got 500/);
 });
+
+test('checks that wait for a starting cluster begin only once it is up; the others do not wait for it', async () => {
+  const server = await startMiniServer({});
+  servers.push(server);
+  const started = Date.now();
+  let readyAt = 0;
+  // Up 6 s after the run began (a daemon and nodes still starting behind the API server): well after a check
+  // process would have begun its check without waiting.
+  const ready = new Promise<void>((r) =>
+    setTimeout(() => {
+      readyAt = Date.now();
+      r();
+    }, 6000),
+  );
+  const result = await runChecks({
+    connection: { url: server.url },
+    vendor: 'kubernetes',
+    seed: 7,
+    runs: 4,
+    workers: 2,
+    timeoutSeconds: 30,
+    replayCommand: `npx tsx suites --target ${server.url}`,
+    grep: /^(crud\.create-then-get|negotiation\.unsupported-accept-406)$/,
+    clusterStarting: { ready, waits: (c) => c.suite === 'crud' },
+  });
+  for (const c of result.checks) assert.equal(c.status, 'passed', `${c.id}: ${c.message}`);
+  const crud = result.suiteSpans?.crud;
+  assert.ok(crud && readyAt > 0, 'crud ran and the cluster came up');
+  assert.ok(started + crud.startMs >= readyAt, `crud.create-then-get began ${readyAt - started - crud.startMs} ms before the cluster was up`);
+});

@@ -1,12 +1,14 @@
 // Runs the selected checks against a target with node's test runner: one process per suite file, files in
 // parallel up to the worker count. The engine reads discovery first, decides applicability, hands the run
 // context to the processes, gathers their results and evidence, and sweeps the run's namespaces at the end.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { setPriority, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { run } from 'node:test';
 import type { CheckDefinition } from './check.ts';
-import { loadCatalog, suiteFilesIn, type Catalog, type SuiteFile } from './catalog.ts';
+import { CATALOG_FILE, loadCatalog, suiteFilesIn, type Catalog, type SuiteFile } from './catalog.ts';
 import { TargetClient } from './client.ts';
 import type { TargetConnection } from './connection.ts';
 import { firstUnmet, readDiscovery, type Discovery } from './discovery.ts';
@@ -16,7 +18,7 @@ import { busyScaled } from './progress.ts';
 import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
 import { cpuTimes, readTimings } from './timing.ts';
-import { compileEntries, withoutTsx } from './compile.ts';
+import { compileEntries, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 
@@ -67,11 +69,40 @@ export interface EngineOptions extends Selection {
    * process. Files missing from it (or all, when it is undefined) run from their sources.
    */
   compiled?: Promise<Record<string, string> | undefined>;
+  /**
+   * The target's controllers and nodes are still starting (an embedded simulator started with `clientsBehind`):
+   * the checks for which `waits` is true wait in their processes until `ready` resolves; the others start at once.
+   */
+  clusterStarting?: { ready: Promise<void>; waits(check: CheckDefinition): boolean };
 }
 
-/** The suite files compiled for check processes without tsx (harness/compile.ts), keyed by `<suite>.suite`. */
-export function compileSuites(files: SuiteFile[] = suiteFilesIn()): Promise<Record<string, string> | undefined> {
-  return compileEntries('suites-checks', Object.fromEntries(files.map((s) => [`${s.name}.suite`, s.file])));
+/**
+ * The suite files compiled for check processes without tsx (harness/compile.ts), keyed by `<suite>.suite`; the
+ * same build holds the command itself (`suites-cli`), which suites/index.ts runs at the next start.
+ */
+export async function compileSuites(): Promise<Record<string, string> | undefined> {
+  const compiled = await compileEntries(SUITES_BUILD, suitesBuildEntries());
+  if (compiled && !existsSync(join(dirname(compiled['suites-cli']), CATALOG_FILE))) writeBuildCatalog(compiled);
+  return compiled;
+}
+
+/**
+ * The build's catalog file (catalog.ts), written once per build by a process of its own at low priority, in the
+ * background: the compiled command reads it instead of loading every suite file. Plain node, no run context (its
+ * suite files only record their checks). Never throws: without it the compiled command loads the suite files.
+ */
+function writeBuildCatalog(compiled: Record<string, string>): void {
+  try {
+    const script = `const m = await import(${JSON.stringify(pathToFileURL(compiled['suites-cli']).href)}); await m.writeCatalogFile(${JSON.stringify(compiled)});`;
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
+    delete env[CONTEXT_ENV];
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { detached: true, stdio: 'ignore', env });
+    child.on('error', () => {});
+    if (child.pid) setPriority(child.pid, 19);
+    child.unref();
+  } catch {
+    // Only a quicker start is lost.
+  }
 }
 
 export interface EngineResult {
@@ -204,6 +235,18 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     if (done) sp.checks++;
   };
   const previousEnv = process.env[CONTEXT_ENV];
+  // The file a check process waits for before a check that needs the cluster's controllers and nodes.
+  const clusterReady = options.clusterStarting && { file: join(workDir, 'cluster-ready'), checks: runnable.filter((c) => options.clusterStarting!.waits(c)).map((c) => c.id) };
+  options.clusterStarting?.ready.then(
+    () => {
+      try {
+        writeFileSync(clusterReady!.file, '');
+      } catch {
+        // The run is over (its directory gone).
+      }
+    },
+    () => {}, // the caller stops the run
+  );
   const compiled = await options.compiled;
   try {
     for (const [index, phase] of phases.entries()) {
@@ -228,6 +271,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
         evidenceDir,
         replayCommand: options.replayCommand,
         transcripts: options.transcripts,
+        clusterReady,
       };
       const contextPath = join(workDir, `context-${index}.json`);
       // It holds the credentials of the target (tokens, client keys): readable by this user only.

@@ -32,6 +32,11 @@ export interface RunContextFile {
   replayCommand: string;
   /** Differential mode: every check writes the transcript of all its exchanges (harness/transcript.ts). */
   transcripts?: boolean;
+  /**
+   * An embedded target whose controller daemon and nodes were still starting when the run began: the checks named
+   * here wait, before they start, until the engine writes `file` (they are up); the others need the API server only.
+   */
+  clusterReady?: { file: string; checks: string[] };
 }
 
 let cached: RunContextFile | undefined | null = null;
