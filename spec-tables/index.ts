@@ -72,7 +72,16 @@ const TABLE_NAMES: readonly TableName[] = [
 const cache = new Map<string, SpecTables>();
 
 /** Loads, validates and caches (per vendor and directory) every table. Synchronous for start-up code. */
-export function loadSpecTables(opts: LoadOptions = {}): SpecTables {
+export function loadSpecTables(opts?: LoadOptions): SpecTables {
+  // The tables of this folder for the default vendor, asked for on every defaulting and validation of a field
+  // (api/kinds/table.ts): held apart, without the path resolution and key of the general case.
+  if (opts === undefined || (opts.vendor === undefined && opts.dir === undefined)) return (defaultTables ??= loadSpecTablesFrom({}));
+  return loadSpecTablesFrom(opts);
+}
+
+let defaultTables: SpecTables | undefined;
+
+function loadSpecTablesFrom(opts: LoadOptions): SpecTables {
   const vendor = opts.vendor ?? DEFAULT_VENDOR;
   const dir = resolve(opts.dir ?? SPEC_TABLES_DIR);
   const key = `${vendor}\0${dir}`;

@@ -6,9 +6,10 @@
 //
 //   new Worker(<tsx-registering entry>, { workerData: ScaleClientsInit }) → 'ready'
 //   'cpu' → { cpuSeconds } (this thread's CPU time so far)       'close' → 'closed'
+//   { profile: file } → 'profiling' (a CPU profile of this thread from now)   'profile-stop' → 'profiled' (written)
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { threadCpuSeconds } from './measurement.ts';
+import { threadCpuSeconds, startThreadProfile } from './measurement.ts';
 import { startControllers, type SimulatorOptions } from '../cluster.ts';
 import { startNodes, type NodesOptions } from '../nodes/index.ts';
 
@@ -25,7 +26,16 @@ if (parentPort && (workerData as { scaleClients?: ScaleClientsInit } | undefined
   const opts: SimulatorOptions = { controllers: init.controllers, controllerArgs: init.controllerArgs };
   const daemon = await startControllers(init.url, 'kubernetes', opts);
   const nodes = await startNodes(init.url, { ...init.nodes, log: () => {} });
-  port.on('message', async (m: string) => {
+  let stopProfile: (() => Promise<void>) | undefined;
+  port.on('message', async (m: string | { profile: string }) => {
+    if (typeof m === 'object') {
+      stopProfile = await startThreadProfile(m.profile);
+      return port.postMessage('profiling');
+    }
+    if (m === 'profile-stop') {
+      await stopProfile?.();
+      return port.postMessage('profiled');
+    }
     if (m === 'cpu') return port.postMessage({ cpuSeconds: threadCpuSeconds() });
     if (m !== 'close') return;
     await nodes.close();

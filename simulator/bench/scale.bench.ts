@@ -21,7 +21,8 @@
 //   BENCH_SCALE_NODES=200 BENCH_SCALE_PODS=20000 BENCH_SCALE_DEPLOYMENTS=200 npm run bench -- scale
 
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import diagnostics from 'node:diagnostics_channel';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +30,7 @@ import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { clientConfigYaml, startSimulator } from '../cluster.ts';
-import { formatLine, percentile, threadCpuSeconds, type Measurement } from './measurement.ts';
+import { formatLine, percentile, startThreadProfile, threadCpuSeconds, type Measurement } from './measurement.ts';
 import type { ScaleClientsInit } from './scale-clients.ts';
 import { tsxWorker } from './tsx-worker.ts';
 
@@ -45,9 +46,16 @@ const EVENTS = process.env.BENCH_SCALE_EVENTS === '1';
 const DAEMON_WIRE = process.env.BENCH_SCALE_PROTOBUF === '1' ? [] : ['--x-api-content-type=application/json'];
 const THREADS = process.env.BENCH_SCALE_THREADS === '1' ? 1 : 2;
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
+// BENCH_SCALE_PROFILE=dir: a CPU profile of each thread over the measured window (first create → all Running),
+// written as dir/scale-server.cpuprofile and dir/scale-clients.cpuprofile.
+const PROFILE_DIR = process.env.BENCH_SCALE_PROFILE;
 const KUBECTL_TIMEOUT_MS = Number(process.env.BENCH_SCALE_KUBECTL_TIMEOUT_MS ?? 600_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// HTTP requests the API server received (node's http diagnostics channel: counts every request, whatever handles it).
+let requestCount = 0;
+diagnostics.subscribe('http.server.request.start', () => requestCount++);
 
 function deployment(name: string, replicas: number): object {
   return {
@@ -71,6 +79,12 @@ async function startClientsThread(init: ScaleClientsInit): Promise<Worker> {
     worker.once('message', () => resolveReady());
   });
   return worker;
+}
+
+/** Posts a message to the clients' thread and resolves with its answer. */
+function askClients<T>(worker: Worker, message: unknown): Promise<T> {
+  worker.postMessage(message);
+  return new Promise((r) => worker.once('message', (m: T) => r(m)));
 }
 
 function clientsThreadCpu(worker: Worker): Promise<number> {
@@ -123,6 +137,14 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
   try {
     for (let n = 0; n < NAMESPACES; n++) await call('POST', '/api/v1/namespaces', { metadata: { name: `scale-${n}` } });
     const perDeployment = Math.floor(PODS / DEPLOYMENTS);
+    let stopServerProfile: (() => Promise<void>) | undefined;
+    if (PROFILE_DIR) {
+      mkdirSync(PROFILE_DIR, { recursive: true });
+      stopServerProfile = await startThreadProfile(join(PROFILE_DIR, 'scale-server.cpuprofile'));
+      if (worker) await askClients(worker, { profile: join(resolve(PROFILE_DIR), 'scale-clients.cpuprofile') });
+    }
+    const requests0 = requestCount;
+    const hub0 = { ...sim.ctx.hub.stats };
     const start = performance.now();
     const cpu0 = process.cpuUsage();
     const serverCpu0 = threadCpuSeconds();
@@ -166,6 +188,13 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     const serverCpu = threadCpuSeconds() - serverCpu0;
     const clientsCpu = worker ? (await clientsThreadCpu(worker)) - clientsCpu0 : Number.NaN;
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const requests = requestCount - requests0;
+    const hub = sim.ctx.hub.stats;
+    if (stopServerProfile) {
+      await stopServerProfile();
+      if (worker) await askClients(worker, 'profile-stop');
+      log(`CPU profiles of the window written to ${PROFILE_DIR}/scale-{server,clients}.cpuprofile`);
+    }
     probing = false;
     await probe;
     rssPeak.v = Math.max(rssPeak.v, process.memoryUsage.rss());
@@ -179,6 +208,10 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     log(
       `CPU by thread: API server (main thread) ${serverCpu.toFixed(1)} s${worker ? `, daemon and nodes (worker thread) ${clientsCpu.toFixed(1)} s` : ' (daemon and nodes included)'}` +
         `; the busier thread: ${busiest.toFixed(1)} s, ${((busiest / Math.max(1, runningAtEnd)) * 1000).toFixed(2)} ms per pod`,
+    );
+
+    log(
+      `HTTP requests meanwhile: ${requests} (${(requests / Math.max(1, runningAtEnd)).toFixed(2)} per pod); watch frames delivered ${hub.deliveries - hub0.deliveries} in ${hub.writes - hub0.writes} socket writes, ${hub.encodings - hub0.encodings} encodings`,
     );
 
     // kubectl over every pod, in chunks of 500 (its table printing included).

@@ -7,16 +7,21 @@
 // informers on other machines would be: the server's event loop does not share its CPU with N stream parsers in
 // its own process. The server and the writer (sequential creates, each stamped with its send time) run in this
 // process. Sizes: BENCH_WATCHERS (default 10,000) and BENCH_WRITES (default 1,000); a tenth of the watchers is
-// measured first, for the chart of cost over watcher count.
+// measured first, for the chart of cost over watcher count. Then the same clients watch a bare Node server (no
+// framework, no store) that writes each event's pre-framed chunk to every connection: its p99 and CPU per
+// delivery are this machine's floor for the same work (bareRound), printed beside the simulator's figure.
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
+import net from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { startSimulator } from '../cluster.ts';
 import { formatLine, type Measurement } from './measurement.ts';
+import { httpChunk } from '../server/watch-hub.ts';
 import { BUCKET_MS, BUCKETS } from './watch-clients.ts';
 
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 10_000);
@@ -48,6 +53,147 @@ function percentileOf(hist: Uint32Array, total: number, p: number): number {
   return Infinity;
 }
 
+
+interface ClientResult {
+  received: number;
+  outOfOrder: number;
+  cpuMs: number;
+  histogram: Uint32Array;
+}
+
+/** Client processes (watch-clients.ts), each with its share of the watchers, watching `path` on `url`. */
+interface Clients {
+  children: ChildProcess[];
+  ready: Promise<unknown>;
+  done: Promise<ClientResult[]>;
+}
+
+function startClients(url: string, path: string, watchers: number, writes: number): Clients {
+  const children: ChildProcess[] = [];
+  const ready: Promise<void>[] = [];
+  const done: Promise<ClientResult>[] = [];
+  for (let left = watchers; left > 0; left -= PER_PROCESS) {
+    const n = Math.min(PER_PROCESS, left);
+    const child = fork(join(HERE, 'watch-clients.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    children.push(child);
+    const failed = new Promise<never>((_, reject) => {
+      child.on('message', (m: ChildMessage) => m.op === 'error' && reject(new Error(`watch client: ${m.message}`)));
+      child.on('exit', (code) => code && reject(new Error(`watch client exited ${code}`)));
+    });
+    failed.catch(() => undefined);
+    ready.push(Promise.race([failed, new Promise<void>((r) => child.on('message', (m: ChildMessage) => m.op === 'ready' && r()))]));
+    done.push(
+      Promise.race([
+        failed,
+        new Promise<ClientResult>((r) =>
+          child.on('message', (m: ChildMessage) => {
+            if (m.op !== 'done') return;
+            const b = Buffer.from(m.histogram, 'base64');
+            r({ received: m.received, outOfOrder: m.outOfOrder, cpuMs: m.cpuMs, histogram: new Uint32Array(b.buffer, b.byteOffset, BUCKETS) });
+          }),
+        ),
+      ]),
+    );
+    child.send({ url, path, watchers: n, events: writes });
+  }
+  const all = { children, ready: Promise.all(ready), done: Promise.all(done) };
+  // Awaited later; a failure before then must not be an unhandled rejection.
+  all.ready.catch(() => undefined);
+  all.done.catch(() => undefined);
+  return all;
+}
+
+function summarize(results: ClientResult[]): { hist: Uint32Array; received: number; outOfOrder: number; clientCpuMs: number } {
+  const hist = new Uint32Array(BUCKETS);
+  let received = 0;
+  let outOfOrder = 0;
+  let clientCpuMs = 0;
+  for (const r of results) {
+    clientCpuMs += r.cpuMs;
+    received += r.received;
+    outOfOrder += r.outOfOrder;
+    for (let i = 0; i < BUCKETS; i++) hist[i] += r.histogram[i];
+  }
+  return { hist, received, outOfOrder, clientCpuMs };
+}
+
+interface BareRound {
+  watchers: number;
+  p50: number;
+  p99: number;
+  seconds: number;
+  serverUs: number;
+  clientUs: number;
+}
+
+/**
+ * The reference: a bare Node server (net, no HTTP framework, no store) that answers the same client processes'
+ * watch requests with chunked headers and then, event after event, writes one pre-framed chunk of the same shape
+ * and size as the simulator's ConfigMap ADDED frame to every connection (one socket write each), the next event a
+ * turn of the event loop after the last (as the simulator's next create comes after its answer). Its p99 is the
+ * floor of this machine for one event at a time to N loopback TCP watchers: what the server's fan-out costs
+ * beyond it is the simulator's share.
+ */
+async function bareRound(watchers: number, writes: number, log: (s: string) => void): Promise<BareRound> {
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((sock) => {
+    sock.setNoDelay(true);
+    let seen = '';
+    const onData = (b: Buffer) => {
+      seen += b.toString('latin1');
+      if (!seen.includes('\r\n\r\n')) return;
+      sock.off('data', onData);
+      sock.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: no-cache, private\r\nTransfer-Encoding: chunked\r\n\r\n');
+      sockets.push(sock);
+    };
+    sock.on('data', onData);
+    sock.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', 4096, r));
+  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const clients = startClients(url, '/api/v1/namespaces/bench/configmaps?watch=true&resourceVersion=1', watchers, writes);
+  try {
+    await clients.ready;
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    for (let i = 0; i < writes; i++) {
+      const sent = String(performance.timeOrigin + performance.now());
+      const name = `cm-${i}`;
+      const object = {
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: { name, namespace: 'bench', selfLink: `/api/v1/namespaces/bench/configmaps/${name}`, uid: randomUUID(), resourceVersion: String(i + 2), creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
+        data: { sent },
+      };
+      const chunk = httpChunk(Buffer.from(`${JSON.stringify({ type: 'ADDED', object })}\n`));
+      for (let k = 0; k < sockets.length; k++) sockets[k].write(chunk);
+      await new Promise((r) => setImmediate(r));
+    }
+    const results = await clients.done;
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const { hist, received, outOfOrder, clientCpuMs } = summarize(results);
+    if (received !== watchers * writes || outOfOrder) throw new Error(`bare server: ${received}/${watchers * writes} events, ${outOfOrder} out of order`);
+    const out: BareRound = {
+      watchers,
+      p50: percentileOf(hist, received, 0.5),
+      p99: percentileOf(hist, received, 0.99),
+      seconds,
+      serverUs: (cpu.user + cpu.system) / received,
+      clientUs: (clientCpuMs * 1000) / received,
+    };
+    log(
+      `bare Node server, same clients: ${watchers} watchers x ${writes} events in ${seconds.toFixed(1)} s = ${(received / seconds).toFixed(0)} events/s, p50 ${out.p50.toFixed(1)} ms, p99 ${out.p99.toFixed(1)} ms; ` +
+        `CPU per delivery: server ${out.serverUs.toFixed(1)} µs (system ${(cpu.system / received).toFixed(1)}), clients ${out.clientUs.toFixed(1)} µs; load average ${os.loadavg()[0].toFixed(1)}`,
+    );
+    return out;
+  } finally {
+    for (const c of clients.children) c.kill('SIGKILL');
+    for (const sock of sockets) sock.destroy();
+    await new Promise((r) => server.close(r));
+  }
+}
+
 async function round(watchers: number, writes: number, log: (s: string) => void): Promise<Round> {
   const sim = await startSimulator();
   const agent = new Agent({ connections: Math.max(8, WRITERS) });
@@ -62,37 +208,9 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
     let rssPeak = rssBefore;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
 
-    // Client processes, each with its share of the watchers.
-    const ready: Promise<void>[] = [];
-    const done: Promise<{ received: number; outOfOrder: number; cpuMs: number; histogram: Uint32Array }>[] = [];
-    for (let left = watchers; left > 0; left -= PER_PROCESS) {
-      const n = Math.min(PER_PROCESS, left);
-      const child = fork(join(HERE, 'watch-clients.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      children.push(child);
-      const failed = new Promise<never>((_, reject) => {
-        child.on('message', (m: ChildMessage) => m.op === 'error' && reject(new Error(`watch client: ${m.message}`)));
-        child.on('exit', (code) => code && reject(new Error(`watch client exited ${code}`)));
-      });
-      failed.catch(() => undefined);
-      ready.push(Promise.race([failed, new Promise<void>((r) => child.on('message', (m: ChildMessage) => m.op === 'ready' && r()))]));
-      done.push(
-        Promise.race([
-          failed,
-          new Promise<{ received: number; outOfOrder: number; cpuMs: number; histogram: Uint32Array }>((r) =>
-            child.on('message', (m: ChildMessage) => {
-              if (m.op !== 'done') return;
-              const b = Buffer.from(m.histogram, 'base64');
-              r({ received: m.received, outOfOrder: m.outOfOrder, cpuMs: m.cpuMs, histogram: new Uint32Array(b.buffer, b.byteOffset, BUCKETS) });
-            }),
-          ),
-        ]),
-      );
-      // Awaited later (Promise.all below); a failure before then must not be an unhandled rejection.
-      done[done.length - 1].catch(() => undefined);
-      ready[ready.length - 1].catch(() => undefined);
-      child.send({ url: sim.url, path, watchers: n, events: writes });
-    }
-    await Promise.all(ready);
+    const clients = startClients(sim.url, path, watchers, writes);
+    children.push(...clients.children);
+    await clients.ready;
     const open = sim.ctx.hub.stats.open;
     if (open < watchers) throw new Error(`only ${open} of ${watchers} watches open`);
 
@@ -111,22 +229,13 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
       }
     };
     await Promise.all(Array.from({ length: WRITERS }, writer));
-    const results = await Promise.all(done);
+    const results = await clients.done;
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const socketWrites = sim.ctx.hub.stats.writes - writesBefore;
     clearInterval(sampler);
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-    const hist = new Uint32Array(BUCKETS);
-    let received = 0;
-    let outOfOrder = 0;
-    let clientCpuMs = 0;
-    for (const r of results) {
-      clientCpuMs += r.cpuMs;
-      received += r.received;
-      outOfOrder += r.outOfOrder;
-      for (let i = 0; i < BUCKETS; i++) hist[i] += r.histogram[i];
-    }
+    const { hist, received, outOfOrder, clientCpuMs } = summarize(results);
     const out: Round = {
       watchers,
       received,
@@ -155,6 +264,8 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
   const rounds: Round[] = [];
   for (const n of sizes) rounds.push(await round(n, WRITES, log));
   const r = rounds[rounds.length - 1];
+  // BENCH_WATCH_BARE=0 leaves the reference out (a quicker run while iterating).
+  const bare = process.env.BENCH_WATCH_BARE === '0' ? undefined : await bareRound(r.watchers, WRITES, log);
   const expected = r.watchers * WRITES;
   const series = (yLabel: string, y: (x: Round) => number) => ({ xLabel: 'watchers', yLabel, points: rounds.map((x) => ({ x: x.watchers, y: y(x) })) });
   const results: Measurement[] = [
@@ -177,6 +288,14 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
       series: series('RSS MiB', (x) => x.rssGrowthMb),
     },
   ];
+  if (bare)
+    results.push({
+      name: `${r.watchers} watchers: p99 vs a bare Node server writing the same frames to the same clients (${r.p99.toFixed(0)} vs ${bare.p99.toFixed(0)} ms; server CPU per delivery of the bare one ${bare.serverUs.toFixed(1)} µs)`,
+      value: r.p99 / bare.p99,
+      unit: 'x',
+      target: 'report only (the machine\'s floor)',
+      ok: true,
+    });
   for (const m of results) log(formatLine(m));
   return results;
 }

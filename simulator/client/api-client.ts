@@ -122,19 +122,29 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** A request in flight that a signal may cut: its abort is undici's, handed over when the request is dispatched. */
+interface Abortable {
+  abort(reason: unknown): void;
+}
+
 /**
- * Many requests under one long-lived signal (a controller's lifetime): each request gets a child signal, and the
- * parent holds one listener for all of them. Handing the parent to undici itself put one listener per request in
- * flight on it, and an EventTarget's add and remove walk its whole list: with thousands of requests in flight that
- * was a tenth of the process's CPU.
+ * Many requests under one long-lived signal (a controller's lifetime): the parent holds one listener for all of
+ * them and aborts each request in flight when it fires. Handing the parent to undici itself put one listener per
+ * request in flight on it, and an EventTarget's add and remove walk its whole list: with thousands of requests in
+ * flight that was a tenth of the process's CPU; a child AbortController per request was still 2% of a scale run's.
  */
 class AbortFanout {
-  private readonly children = new WeakMap<AbortSignal, Set<AbortController>>();
+  private readonly children = new WeakMap<AbortSignal, Set<Abortable>>();
 
-  child(parent: AbortSignal): { signal: AbortSignal; release(): void } {
+  /** Registers the request under the parent (aborted at once if the parent already is); call release() when done. */
+  add(parent: AbortSignal, req: Abortable): Set<Abortable> | undefined {
+    if (parent.aborted) {
+      req.abort(parent.reason);
+      return undefined;
+    }
     let set = this.children.get(parent);
     if (!set) {
-      const s = new Set<AbortController>();
+      const s = new Set<Abortable>();
       set = s;
       this.children.set(parent, s);
       parent.addEventListener('abort', () => {
@@ -142,10 +152,85 @@ class AbortFanout {
         s.clear();
       }, { once: true });
     }
-    const c = new AbortController();
-    if (parent.aborted) c.abort(parent.reason);
-    else set.add(c);
-    return { signal: c.signal, release: () => set.delete(c) };
+    set.add(req);
+    return set;
+  }
+}
+
+/** undici's response headers (name, value, name, value... as bytes) → lower-case names, repeated ones in an array, as its request() gives them. */
+function parseRawHeaders(raw: Buffer[] | string[]): Record<string, string | string[] | undefined> {
+  const out: Record<string, string | string[] | undefined> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i].toString().toLowerCase();
+    const value = raw[i + 1].toString('latin1');
+    const had = out[name];
+    if (had === undefined) out[name] = value;
+    else if (Array.isArray(had)) had.push(value);
+    else out[name] = [had, value];
+  }
+  return out;
+}
+
+interface Collected {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/**
+ * One request's answer, collected whole by undici's dispatch handler interface: the answer of an API call is
+ * read whole and decoded at once, so request()'s readable stream, async resource and abort listener per request
+ * (about a tenth of the clients' CPU in the scale bench) bought nothing here.
+ */
+class CollectHandler implements Abortable {
+  private abortFn: ((reason?: Error) => void) | undefined;
+  private reason: Error | undefined;
+  private aborted = false;
+  private statusCode = 0;
+  private headers: Record<string, string | string[] | undefined> = {};
+  private chunks: Buffer[] = [];
+  private settled = false;
+
+  constructor(
+    private readonly resolve: (c: Collected) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  abort(reason: unknown): void {
+    if (this.settled || this.aborted) return;
+    this.aborted = true;
+    this.reason = (reason ?? new undiciErrors.RequestAbortedError()) as Error;
+    this.abortFn?.(this.reason);
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    if (this.aborted) abort(this.reason);
+    else this.abortFn = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[] | string[]): boolean {
+    if (statusCode < 200) return true; // 1xx: informational, the answer follows
+    this.statusCode = statusCode;
+    this.headers = parseRawHeaders(rawHeaders);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.settled) return;
+    this.settled = true;
+    const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    this.resolve({ statusCode: this.statusCode, headers: this.headers, body });
+  }
+
+  onError(err: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(err);
   }
 }
 
@@ -181,6 +266,11 @@ export class ApiClient {
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly timeoutMs: number;
+  /** The server URL split as undici's dispatch takes it: scheme, host and port; the path prefix, if any. */
+  private readonly origin: string;
+  private readonly basePath: string;
+  /** A request's headers by body content type (undefined: no body), made once: undici only reads them. */
+  private readonly headersByType = new Map<string | undefined, Record<string, string>>();
 
   private constructor(
     cfg: ClientConfig,
@@ -188,6 +278,9 @@ export class ApiClient {
     private readonly codec: ProtobufObjectCodec | undefined,
   ) {
     this.server = cfg.server.replace(/\/+$/, '');
+    const serverUrl = URL.canParse(this.server) ? new URL(this.server) : undefined;
+    this.origin = serverUrl?.origin ?? this.server;
+    this.basePath = serverUrl?.pathname.replace(/\/+$/, '') ?? '';
     // client-go: QPS 0 means its default of 5 (burst 10); a negative QPS means no limit.
     const qps = opts.qps === 0 ? 5 : opts.qps < 0 ? Infinity : opts.qps;
     const burst = opts.qps === 0 && opts.burst === 0 ? 10 : opts.burst;
@@ -219,6 +312,15 @@ export class ApiClient {
   /** The content type bodies are sent in (protobuf only when the codec is available). */
   get wireContentType(): string {
     return this.protobufType ?? JSON_MEDIA_TYPE;
+  }
+
+  private headersFor(type: string | undefined): Record<string, string> {
+    let h = this.headersByType.get(type);
+    if (!h) {
+      h = { ...this.auth, accept: this.accept(), 'user-agent': this.opts.userAgent ?? 'controller-daemon/v1.9.0', ...(type ? { 'content-type': type } : {}) };
+      this.headersByType.set(type, h);
+    }
+    return h;
   }
 
   private accept(): string {
@@ -273,7 +375,7 @@ export class ApiClient {
 
   /** One API call; throws ApiError on a non-2xx answer after retries. */
   async request<T = unknown>(method: string, path: string, ro: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const url = `${this.server}${path}${queryString(ro.query)}`;
+    const pathAndQuery = `${path}${queryString(ro.query)}`;
     const { bytes, type } = this.encodeBody(ro.body, ro.bodyContentType);
     const retries = ro.retries ?? this.maxRetries;
     for (let attempt = 0; ; attempt++) {
@@ -285,8 +387,6 @@ export class ApiClient {
       // A caller's own timeout (leader election's renew deadline) is a whole-request deadline, connecting included.
       const timeoutMs = Math.max(1, Math.ceil(ro.timeoutMs ?? this.timeoutMs));
       const deadline = ro.timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined;
-      const child = ro.signal ? this.fanout.child(ro.signal) : undefined;
-      const signal = deadline && child ? AbortSignal.any([child.signal, deadline]) : (deadline ?? child?.signal);
       // A transport failure, sending or reading the body: recorded, then waited out before the next attempt when
       // it may be retried, else thrown (the caller's abort as its reason).
       const failedAttempt = async (err: unknown): Promise<void> => {
@@ -295,42 +395,43 @@ export class ApiClient {
         if (!retriable(method, err, !!deadline?.aborted) || attempt >= retries) throw err;
         await sleep(this.backoff(attempt, undefined), ro.signal);
       };
-      let res: Dispatcher.ResponseData;
+      let res: Collected;
+      let handler: CollectHandler | undefined;
+      let parentSet: Set<Abortable> | undefined;
+      let deadlineSet: Set<Abortable> | undefined;
       try {
-        res = await request(url, {
-          method: method as Dispatcher.HttpMethod,
-          dispatcher: this.dispatcher,
-          headers: {
-            ...this.auth,
-            accept: this.accept(),
-            'user-agent': this.opts.userAgent ?? 'controller-daemon/v1.9.0',
-            ...(type ? { 'content-type': type } : {}),
-          },
-          body: bytes,
-          signal,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
+        res = await new Promise<Collected>((resolve, reject) => {
+          const h = (handler = new CollectHandler(resolve, reject));
+          if (ro.signal) parentSet = this.fanout.add(ro.signal, h);
+          if (deadline) deadlineSet = this.fanout.add(deadline, h);
+          this.dispatcher.dispatch(
+            {
+              origin: this.origin,
+              path: this.basePath + pathAndQuery,
+              method: method as Dispatcher.HttpMethod,
+              headers: this.headersFor(type),
+              body: bytes,
+              headersTimeout: timeoutMs,
+              bodyTimeout: timeoutMs,
+            },
+            h,
+          );
         });
-      } catch (err) {
-        child?.release();
-        await failedAttempt(err);
-        continue;
-      }
-      let buf: Buffer;
-      try {
-        buf = Buffer.from(await res.body.arrayBuffer());
       } catch (err) {
         await failedAttempt(err);
         continue;
       } finally {
-        child?.release();
+        if (handler) {
+          parentSet?.delete(handler);
+          deadlineSet?.delete(handler);
+        }
       }
       this.record(method, String(res.statusCode), startedAt);
       if ((res.statusCode === 429 || res.statusCode >= 500) && attempt < retries) {
         await sleep(this.backoff(attempt, res.headers['retry-after']), ro.signal);
         continue;
       }
-      const body = this.decodeBody(res.headers['content-type'], buf);
+      const body = this.decodeBody(res.headers['content-type'], res.body);
       if (res.statusCode >= 400) {
         const status = body && typeof body === 'object' && (body as Status).kind === 'Status' ? (body as Status) : undefined;
         throw new ApiError(res.statusCode, status, method, path);

@@ -10,7 +10,7 @@ import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupport
 import { queryBool } from './query-params.ts';
 import { refuseStreaming, servePodLog } from './pod-log.ts';
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
-import { compactJsonOf, encodeAs, encodeJson, negotiateOutput, wantsPretty, type Negotiated } from './serializers.ts';
+import { answerJsonOf, compactJsonOf, encodeAs, encodeJson, negotiateOutput, wantsPretty, type Negotiated } from './serializers.ts';
 import { JSON_TYPE } from './media-types.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
 import * as discovery from './discovery.ts';
@@ -265,9 +265,9 @@ function sendResult(
     body = encodeAs(negotiated.format, table, pretty, ctx.protobuf);
   } else if (negotiated.format === 'json' && !pretty && Object.isFrozen(result.object)) {
     // Stored objects are frozen and never change (storage README): the compact JSON of one read often is computed
-    // once, and the answer to a write shares its encoding with the watch frames of the same change
-    // (serializers.ts, compactJsonOf).
-    body = compactJsonOf(result.object);
+    // once (compactJsonOf), and the answer to a write shares its encoding with the watch frames of the same change
+    // when it is watched, without keeping it otherwise (answerJsonOf).
+    body = request.method === 'GET' ? compactJsonOf(result.object) : answerJsonOf(result.object);
   } else body = encodeAs(negotiated.format, negotiated.format === 'protobuf' ? protobufForm : result.object, pretty, ctx.protobuf);
   // Bytes, not a string: Fastify would append "; charset=utf-8" to a JSON Content-Type the real server sends bare.
   return reply.code(result.code).header('Content-Type', negotiated.contentType).send(typeof body === 'string' ? Buffer.from(body) : body);

@@ -98,6 +98,13 @@ export class EncodedCache {
     return bytes;
   }
 
+  /** The bytes already held for `obj` in `format`, without encoding or keeping anything. */
+  peek(obj: object, format: string): Encoded | undefined {
+    const hit = (this.young.get(obj) ?? this.old.get(obj))?.formats.get(format);
+    if (hit !== undefined) this.stats.hits++;
+    return hit;
+  }
+
   /** Rotates when `size` more bytes would take the young generation past half the budget. */
   private makeRoom(size: number): void {
     if (this.youngBytes + size > this.maxBytes / 2) this.rotate();

@@ -310,8 +310,9 @@ function nextForMain(def: ResourceDef, incoming: KubeObject, cur: StoredObject, 
 }
 
 /** /status (spec 4.10.1): only status changes; metadata and spec come from the stored object. */
-function nextForStatus(def: ResourceDef, body: KubeObject, cur: StoredObject): KubeObject {
-  const next = prepareForStatusUpdate(toStored(def, copyJson(body)), cur.value, def);
+function nextForStatus(def: ResourceDef, body: KubeObject, cur: StoredObject, fresh: boolean): KubeObject {
+  // Conversion changes the object in place: a copy unless the caller made this one for this attempt (a patch).
+  const next = prepareForStatusUpdate(toStored(def, fresh ? body : copyJson(body)), cur.value, def);
   next.metadata.resourceVersion = '0';
   throwIfInvalid(def, body.metadata.name ?? '', validateNew(def, next));
   return next;

@@ -66,3 +66,28 @@ test('a change answered to its writer and sent to a JSON watcher is encoded once
     await server.close();
   }
 });
+
+test('a write nobody watches keeps no encoding of its answer; a read keeps one', async () => {
+  const { startApiServer } = await import('./start.ts');
+  const server = await startApiServer({});
+  try {
+    const before = compactJsonStats();
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${server.url}/api/v1/namespaces/default/configmaps`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ metadata: { name: `unwatched-${i}` }, data: { k: 'v'.repeat(1000) } }),
+      });
+      assert.equal(res.status, 201, await res.text());
+    }
+    const afterWrites = compactJsonStats();
+    assert.equal(afterWrites.bytes, before.bytes, 'no bytes kept for unwatched writes');
+    const get = await fetch(`${server.url}/api/v1/namespaces/default/configmaps/unwatched-0`);
+    const body = await get.text();
+    assert.equal(get.status, 200, body);
+    const afterRead = compactJsonStats();
+    assert.equal(afterRead.bytes - afterWrites.bytes, Buffer.byteLength(body), 'the read is kept, at its size');
+  } finally {
+    await server.close();
+  }
+});
