@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
 import net from 'node:net';
+import inspector from 'node:inspector';
+import { writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { startSimulator } from '../cluster.ts';
@@ -28,7 +30,26 @@ const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 10_000);
 const WRITES = Number(process.env.BENCH_WRITES ?? 1000);
 /** Writers creating side by side (1: one create at a time, each sent once the last is answered). */
 const WRITERS = Math.max(1, Number(process.env.BENCH_WATCH_WRITERS ?? 1));
-const PER_PROCESS = 5000;
+const PER_PROCESS = Number(process.env.BENCH_WATCH_PER_PROCESS ?? 5000);
+const PROFILE = process.env.BENCH_WATCH_PROFILE;
+
+/** A CPU profile of this process from now until stop(file). */
+async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((ok, fail) => session.post(method, params ?? {}, (err, res) => (err ? fail(err) : ok(res))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 500 });
+  await post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = (await post('Profiler.stop')) as { profile: object };
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 interface Round {
@@ -216,6 +237,11 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
 
     const encodingsBefore = sim.ctx.hub.stats.encodings;
     const writesBefore = sim.ctx.hub.stats.writes;
+    const passesBefore = { n: sim.ctx.hub.stats.passes, ms: sim.ctx.hub.stats.passMs };
+    sim.ctx.hub.stats.longestPassMs = 0;
+    // BENCH_WATCH_PROFILE=file.cpuprofile: the server process's CPU profile of the events (not the connects), for
+    // the largest round.
+    const profiler = PROFILE && watchers === WATCHERS ? await startProfile() : undefined;
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     // WRITERS sequential writers side by side (each sends its next create once its last one is answered).
@@ -232,7 +258,10 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
     const results = await clients.done;
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    if (profiler) await profiler.stop(PROFILE!);
     const socketWrites = sim.ctx.hub.stats.writes - writesBefore;
+    const passes = sim.ctx.hub.stats.passes - passesBefore.n;
+    const passMs = sim.ctx.hub.stats.passMs - passesBefore.ms;
     clearInterval(sampler);
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
     const { hist, received, outOfOrder, clientCpuMs } = summarize(results);
@@ -249,7 +278,8 @@ async function round(watchers: number, writes: number, log: (s: string) => void)
       `${watchers} watchers x ${writes} writes (${WRITERS} writer${WRITERS > 1 ? 's' : ''}): ${received}/${watchers * writes} events (${outOfOrder} out of order) in ${seconds.toFixed(1)} s = ` +
         `${(received / seconds).toFixed(0)} events/s, p50 ${percentileOf(hist, received, 0.5).toFixed(1)} ms, p99 ${out.p99.toFixed(1)} ms, ` +
         `${out.encodingsPerEvent.toFixed(2)} encodings/event, server RSS +${out.rssGrowthMb.toFixed(0)} MiB, ${(received / socketWrites).toFixed(2)} frames per socket write; CPU per delivery: server ${((cpu.user + cpu.system) / received).toFixed(1)} µs ` +
-        `(with the writer), clients ${((clientCpuMs * 1000) / received).toFixed(1)} µs; load average ${os.loadavg()[0].toFixed(1)}`,
+        `(with the writer), clients ${((clientCpuMs * 1000) / received).toFixed(1)} µs; ` +
+        `the server's passes over the watchers: ${passes}, ${(passMs / passes).toFixed(1)} ms on average, longest ${sim.ctx.hub.stats.longestPassMs.toFixed(1)} ms; load average ${os.loadavg()[0].toFixed(1)}`,
     );
     return out;
   } finally {

@@ -140,7 +140,10 @@ function checkFormat(format: ValueFormat, v: unknown, path: string, out: ShapeRe
 }
 
 function walkObject(schema: TypeSchema, obj: Record<string, unknown>, path: string, out: ShapeReport): void {
-  for (const [k, v] of Object.entries(obj)) {
+  // Keys in order without Object.entries' array of pairs per object (every write walks the whole body).
+  for (const k in obj) {
+    if (!Object.hasOwn(obj, k)) continue;
+    const v = obj[k];
     const f = schema.field(k);
     const p = join(path, k);
     if (!f) {

@@ -5,6 +5,7 @@
 // bound, so a stuck client cannot hold the server's memory.
 
 import type { KubeObject } from '../api/meta.ts';
+import { performance } from 'node:perf_hooks';
 import { EncodedCache } from './encoded-cache.ts';
 
 /** One watcher's writer of its queued frames (handlers/watch.ts). */
@@ -27,10 +28,14 @@ export interface HubStats {
   cutOff: number;
   /** Open watch connections. */
   open: number;
+  /** Pump passes (one per turn of the event loop with frames waiting) and their summed and longest duration. */
+  passes: number;
+  passMs: number;
+  longestPassMs: number;
 }
 
 export class WatchHub {
-  readonly stats: HubStats = { encodings: 0, deliveries: 0, writes: 0, cutOff: 0, open: 0 };
+  readonly stats: HubStats = { encodings: 0, deliveries: 0, writes: 0, cutOff: 0, open: 0, passes: 0, passMs: 0, longestPassMs: 0 };
   private readonly enders = new Set<() => void>();
   /** Encoded frames; a frame is needed while one change is handed to its watchers and while it is replayed. */
   readonly frames: EncodedCache;
@@ -70,6 +75,7 @@ export class WatchHub {
    * that ended meanwhile has nothing left to flush.
    */
   private readonly pump = (): void => {
+    const t0 = performance.now();
     const list = this.dirty;
     this.dirty = this.spare;
     this.pumping = false;
@@ -80,6 +86,10 @@ export class WatchHub {
     }
     list.length = 0;
     this.spare = list;
+    const ms = performance.now() - t0;
+    this.stats.passes++;
+    this.stats.passMs += ms;
+    if (ms > this.stats.longestPassMs) this.stats.longestPassMs = ms;
   };
 
   /** Registers how to end one open watch cleanly; returns the deregistration. */

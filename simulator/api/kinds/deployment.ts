@@ -96,12 +96,15 @@ function validateStrategy(strategy: unknown, path: string): FieldError[] {
 }
 
 /** maxSurge/maxUnavailable: counts or percentages; maxUnavailable at most 100%; the pair not both zero (rows' notZeroWhenZero). */
+/** The rows of RollingUpdateDeployment fields that may not be zero together, found once (a walk over every row per validation). */
+let notZeroWhenZeroRows: ReturnType<typeof loadSpecTables>['fields'] | undefined;
+
 export function validateRollingUpdate(ru: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const f of ['maxUnavailable', 'maxSurge']) errs.push(...validateIntOrPercent(ru[f], `${path}.${f}`));
   const pct = percentOf(ru.maxUnavailable);
   if (pct !== undefined && pct > 100) errs.push(invalidValue(`${path}.maxUnavailable`, ru.maxUnavailable, 'must not be greater than 100%'));
-  for (const row of loadSpecTables().fields.filter((f) => f.type === 'RollingUpdateDeployment' && f.notZeroWhenZero)) {
+  for (const row of (notZeroWhenZeroRows ??= loadSpecTables().fields.filter((f) => f.type === 'RollingUpdateDeployment' && f.notZeroWhenZero))) {
     const other = row.notZeroWhenZero!;
     // The real validator reports the pair once, at maxUnavailable.
     if (row.name !== 'maxUnavailable') continue;

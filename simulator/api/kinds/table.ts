@@ -55,13 +55,17 @@ export function notUpdatableFields(type: string): string[] {
  * the :latest tag (and to an image with neither tag nor digest, which image parsers read as :latest),
  * the second to every other reference. A digest (`@sha256:...`) counts as pinned.
  */
+let pullPolicies: { latest: string; other: string } | undefined;
+
 export function imagePullPolicyDefault(image: string): string {
   const r = row('Container', 'imagePullPolicy');
-  const rule = loadSpecTables().defaultRules.find((d) => d.id === `defaultRule.${r.defaultRule}`);
-  if (!rule || rule.cases.length < 2) throw new Error(`spec tables: default rule ${r.defaultRule} for ${r.id} is missing or incomplete`);
-  const latest = String(rule.cases[0].value);
-  const other = String(rule.cases[1].value);
-  return imageTagIsLatest(image) ? latest : other;
+  // The rule's two values, found once (every container of every pod created asks).
+  if (!pullPolicies) {
+    const rule = loadSpecTables().defaultRules.find((d) => d.id === `defaultRule.${r.defaultRule}`);
+    if (!rule || rule.cases.length < 2) throw new Error(`spec tables: default rule ${r.defaultRule} for ${r.id} is missing or incomplete`);
+    pullPolicies = { latest: String(rule.cases[0].value), other: String(rule.cases[1].value) };
+  }
+  return imageTagIsLatest(image) ? pullPolicies.latest : pullPolicies.other;
 }
 
 /** Whether an image reference means :latest (explicit tag latest, or no tag and no digest). */

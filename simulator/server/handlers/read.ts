@@ -55,11 +55,14 @@ function exported(def: ResourceDef, obj: KubeObject, exact: boolean): KubeObject
 }
 
 /** A compiled selector for one request: label and field requirements (400 when they do not parse). */
+/** The matcher of a request without selectors (compileSelectors returns this very function, so callers can skip it). */
+export const matchAll = (_obj: KubeObject): boolean => true;
+
 export function compileSelectors(req: ResourceRequest): (obj: KubeObject) => boolean {
   try {
     const labels = parseLabelSelector(req.query.labelSelector);
     const fields = bindFieldSelector(parseFieldSelector(req.query.fieldSelector), selectableFieldsOf(req.def));
-    if (labels.length === 0 && fields.length === 0) return () => true;
+    if (labels.length === 0 && fields.length === 0) return matchAll;
     return (obj) => matchesRequirements(labels, obj.metadata.labels) && matchesFields(fields, obj);
   } catch (e) {
     if (e instanceof SelectorParseError) throw badRequest(e.message);

@@ -12,7 +12,7 @@ import { ApiError, badRequest } from '../errors.ts';
 import { encodeJson, jsonWatchFrame, negotiateOutput } from '../serializers.ts';
 import { header, type ResourceRequest, type ServerContext } from '../context.ts';
 import { intParam, present } from './common.ts';
-import { compileSelectors, parseResourceVersion } from './read.ts';
+import { compileSelectors, matchAll, parseResourceVersion } from './read.ts';
 import { objectTable, parseIncludeObject } from '../table/table.ts';
 
 /** Default watch lifetime when the client gives none: random in [30, 60) minutes, like the real server. */
@@ -194,7 +194,9 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
       timer.unref();
       res.on('close', end);
       for (const obj of initial) send('ADDED', present(def, obj));
-      const onEvent = (ev: StoreEvent) => {
+      // Without selectors every change is sent as its own type (a MODIFIED without its previous version as ADDED, as
+      // the selector logic below sends it): nothing evaluated per watcher per event.
+      const onEvent = matches === matchAll ? (ev: StoreEvent) => send(ev.type === 'MODIFIED' && !ev.prevObject ? 'ADDED' : ev.type, presentShared(def, ev.object)) : (ev: StoreEvent) => {
         const cur = matches(ev.object);
         const prev = ev.prevObject ? matches(ev.prevObject) : false;
         if (ev.type === 'ADDED') {
