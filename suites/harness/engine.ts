@@ -72,8 +72,9 @@ export interface EngineOptions extends Selection {
   /**
    * The target's controllers and nodes are still starting (an embedded simulator started with `clientsBehind`):
    * the checks for which `waits` is true wait in their processes until `ready` resolves; the others start at once.
+   * `launched` is called once the first check processes are being started (after discovery was read).
    */
-  clusterStarting?: { ready: Promise<void>; waits(check: CheckDefinition): boolean };
+  clusterStarting?: { ready: Promise<void>; waits(check: CheckDefinition): boolean; launched?(): void };
 }
 
 /**
@@ -386,6 +387,7 @@ async function runPhase(
       concurrency: Math.max(1, options.workers),
       signal: options.signal,
     });
+    options.clusterStarting?.launched?.();
   } finally {
     if (testContext !== undefined) process.env.NODE_TEST_CONTEXT = testContext;
   }
