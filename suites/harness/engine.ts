@@ -18,7 +18,7 @@ import { busyScaled } from './progress.ts';
 import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
 import { cpuTimes, readTimings } from './timing.ts';
-import { compileEntries, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
+import { compileEntries, IMPORT_CALL, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 
@@ -94,7 +94,7 @@ export async function compileSuites(): Promise<Record<string, string> | undefine
  */
 function writeBuildCatalog(compiled: Record<string, string>): void {
   try {
-    const script = `const m = await import(${JSON.stringify(pathToFileURL(compiled['suites-cli']).href)}); await m.writeCatalogFile(${JSON.stringify(compiled)});`;
+    const script = `const m = await ${IMPORT_CALL}${JSON.stringify(pathToFileURL(compiled['suites-cli']).href)}); await m.writeCatalogFile(${JSON.stringify(compiled)});`;
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
     delete env[CONTEXT_ENV];
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { detached: true, stdio: 'ignore', env });
