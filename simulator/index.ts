@@ -6,6 +6,10 @@
 // as before, and has one built in the background for the next start. SIMULATOR_COMPILED=0 always runs the sources.
 import { buildInBackground, compiledEntry, runCompiled } from './compiled.ts';
 
+// START_TIMING=1: when this process started (epoch ms, node's own clock origin), for simulator/bench/startup.bench.ts
+// to time its first answer from this process's start rather than from npx's.
+if (process.env.START_TIMING === '1') process.stderr.write(`start-timing: process started at ${performance.timeOrigin}\n`);
+
 const entry = process.env.SIMULATOR_COMPILED === '0' ? undefined : compiledEntry();
 if (entry) await runCompiled(entry);
 else {

@@ -8,6 +8,10 @@
 import { pathToFileURL } from 'node:url';
 import { currentBuild, setCompiledSuites, SUITES_BUILD, suitesBuildEntries } from './harness/compile.ts';
 
+// START_TIMING=1: when this process started (epoch ms, node's own clock origin), for simulator/bench/startup.bench.ts
+// to time the first finished check from this process's start rather than from npx's.
+if (process.env.START_TIMING === '1') process.stderr.write(`start-timing: process started at ${performance.timeOrigin}\n`);
+
 type Cli = typeof import('./cli/main.ts');
 const build = process.env.SUITES_COMPILED === '0' ? undefined : currentBuild(SUITES_BUILD, suitesBuildEntries());
 let cli: Cli;

@@ -1,7 +1,7 @@
 // Public surface of the patch engines; see README.md.
 export { PatchError, UnsupportedPatchTypeError, GENERIC_422_MESSAGE, SMP_MESSAGES, type PatchErrorCode } from './errors.ts';
 export { applyJsonPatch, parseJsonPatch, type JsonPatchOperation } from './json-patch.ts';
-export { applyMergePatch, createMergePatch } from './merge-patch.ts';
+export { applyMergePatch, applyMergePatchSharing, createMergePatch } from './merge-patch.ts';
 export { applyStrategicMergePatch } from './strategic-merge.ts';
 export { createStrategicMergePatch } from './strategic-diff.ts';
 export {

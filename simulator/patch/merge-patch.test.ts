@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { JsonValue } from './json-value.ts';
-import { applyMergePatch, createMergePatch } from './merge-patch.ts';
+import { applyMergePatch, applyMergePatchSharing, createMergePatch } from './merge-patch.ts';
 import { deepFreeze, jsonValue, jsonValueWithoutNullMembers } from './testing/arbitraries.ts';
 import { modelMergePatch } from './testing/merge-patch-model.ts';
 
@@ -80,5 +80,26 @@ describe('merge patch: properties', () => {
       if (created !== null && typeof created === 'object') assert.equal(Object.isFrozen(created), false);
       assert.equal(JSON.stringify([doc, patch]), before);
     }), { numRuns: 300 });
+  });
+});
+
+describe('applyMergePatchSharing', () => {
+  it('gives the same document as applyMergePatch, never modifying its inputs', () => {
+    fc.assert(fc.property(jsonValue, jsonValue, (doc, patch) => {
+      const before = JSON.stringify([doc, patch]);
+      assert.deepEqual(applyMergePatchSharing(deepFreeze(doc), deepFreeze(patch)), applyMergePatch(doc, patch));
+      assert.equal(JSON.stringify([doc, patch]), before);
+    }), { numRuns: 500 });
+  });
+
+  it('shares the members the patch does not reach and copies the objects on its paths', () => {
+    const doc = deepFreeze({ spec: { containers: [{ name: 'a' }] }, status: { phase: 'Pending', conditions: [{ type: 'Ready' }] } }) as Record<string, JsonValue>;
+    const out = applyMergePatchSharing(doc, { status: { phase: 'Running' } }) as Record<string, Record<string, JsonValue>>;
+    assert.equal(out.spec, doc.spec);
+    assert.equal(out.status.conditions, (doc.status as Record<string, JsonValue>).conditions);
+    assert.notEqual(out.status, doc.status);
+    assert.equal(Object.isFrozen(out), false);
+    assert.equal(Object.isFrozen(out.status), false);
+    assert.equal(out.status.phase, 'Running');
   });
 });

@@ -19,6 +19,27 @@ export function applyMergePatch(doc: JsonValue | undefined, patch: JsonValue): J
 }
 
 /**
+ * applyMergePatch whose result shares with `doc` every member the patch does not reach (only the objects on the
+ * patch's paths are new): for a caller that never changes the result's untouched parts in place, such as the API
+ * server's /status patch of a stored (frozen) object, where a whole deep copy per patch was most of its cost.
+ * `doc` is not modified.
+ */
+export function applyMergePatchSharing(doc: JsonValue | undefined, patch: JsonValue): JsonValue {
+  if (!isJsonObject(patch)) return deepClone(patch);
+  const result: JsonObject = {};
+  if (isJsonObject(doc)) for (const key of Object.keys(doc)) setOwn(result, key, doc[key]);
+  for (const key of Object.keys(patch)) {
+    const patchValue = patch[key];
+    if (patchValue === null) {
+      delete result[key];
+    } else {
+      setOwn(result, key, applyMergePatchSharing(getOwn(result, key), patchValue));
+    }
+  }
+  return result;
+}
+
+/**
  * A merge patch that turns `original` into `modified`: applyMergePatch(original, patch) deep-equals
  * modified whenever modified holds no null inside an object (merge patches cannot express a null member).
  */

@@ -3,7 +3,7 @@ import type { TypeSchema } from '../api/schema.ts';
 import { badRequest, PatchError, UnsupportedPatchTypeError } from './errors.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import type { JsonValue } from './json-value.ts';
-import { applyMergePatch } from './merge-patch.ts';
+import { applyMergePatch, applyMergePatchSharing } from './merge-patch.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
 
 export const JSON_PATCH_TYPE = 'application/json-patch+json';
@@ -28,6 +28,11 @@ export function patchContentTypeOf(header: string | undefined, supported: readon
 export interface ApplyPatchOptions {
   /** The patch types this resource accepts (default: all three). */
   supported?: readonly PatchContentType[];
+  /**
+   * A merge patch's result may share with `doc` the members the patch does not reach (applyMergePatchSharing):
+   * for callers that never change those parts in place. The other types always answer a copy.
+   */
+  shareUnchanged?: boolean;
 }
 
 /**
@@ -50,7 +55,7 @@ export function applyPatch(
       case JSON_PATCH_TYPE:
         return applyJsonPatch(doc, patch);
       case MERGE_PATCH_TYPE:
-        return applyMergePatch(doc, patch);
+        return options.shareUnchanged ? applyMergePatchSharing(doc, patch) : applyMergePatch(doc, patch);
       case STRATEGIC_MERGE_PATCH_TYPE:
         return applyStrategicMergePatch(doc, patch, schema);
     }

@@ -21,10 +21,10 @@ import { writeOptions, writeScale } from './write.ts';
 
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
-function patched(req: ResourceRequest, current: KubeObject, schema: TypeSchema | undefined): KubeObject {
+function patched(req: ResourceRequest, current: KubeObject, schema: TypeSchema | undefined, shareUnchanged = false): KubeObject {
   let out: JsonValue;
   try {
-    out = applyPatch(header(req, 'content-type'), current as unknown as JsonValue, req.body ?? Buffer.alloc(0), schema);
+    out = applyPatch(header(req, 'content-type'), current as unknown as JsonValue, req.body ?? Buffer.alloc(0), schema, { shareUnchanged });
   } catch (e) {
     if (e instanceof UnsupportedPatchTypeError) throw unsupportedMediaType(essence(header(req, 'content-type')), [...e.supported]);
     if (e instanceof PatchError) throw new ApiError(e.code, e.reason, e.message, e.code === 422 ? {} : undefined);
@@ -65,7 +65,7 @@ export async function patch(ctx: ServerContext, req: ResourceRequest): Promise<A
     def, namespace: req.namespace, name, target,
     // A new object per attempt: the patch is applied to a deep copy of the current object.
     objInfoFresh: true,
-    objInfo: patchedObjectOf.bind(undefined, req, schema),
+    objInfo: patchedObjectOf.bind(undefined, req, schema, target === 'status' && apiVersionOf(def) === def.storageApiVersion),
     opts: writeOptions(req),
   });
   return { code: 200, object: present(def, out.object) };
@@ -74,9 +74,14 @@ export async function patch(ctx: ServerContext, req: ResourceRequest): Promise<A
 /**
  * The update's objInfo: the current object with the request's patch applied, its shape checked. (Bound per
  * request rather than a closure: under tsx every named closure is wrapped in a naming helper when made.)
+ *
+ * `shareUnchanged` (a /status patch of a kind stored in the request's version, so that nothing converts the
+ * result in place): a merge patch's result keeps the stored object's frozen members the patch does not reach
+ * instead of a deep copy of the whole object, and the shape check passes over them (they were checked when
+ * stored). The /status path only reads them (generic-store nextForStatus takes the status and copies the top).
  */
-function patchedObjectOf(req: ResourceRequest, schema: TypeSchema | undefined, cur: StoredObject): KubeObject {
-  const body = patched(req, present(req.def, cur.value), schema);
+function patchedObjectOf(req: ResourceRequest, schema: TypeSchema | undefined, shareUnchanged: boolean, cur: StoredObject): KubeObject {
+  const body = patched(req, present(req.def, cur.value), schema, shareUnchanged);
   checkPatchedBody(req.def, body as unknown as Record<string, unknown>);
   return body;
 }
