@@ -43,3 +43,26 @@ test('without clientsBehind the daemon and the nodes are up when startSimulator 
     await sim.close();
   }
 });
+
+test('clientsBehind as a promise: the daemon and the nodes start once it settles; a close before that starts neither', async () => {
+  let go = () => {};
+  const gate = new Promise<void>((r) => (go = r));
+  const sim = await startSimulator({ port: 0, controllers: true, nodes: 1, clientsBehind: gate });
+  try {
+    assert.equal((await fetch(`${sim.url}/api`)).status, 200);
+    // Nothing registers a node while the gate is shut (a few seconds of a loaded machine's time for a start).
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal((await fetch(`${sim.url}/api/v1/nodes/sim-node-0`)).status, 404, 'no node before the gate opened');
+    assert.equal(sim.daemon, undefined, 'no daemon before the gate opened');
+    go();
+    await sim.ready;
+    assert.ok(sim.daemon && sim.nodes, 'both started once the gate opened');
+  } finally {
+    await sim.close();
+  }
+  const never = await startSimulator({ port: 0, controllers: true, nodes: 1, clientsBehind: new Promise(() => {}) });
+  await never.close();
+  await never.ready;
+  assert.equal(never.daemon, undefined, 'a close before the gate opened started no daemon');
+  await assert.rejects(fetch(`${never.url}/api`), 'the server is closed');
+});

@@ -49,12 +49,13 @@ export interface SimulatorOptions extends ApiServerOptions {
   /** The same from the command-line flags (built here when `serving` is not given). */
   securityFlags?: Omit<SecurityFlags, 'host'>;
   /**
-   * Return as soon as the API server listens, with the daemon and the nodes still starting behind it (`ready`
-   * settles when they are up, or with their start's error, everything then closed). The conformance suites'
-   * embedded run uses it so that checks needing only the API server start at once. Default: return when all
-   * are up.
+   * Return as soon as the API server listens, with the daemon and the nodes starting behind it: at once (true),
+   * or once this promise settles (the conformance suites start them once their first check processes are
+   * launched, so that the run's discovery reads an idle server). `ready` settles when they are up, or with their
+   * start's error, everything then closed; a close before the promise settled starts neither. The suites' embedded
+   * run uses it so that checks needing only the API server start at once. Default: return when all are up.
    */
-  clientsBehind?: boolean;
+  clientsBehind?: boolean | PromiseLike<unknown>;
 }
 
 export interface RunningSimulator {
@@ -131,7 +132,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     serving?.stop();
     if (credentialDir) rmSync(credentialDir, { recursive: true, force: true });
   };
-  const clients = Promise.allSettled([startDaemonPart(), startNodesPart()]).then(async ([d, n]) => {
+  // A close before a clientsBehind promise settled: the daemon and nodes are not started at all.
+  let closing = false;
+  let cancel = () => {};
+  const gate =
+    opts.clientsBehind && opts.clientsBehind !== true
+      ? Promise.race([Promise.resolve(opts.clientsBehind).catch(() => {}), new Promise<void>((r) => (cancel = r))])
+      : Promise.resolve();
+  const clients = gate.then(async () => {
+    if (closing) return;
+    const [d, n] = await Promise.allSettled([startDaemonPart(), startNodesPart()]);
     const failed = [d, n].find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
       await closeAll();
@@ -154,6 +164,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     serving,
     ready: clients,
     async close() {
+      closing = true;
+      cancel();
       // A start still under way finishes first, so that what it starts is closed too (a failed one closed all).
       if (await clients.then(() => true, () => false)) await closeAll();
     },

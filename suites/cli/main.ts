@@ -56,7 +56,7 @@ const VERDICT_ONLY_CHECKS = new Set(['deletion.status-body-and-options']);
  * - the controllers' clock 90 s ahead of the API server's and the CronJob controller looking every second:
  *   a CronJob of schedule "* * * * *" runs within seconds of its creation instead of at the next minute.
  */
-export const EMBEDDED_SIMULATOR = (vendor: string) => ({
+export const EMBEDDED_SIMULATOR = (vendor: string, clientsBehind: boolean | PromiseLike<unknown> = false) => ({
   port: 0,
   host: '127.0.0.1',
   vendor,
@@ -67,7 +67,7 @@ export const EMBEDDED_SIMULATOR = (vendor: string) => ({
   controllerClockSkewMs: 90_000,
   cronJobCheckIntervalMs: 1000,
   // The run starts once the API server answers; the daemon and the nodes come up behind it (API_ONLY_SUITES).
-  clientsBehind: true,
+  clientsBehind,
 });
 
 /**
@@ -170,8 +170,12 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     let starting: Promise<RunningSimulator> | undefined;
     // The embedded simulator's daemon and nodes failed to start after the run began: the run stops with that error.
     let clusterFailure: unknown;
+    // The embedded daemon and nodes start once the first check processes are launched: the run's discovery reads
+    // the API server before their start keeps it busy.
+    let launched = () => {};
+    const checksLaunched = new Promise<void>((r) => (launched = r));
     if (!options.kubeconfig && !options.target && !options.list) {
-      starting = import('../../simulator/cluster.ts').then(({ startSimulator }) => startSimulator(EMBEDDED_SIMULATOR(options.vendor)));
+      starting = import('../../simulator/cluster.ts').then(({ startSimulator }) => startSimulator(EMBEDDED_SIMULATOR(options.vendor, checksLaunched)));
       const started = starting.catch(() => undefined);
       stopSimulator = async () => (await started)?.close();
     }
@@ -194,14 +198,14 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     let connection = resolveConnection(options);
     const embedded = connection === undefined;
     const controller = new AbortController();
-    let clusterStarting: { ready: Promise<void>; waits(c: { suite: string }): boolean } | undefined;
+    let clusterStarting: { ready: Promise<void>; waits(c: { suite: string }): boolean; launched(): void } | undefined;
     if (!connection) {
       // Like a real cluster: the controller daemon in-process (namespace deletion, garbage collection, workload
       // controllers) and simulated nodes that run the pods (as `npx tsx simulator` starts them), still starting.
       const simulator = await starting!;
       connection = { url: simulator.url.replace(/\/+$/, ''), embedded: true };
       say(`embedded simulator at ${connection.url}`);
-      clusterStarting = { ready: simulator.ready, waits: (c) => !API_ONLY_SUITES.has(c.suite) };
+      clusterStarting = { ready: simulator.ready, waits: (c) => !API_ONLY_SUITES.has(c.suite), launched };
       simulator.ready.catch((err: unknown) => {
         clusterFailure = err;
         controller.abort();

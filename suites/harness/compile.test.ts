@@ -58,6 +58,27 @@ test('a build is used again while its sources are unchanged, never after one cha
   }
 });
 
+test('a build made by the compiled command (this file inside a bundle) loads late modules as one made from the sources', async () => {
+  const dir = mkdtempSync(join(REPO_ROOT, 'suites', 'harness', '.compile-bundled-test-'));
+  try {
+    writeFileSync(join(dir, 'late.ts'), "export const late: string = 'late from a bundled build';\n");
+    writeFileSync(join(dir, 'main.ts'), "console.log((await import('./late.ts')).late);\n");
+    // A builder whose compile.ts is compiled too, as in the suites' compiled command.
+    writeFileSync(
+      join(dir, 'builder.ts'),
+      `import { compileEntries } from ${JSON.stringify(join(REPO_ROOT, 'suites', 'harness', 'compile.ts'))};\nconst out = await compileEntries('compile-bundled-test', { main: ${JSON.stringify(join(dir, 'main.ts'))} });\nconsole.log(out?.main);\n`,
+    );
+    const builder = await compileEntries('compile-bundled-test-builder', { builder: join(dir, 'builder.ts') });
+    assert.ok(builder?.builder, 'the builder compiled');
+    const built = spawnSync(process.execPath, [builder.builder], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(built.status, 0, built.stderr);
+    const ran = spawnSync(process.execPath, [built.stdout.trim()], { encoding: 'utf8' });
+    assert.equal(ran.stdout.trim(), 'late from a bundled build', ran.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('withoutTsx drops tsx\'s loader options and keeps the others', () => {
   assert.deepEqual(
     withoutTsx(['--require', '/x/node_modules/tsx/dist/preflight.cjs', '--import', 'file:///x/node_modules/tsx/dist/loader.mjs', '--cpu-prof', '--import=tsx', '--import', './other.mjs']),

@@ -88,9 +88,13 @@ function packagesStamp(root: string): number {
   }
 }
 
+/** Changed when the form of the builds changes (2: a compiled command once wrote a helper module that called itself). */
+const BUILD_FORMAT = '2';
+
 /** One manifest per checkout (worktrees share node_modules) and entry set. */
 function manifestPath(cacheName: string, entries: Record<string, string>, root: string): string {
-  const key = createHash('sha256').update(root).update('\0').update(JSON.stringify(Object.entries(entries).sort())).digest('hex').slice(0, 16);
+  // BUILD_FORMAT: builds made by an earlier form of this file are not used.
+  const key = createHash('sha256').update(BUILD_FORMAT).update(root).update('\0').update(JSON.stringify(Object.entries(entries).sort())).digest('hex').slice(0, 16);
   return join(root, 'node_modules', '.cache', cacheName, `manifest-${key}.json`);
 }
 
@@ -124,6 +128,11 @@ export function currentBuild(cacheName: string, entries: Record<string, string>,
  */
 const DYNAMIC_IMPORT = '__compiledImport';
 const DYNAMIC_IMPORT_FILE = '__compiled-import.js';
+/**
+ * "import(" spelled so that no compiled text holds it: this file is itself compiled into the suites' command, where
+ * withoutDynamicImport would otherwise rewrite the helper's text (and code that writes scripts for other processes).
+ */
+export const IMPORT_CALL = ['import', '('].join('');
 
 /**
  * Compiles the entry points (output name → source file); the compiled file of each entry (`<dir>/<name>.js`),
@@ -172,7 +181,7 @@ export async function compileEntries(cacheName: string, entries: Record<string, 
       ],
     });
     const files = (out.outputFiles ?? []).map((f) => ({ name: relative(staging, f.path), text: withoutDynamicImport(f.text) }));
-    files.push({ name: DYNAMIC_IMPORT_FILE, text: `export const ${DYNAMIC_IMPORT} = (specifier) => import(specifier);\n` });
+    files.push({ name: DYNAMIC_IMPORT_FILE, text: `export const ${DYNAMIC_IMPORT} = (specifier) => ${IMPORT_CALL}specifier);\n` });
     if (!Object.keys(entries).every((name) => files.some((f) => f.name === `${name}.js`))) return undefined;
     const hash = createHash('sha256');
     for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) hash.update(f.name).update('\0').update(f.text).update('\0');

@@ -18,7 +18,7 @@ import { busyScaled } from './progress.ts';
 import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
 import { cpuTimes, readTimings } from './timing.ts';
-import { compileEntries, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
+import { compileEntries, IMPORT_CALL, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 
@@ -72,8 +72,9 @@ export interface EngineOptions extends Selection {
   /**
    * The target's controllers and nodes are still starting (an embedded simulator started with `clientsBehind`):
    * the checks for which `waits` is true wait in their processes until `ready` resolves; the others start at once.
+   * `launched` is called once the first check processes are being started (after discovery was read).
    */
-  clusterStarting?: { ready: Promise<void>; waits(check: CheckDefinition): boolean };
+  clusterStarting?: { ready: Promise<void>; waits(check: CheckDefinition): boolean; launched?(): void };
 }
 
 /**
@@ -93,7 +94,7 @@ export async function compileSuites(): Promise<Record<string, string> | undefine
  */
 function writeBuildCatalog(compiled: Record<string, string>): void {
   try {
-    const script = `const m = await import(${JSON.stringify(pathToFileURL(compiled['suites-cli']).href)}); await m.writeCatalogFile(${JSON.stringify(compiled)});`;
+    const script = `const m = await ${IMPORT_CALL}${JSON.stringify(pathToFileURL(compiled['suites-cli']).href)}); await m.writeCatalogFile(${JSON.stringify(compiled)});`;
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
     delete env[CONTEXT_ENV];
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { detached: true, stdio: 'ignore', env });
@@ -386,6 +387,7 @@ async function runPhase(
       concurrency: Math.max(1, options.workers),
       signal: options.signal,
     });
+    options.clusterStarting?.launched?.();
   } finally {
     if (testContext !== undefined) process.env.NODE_TEST_CONTEXT = testContext;
   }
