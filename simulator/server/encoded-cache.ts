@@ -59,14 +59,8 @@ export class EncodedCache {
     let entry = this.young.get(obj);
     if (entry === undefined) {
       entry = this.old.get(obj);
-      if (entry !== undefined) {
-        // Used again: back into the young generation, so the next rotation keeps it.
-        this.old.delete(obj);
-        this.oldBytes -= entry.bytes;
-        this.makeRoom(entry.bytes);
-        this.young.set(obj, entry);
-        this.youngBytes += entry.bytes;
-      }
+      // Used again: back into the young generation, so the next rotation keeps it.
+      if (entry !== undefined) this.toYoung(obj, entry, 0);
     }
     const hit = entry?.formats.get(format);
     if (hit !== undefined) {
@@ -79,18 +73,10 @@ export class EncodedCache {
     // Something bigger than a quarter of the budget would only push everything else out: not kept.
     if (size > this.maxBytes / 4) return bytes;
     bytes = ownBytes(bytes);
-    if (entry === undefined) {
-      this.makeRoom(size);
-      entry = { formats: new Map(), bytes: 0 };
-      this.young.set(obj, entry);
-    } else if (this.youngBytes + size > this.maxBytes / 2) {
-      // A new format of a young entry: rotating would make the entry old, which is still held.
-      this.rotate();
-      this.old.delete(obj);
-      this.oldBytes -= entry.bytes;
-      this.young.set(obj, entry);
-      this.youngBytes += entry.bytes;
-    }
+    entry ??= { formats: new Map(), bytes: 0 };
+    // A new entry, or a new format of a young one that takes the generation past its half: placed (again) after
+    // the rotation, so that the entry being written is never the one dropped.
+    if (this.young.get(obj) !== entry || this.youngBytes + size > this.maxBytes / 2) this.toYoung(obj, entry, size);
     entry.formats.set(format, bytes);
     entry.bytes += size;
     this.youngBytes += size;
@@ -98,16 +84,26 @@ export class EncodedCache {
     return bytes;
   }
 
+  /**
+   * Puts `entry` (new, or held in either generation) into the young generation, rotating first when it and
+   * `more` bytes to come would take the young one past half the budget.
+   */
+  private toYoung(obj: object, entry: Entry, more: number): void {
+    if (this.young.get(obj) === entry) {
+      this.young.delete(obj);
+      this.youngBytes -= entry.bytes;
+    } else if (this.old.delete(obj)) this.oldBytes -= entry.bytes;
+    if (this.youngBytes + entry.bytes + more > this.maxBytes / 2) this.rotate();
+    this.young.set(obj, entry);
+    this.youngBytes += entry.bytes;
+    this.stats.bytes = this.youngBytes + this.oldBytes;
+  }
+
   /** The bytes already held for `obj` in `format`, without encoding or keeping anything. */
   peek(obj: object, format: string): Encoded | undefined {
     const hit = (this.young.get(obj) ?? this.old.get(obj))?.formats.get(format);
     if (hit !== undefined) this.stats.hits++;
     return hit;
-  }
-
-  /** Rotates when `size` more bytes would take the young generation past half the budget. */
-  private makeRoom(size: number): void {
-    if (this.youngBytes + size > this.maxBytes / 2) this.rotate();
   }
 
   private rotate(): void {
