@@ -194,11 +194,11 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
       timer.unref();
       res.on('close', end);
       for (const obj of initial) send('ADDED', present(def, obj));
-      // Without selectors every change is sent as its own type (a MODIFIED without its previous version as ADDED, as
-      // the selector logic below sends it): nothing evaluated per watcher per event.
-      const onEvent = matches === matchAll ? (ev: StoreEvent) => send(ev.type === 'MODIFIED' && !ev.prevObject ? 'ADDED' : ev.type, presentShared(def, ev.object)) : (ev: StoreEvent) => {
-        const cur = matches(ev.object);
-        const prev = ev.prevObject ? matches(ev.prevObject) : false;
+      // Without selectors (matchAll) nothing is evaluated per watcher per event: every change matches.
+      const all = matches === matchAll;
+      const onEvent = (ev: StoreEvent) => {
+        const cur = all || matches(ev.object);
+        const prev = ev.prevObject ? all || matches(ev.prevObject) : false;
         if (ev.type === 'ADDED') {
           if (cur) send('ADDED', presentShared(def, ev.object));
         } else if (ev.type === 'DELETED') {
