@@ -478,7 +478,7 @@ export class ApiClient {
       res = await request(url, {
         method: 'GET',
         dispatcher: this.watchDispatcher,
-        headers: { ...this.auth, accept: this.accept(), 'user-agent': this.opts.userAgent ?? 'controller-daemon/v1.9.0' },
+        headers: this.headersFor(undefined),
         signal,
         bodyTimeout: 0, // events may be minutes apart
         headersTimeout: this.timeoutMs,
