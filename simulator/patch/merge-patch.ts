@@ -5,17 +5,10 @@ import { deepClone, deepEqual, getOwn, hasOwn, isJsonObject, setOwn, type JsonOb
 
 /** Applies a merge patch and returns the new document; neither input is modified. */
 export function applyMergePatch(doc: JsonValue | undefined, patch: JsonValue): JsonValue {
+  // One copy of the document, then the sharing walk over it: the result owns all of it (the walk used to copy
+  // each level's subtree again at every level the patch reached).
   if (!isJsonObject(patch)) return deepClone(patch);
-  const result: JsonObject = isJsonObject(doc) ? deepClone(doc) : {};
-  for (const key of Object.keys(patch)) {
-    const patchValue = patch[key];
-    if (patchValue === null) {
-      delete result[key];
-    } else {
-      setOwn(result, key, applyMergePatch(getOwn(result, key), patchValue));
-    }
-  }
-  return result;
+  return applyMergePatchSharing(isJsonObject(doc) ? deepClone(doc) : undefined, patch);
 }
 
 /**
