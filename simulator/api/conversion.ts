@@ -13,8 +13,12 @@ const META_ORDER: Array<keyof ObjectMeta> = [
 
 const META_KEYS: ReadonlySet<string> = new Set(META_ORDER);
 
-/** kind, apiVersion and metadata first (metadata in the real field order), status last, as the real server writes them. */
-export function canonicalObject(obj: KubeObject): KubeObject {
+/**
+ * kind, apiVersion and metadata first (metadata in the real field order), status last, as the real server writes
+ * them. `resourceVersion`, when given, replaces the object's own in the new metadata (the write paths put a
+ * placeholder in its place; no second copy of the metadata to do it).
+ */
+export function canonicalObject(obj: KubeObject, resourceVersion?: string): KubeObject {
   const out: Record<string, unknown> = {};
   if (obj.kind !== undefined) out.kind = obj.kind;
   if (obj.apiVersion !== undefined) out.apiVersion = obj.apiVersion;
@@ -22,8 +26,9 @@ export function canonicalObject(obj: KubeObject): KubeObject {
   const src = (obj.metadata ?? {}) as Record<string, unknown>;
   // Every create and update passes here: plain loops, and a Set rather than `in` on the object being built.
   for (let i = 0; i < META_ORDER.length; i++) {
-    const v = src[META_ORDER[i]];
-    if (v !== undefined) meta[META_ORDER[i]] = v;
+    const k = META_ORDER[i];
+    const v = k === 'resourceVersion' && resourceVersion !== undefined ? resourceVersion : src[k];
+    if (v !== undefined) meta[k] = v;
   }
   for (const k in src) if (!META_KEYS.has(k) && Object.hasOwn(src, k) && src[k] !== undefined) meta[k] = src[k];
   out.metadata = meta;

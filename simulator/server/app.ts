@@ -267,7 +267,7 @@ function sendResult(
     // Stored objects are frozen and never change (storage README): the compact JSON of one read often is computed
     // once (compactJsonOf), and the answer to a write shares its encoding with the watch frames of the same change
     // when it is watched, without keeping it otherwise (answerJsonOf).
-    body = request.method === 'GET' ? compactJsonOf(result.object) : answerJsonOf(result.object);
+    body = request.method === 'GET' ? compactJsonOf(result.object) : answerJsonOf(result.object, result.json);
   } else body = encodeAs(negotiated.format, negotiated.format === 'protobuf' ? protobufForm : result.object, pretty, ctx.protobuf);
   // Bytes, not a string: Fastify would append "; charset=utf-8" to a JSON Content-Type the real server sends bare.
   return reply.code(result.code).header('Content-Type', negotiated.contentType).send(typeof body === 'string' ? Buffer.from(body) : body);

@@ -74,6 +74,8 @@ export interface ResourceRequest {
 export interface ApiResult {
   code: number;
   object: object;
+  /** The compact JSON of `object` when the store already made it (StoredObject.json): answered as is. */
+  json?: string;
 }
 
 export function header(req: ResourceRequest, name: string): string | undefined {

@@ -236,7 +236,7 @@ function carrySystemMeta(def: ResourceDef, next: KubeObject, old: KubeObject): v
 function settle(next: KubeObject, old: KubeObject, mayRemove: boolean): KubeObject | null | undefined {
   if (mayRemove && old.metadata.deletionTimestamp && !old.metadata.deletionGracePeriodSeconds && nothingHolds(next)) return null;
   if (sameStoredJson(next, old)) return undefined;
-  return canonicalObject({ ...next, metadata: { ...next.metadata, resourceVersion: '0' } });
+  return canonicalObject(next, '0');
 }
 
 /**

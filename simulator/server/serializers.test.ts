@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { compactJsonOf, compactJsonStats, encodeJson, jsonWatchFrame } from './serializers.ts';
+import { answerJsonOf, compactJsonOf, compactJsonStats, encodeJson, jsonWatchFrame } from './serializers.ts';
 
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object') {
@@ -23,6 +23,21 @@ test('a watch frame built around a stored object\'s cached JSON is byte for byte
         assert.deepEqual(jsonWatchFrame(type, obj), expected, 'first, encoding the object');
         assert.deepEqual(jsonWatchFrame(type, obj), expected, 'again, from the cache');
         assert.deepEqual(compactJsonOf(obj), Buffer.from(encodeJson(obj, false)), 'the object alone');
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
+test('a write\'s answer from the store\'s own text of the object is byte for byte encodeJson(object)', () => {
+  fc.assert(
+    fc.property(
+      fc.dictionary(fc.string({ unit: fc.constantFrom('a', '<', '>', '&', '\u2028', '\u2029', 'ü', '😀', '"', '\\') }), fc.jsonValue({ maxDepth: 3 })),
+      (fields) => {
+        const obj = deepFreeze({ kind: 'ConfigMap', metadata: { name: 'x<y>&z' }, ...fields });
+        const expected = Buffer.from(encodeJson(obj, false));
+        assert.deepEqual(answerJsonOf(obj, JSON.stringify(obj)), expected, 'from the given text');
+        assert.deepEqual(answerJsonOf(obj), expected, 'encoded here');
       },
     ),
     { numRuns: 200 },

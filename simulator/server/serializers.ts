@@ -21,12 +21,15 @@ const NEEDS_ESCAPE = /[<>&\u2028\u2029]/g;
 
 /** Compact JSON as Go's encoder writes it: HTML-sensitive characters escaped, one trailing newline. */
 export function encodeJson(value: unknown, pretty: boolean): string {
-  let s = pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value);
-  if (needsEscape(s)) {
-    NEEDS_ESCAPE.lastIndex = 0;
-    s = s.replace(NEEDS_ESCAPE, (c) => HTML_ESCAPES[c]);
-  }
+  const s = goEscaped(pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value));
   return pretty ? s : s + '\n';
+}
+
+/** JSON.stringify's text with the characters Go's encoder escapes escaped. */
+function goEscaped(s: string): string {
+  if (!needsEscape(s)) return s;
+  NEEDS_ESCAPE.lastIndex = 0;
+  return s.replace(NEEDS_ESCAPE, (c) => HTML_ESCAPES[c]);
 }
 
 // Compact JSON of stored objects, bounded by bytes (encoded-cache.ts): an object read often (GET of one object) is
@@ -56,8 +59,20 @@ function ownedBytes(s: string): Buffer {
  * write's answer, as compactJsonOf would, held an own buffer per create for no reader: measured, the RSS per stored
  * ConfigMap went from 1.30x to 2.36x its JSON at 100k creates (freed small buffers fragment the process heap).
  */
-export function answerJsonOf(obj: object): Buffer {
-  return (jsonCache.peek(obj, 'json') as Buffer | undefined) ?? Buffer.from(encodeJson(obj, false));
+export function answerJsonOf(obj: object, json?: string): Buffer {
+  const cached = jsonCache.peek(obj, 'json') as Buffer | undefined;
+  if (cached !== undefined) return cached;
+  // The store's own text of the object (StoredObject.json) when it made one: not encoded a second time.
+  return lineBytes(goEscaped(json ?? JSON.stringify(obj)));
+}
+
+/** The UTF-8 bytes of `s` and a newline, written once (no concatenated string to flatten first). */
+function lineBytes(s: string): Buffer {
+  const n = Buffer.byteLength(s);
+  const bytes = Buffer.allocUnsafe(n + 1);
+  bytes.write(s, 0);
+  bytes[n] = 0x0a;
+  return bytes;
 }
 
 /** Encodings done and reused by compactJsonOf (for tests and the bench). */

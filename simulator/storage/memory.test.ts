@@ -22,6 +22,18 @@ async function rejectsWith(p: Promise<unknown> | (() => unknown), code: StoreErr
 }
 
 describe('MemoryStore basics', () => {
+  it('hands a create its copy\'s JSON text, stamped, and keeps only the object', async () => {
+    const s = new MemoryStore();
+    const a = await s.create('/r/ns/a', { ...cm('a', { k: '<v>' }), metadata: { name: 'a', namespace: 'ns', resourceVersion: '0' } });
+    assert.equal(a.json, JSON.stringify(a.value), 'the same text, key order included');
+    assert.match(a.json!, /"resourceVersion":"2"/);
+    const got = s.getSync('/r/ns/a')!;
+    assert.equal(got.value, a.value, 'the stored object itself');
+    assert.equal(got.json, undefined, 'the text is not kept');
+    const [{ result }] = [await s.guaranteedUpdate('/r/ns/a', (cur) => ({ ...cur!.value, data: { k: 'w' } }))];
+    assert.equal(result!.json, undefined, 'updates copy by the sharing walk and make no text');
+  });
+
   it('starts at revision 1 and increments once per write, stamping resourceVersion', async () => {
     const s = new MemoryStore();
     assert.equal(s.currentRevision(), 1);

@@ -93,6 +93,8 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.throws(() => {
         (read!.value.data as Record<string, string>).k = 'x';
       }, TypeError);
+      // The text a store hands back with a create is its stored object's JSON (StoredObject.json).
+      if (stored.json !== undefined) assert.deepEqual(JSON.parse(stored.json), stored.value);
       // A resourceVersion in the input is replaced by the write's revision.
       const upd = await s.update('/r/ns/a', { ...cm('a'), metadata: { name: 'a', resourceVersion: '999999' } });
       assert.equal(upd.value.metadata.resourceVersion, String(upd.modRevision));

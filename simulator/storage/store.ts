@@ -13,6 +13,12 @@ export interface StoredObject {
   value: KubeObject;
   modRevision: Revision;
   createRevision: Revision;
+  /**
+   * The compact JSON of `value` (JSON.stringify's text, no newline), when the store made it on the way: the
+   * memory store's create does, for its copy. Only on what a write returns, never kept beside the stored object
+   * (it would double what the store holds); the server answers with it instead of encoding the object again.
+   */
+  json?: string;
 }
 
 export interface ListRequest {

@@ -119,13 +119,12 @@ function badMetadata(def: ResourceDef, field: string, want: string): ApiError {
  */
 export function toStored(def: ResourceDef, obj: KubeObject): KubeObject {
   const stored = toStorageVersion(obj, def.storageApiVersion);
-  // A placeholder holds resourceVersion's place in the field order; the store writes the real value.
-  stored.metadata = { ...stored.metadata, resourceVersion: '0' };
   const schema = typeSchemaFor(def.storageApiVersion, def.kind);
   for (const part of ['spec', 'status'] as const) {
     if (schema?.field(part)?.type === 'object' && (stored[part] === undefined || stored[part] === null)) stored[part] = {};
   }
-  return canonicalObject(stored);
+  // A placeholder holds resourceVersion's place in the field order; the store writes the real value.
+  return canonicalObject(stored, '0');
 }
 
 export function nowTimestamp(ctx: ServerContext): string {

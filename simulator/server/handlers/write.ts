@@ -47,7 +47,8 @@ export async function create(ctx: ServerContext, req: ResourceRequest): Promise<
     return virtualCreate(ctx, req, obj);
   }
   const stored = await createResource(ctx, def, req.namespace, obj, writeOptions(req));
-  return { code: 201, object: present(def, stored.value) };
+  const object = present(def, stored.value);
+  return { code: 201, object, json: object === stored.value ? stored.json : undefined };
 }
 
 /** PUT of the main resource, /status or /finalize: the body replaces what the target owns. */
