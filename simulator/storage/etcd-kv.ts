@@ -448,8 +448,11 @@ export class Http2Kv implements EtcdKv {
       stream.on('trailers', statusFrom);
       stream.on('data', (d: Buffer) => chunks.push(d));
       stream.once('error', (err) => finish(conn.connected ? unavailable(err) : new NotSent(unavailable(err))));
-      // Closed without an end (reset with no error code, the session destroyed): the outcome is unknown.
-      stream.once('close', () => finish(new EtcdCallError(UNAVAILABLE, 'etcd unavailable: the call was cut off')));
+      // Closed without an end (reset with no error code, the session destroyed): the outcome is unknown. ('close'
+      // follows every call's end: the error, and its stack, only when it is the first news.)
+      stream.once('close', () => {
+        if (!settled) finish(new EtcdCallError(UNAVAILABLE, 'etcd unavailable: the call was cut off'));
+      });
       stream.once('end', () => {
         if (status !== 0) {
           finish(status === undefined ? new EtcdCallError(UNAVAILABLE, 'etcd: the call ended without a gRPC status') : new EtcdCallError(status, message));
