@@ -16,7 +16,7 @@
 import { Etcd3, type IKeyValue, type IOptions, type IWatchResponse } from 'etcd3';
 import type { KubeObject } from '../api/meta.ts';
 import { compactionTarget, RevisionSamples, smallestReadable, type WindowPolicy } from './etcd-compaction.ts';
-import { decodeValue, encodeText, encodeValue, KeyMapper, prefixEnd, withResourceVersion } from './etcd-values.ts';
+import { decodeStamped, decodeValue, encodeText, encodeValue, jsonWithResourceVersion, KeyMapper, prefixEnd, resourceVersionOffset, withResourceVersion } from './etcd-values.ts';
 import { EtcdWatch } from './etcd-watch.ts';
 import { Etcd3Kv, Http2Kv, type Compare, type EtcdKv, type Kv } from './etcd-kv.ts';
 import {
@@ -351,11 +351,17 @@ export class EtcdStore implements Store {
     const k = this.keys.toEtcd(key);
     const text = encodeText(obj);
     const value = Buffer.from(text, 'utf8');
+    // Measured now: the caller may change obj once this returns to it.
+    const rvAt = resourceVersionOffset(obj);
     const res = await this.kv.txn([{ key: k, target: 'create', result: 'equal', revision: 0 }], [{ put: { key: k, value } }]);
     this.observeRevision(res.revision);
     if (!res.succeeded) throw new StoreError('KeyExists', `key ${key} already exists`);
     const rev = res.revision;
-    return Object.freeze({ key, value: decodeValue(text, rev), modRevision: rev, createRevision: rev });
+    // The answer's JSON (StoredObject.json) is the stored text with resourceVersion spliced in: the server sends it
+    // as is instead of encoding the object again, and the object is that text decoded.
+    const json = jsonWithResourceVersion(text, rvAt, rev);
+    if (json === undefined) return Object.freeze({ key, value: decodeValue(text, rev), modRevision: rev, createRevision: rev });
+    return Object.freeze({ key, value: decodeStamped(json), modRevision: rev, createRevision: rev, json });
   }
 
   async update(key: string, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
