@@ -5,6 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
 import protobuf from 'protobufjs';
 import { decodeRange, decodeTxn, encodeRange, encodeTxn, EtcdCallError, Http2Kv } from './etcd-kv.ts';
 import { etcdTestSkipReason, startEtcd, type EtcdTestServer } from '../testing/etcd-test-server.ts';
@@ -124,6 +125,30 @@ describe('Http2Kv against etcd', { skip: etcdTestSkipReason() }, () => {
     } finally {
       kv.close();
     }
+  });
+
+  it('holds the process open while a call is in flight, and not after', async () => {
+    // A script with nothing else to keep it alive: it must print the answer (the call held it) and then exit
+    // without closing the client (the idle connection does not hold it).
+    const script = `import { Http2Kv } from ${JSON.stringify(new URL('./etcd-kv.ts', import.meta.url).href)};
+      const kv = new Http2Kv({ servers: [${JSON.stringify(etcd.url)}] });
+      const res = await kv.range({ key: Buffer.from('x'), countOnly: true });
+      console.log('revision', res.revision > 0);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill();
+        resolve(-1);
+      }, 30_000);
+      child.on('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    assert.equal(out.trim(), 'revision true');
+    assert.equal(code, 0, 'the process ended by itself');
   });
 
   it('fails every call when no server can be reached, and after close', async () => {

@@ -400,14 +400,17 @@ export class Http2Kv implements EtcdKv {
   }
 
   private async call<T>(headers: http2.OutgoingHttpHeaders, msg: Uint8Array, decode: (b: Buffer) => T): Promise<T> {
-    // A call that cannot have reached etcd (its connection never came up) goes to the next server, once per server.
+    // A call that cannot have reached etcd (its connection never came up, or was already closing) goes out again on
+    // a new connection, to the next server: once per server, and at least twice (a lone server's connection may have
+    // been going away when the call was made).
+    const attempts = Math.max(2, this.opts.servers.length);
     for (let attempt = 0; ; attempt++) {
       if (this.closed) throw new EtcdCallError(UNAVAILABLE, 'etcd: the client is closed');
       const conn = this.connection();
       try {
         return decode(await this.send(conn, headers, msg));
       } catch (err) {
-        if (!(err instanceof NotSent) || attempt + 1 >= this.opts.servers.length) throw err instanceof NotSent ? err.failure : err;
+        if (!(err instanceof NotSent) || attempt + 1 >= attempts) throw err instanceof NotSent ? err.failure : err;
       }
     }
   }
@@ -425,7 +428,8 @@ export class Http2Kv implements EtcdKv {
       const finish = (err: Error | undefined, body?: Buffer) => {
         if (settled) return;
         settled = true;
-        if (--this.active === 0 && !session.destroyed) session.unref();
+        // The connection now in use (this call's may have been replaced meanwhile) stops holding the process.
+        if (--this.active === 0 && this.conn && !this.conn.session.destroyed) this.conn.session.unref();
         if (err) reject(err);
         else resolve(body!);
       };
