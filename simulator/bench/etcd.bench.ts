@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { KubeObject } from '../api/meta.ts';
-import { EtcdStore } from '../storage/etcd.ts';
+import { EtcdStore, type EtcdCallCounts } from '../storage/etcd.ts';
 import { findEtcd, startEtcd } from '../testing/etcd-test-server.ts';
 import { Etcd3 } from 'etcd3';
 import { Pool } from 'undici';
@@ -19,6 +19,13 @@ import type { Measurement } from './measurement.ts';
 
 
 const CHUNK = 500;
+
+/** What the simulator worker of createsAgainstPuts posts back. */
+interface WorkerMessage {
+  op: string;
+  url?: string;
+  calls?: EtcdCallCounts;
+}
 
 function configMap(i: number): KubeObject {
   const data: Record<string, string> = {};
@@ -91,11 +98,11 @@ async function createsAgainstPuts(etcdUrl: string, log: (s: string) => void): Pr
   // Loader hooks (tsx) are per thread: a small JS entry registers tsx in the worker, then loads this module.
   const entry = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); });`;
   const worker = new Worker(entry, { eval: true, workerData: { etcdUrl } });
-  const messages: Array<{ op: string; url?: string }> = [];
-  const waiters: Array<(m: { op: string; url?: string }) => void> = [];
+  const messages: WorkerMessage[] = [];
+  const waiters: Array<(m: WorkerMessage) => void> = [];
   worker.on('message', (m) => (waiters.length ? waiters.shift()!(m) : messages.push(m)));
   const failure = new Promise<never>((_, reject) => worker.once('error', reject));
-  const next = () => new Promise<{ op: string; url?: string }>((resolve) => (messages.length ? resolve(messages.shift()!) : waiters.push(resolve)));
+  const next = () => new Promise<WorkerMessage>((resolve) => (messages.length ? resolve(messages.shift()!) : waiters.push(resolve)));
   const receive = () => Promise.race([failure, next()]);
   const ready = await receive();
   if (ready.op !== 'ready' || !ready.url) throw new Error('bench: the simulator worker did not start');
@@ -114,13 +121,24 @@ async function createsAgainstPuts(etcdUrl: string, log: (s: string) => void): Pr
     await post('/api/v1/namespaces/bench/configmaps', body(9, 0));
     const stored = await client.get('/registry/configmaps/bench/r9-cm-0').buffer();
     if (!stored) throw new Error('bench: the created ConfigMap is not in etcd under /registry/configmaps/bench/');
+    // What the creates cost in etcd calls, counted by the serving store (EtcdStore.callCounts()).
+    const calls = async () => {
+      worker.postMessage({ op: 'calls' });
+      const m = await receive();
+      if (m.op !== 'calls' || !m.calls) throw new Error('bench: the simulator worker did not report its etcd calls');
+      return m.calls;
+    };
+    const before = await calls();
     let creates = 0;
     let puts = 0;
     for (let round = 0; round < 3; round++) {
       puts = Math.max(puts, await rate(N, PARALLEL, (i) => client.put(`/bench-puts/r${round}/cm-${i}`).value(stored).exec()));
       creates = Math.max(creates, await rate(N, PARALLEL, (i) => post('/api/v1/namespaces/bench/configmaps', body(round, i))));
     }
+    const after = await calls();
+    const per = (k: keyof EtcdCallCounts) => ((after[k] - before[k]) / (3 * N)).toFixed(2);
     log(`through etcd: ${creates.toFixed(0)} HTTP creates/s vs etcd3 client ${puts.toFixed(0)} puts/s of the same ${stored.length} bytes (${PARALLEL} in flight each)`);
+    log(`etcd calls per HTTP create: ${per('txn')} txn, ${per('range')} range, ${per('compact')} compact (one put per etcd3 put)`);
     return {
       name: `creates/s through the API server on etcd vs the etcd client's own puts of the same bytes (${creates.toFixed(0)} vs ${puts.toFixed(0)}/s)`,
       value: creates / puts,
@@ -143,6 +161,7 @@ async function serveOnEtcd(etcdUrl: string): Promise<void> {
   await store.ready();
   const sim = await startSimulator({ store });
   parentPort!.on('message', async (m: { op: string }) => {
+    if (m.op === 'calls') parentPort!.postMessage({ op: 'calls', calls: store.callCounts() });
     if (m.op !== 'close') return;
     await sim.close();
     parentPort!.postMessage({ op: 'closed' });

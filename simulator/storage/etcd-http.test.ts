@@ -59,6 +59,19 @@ describe('API server on etcd', { skip }, () => {
     assert.deepEqual(events.map((e) => [e.type, e.object.metadata.resourceVersion]), [['ADDED', rv], ['MODIFIED', upd.body.metadata.resourceVersion]]);
   });
 
+  it('a create answers the same bytes as a GET of the object (the answer is the stored text with its resourceVersion)', async () => {
+    const ns = await freshNs(a.url);
+    const body = { metadata: { name: 'bytes', labels: { app: 'x' }, annotations: { note: 'é "quoted" \u2028' } }, data: { k: 'v\n' } };
+    const made = await fetch(`${a.url}${cmPath(ns)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal(made.status, 201);
+    const answer = await made.text();
+    for (const server of [a, b]) {
+      const got = await fetch(`${server.url}${cmPath(ns)}/bytes`);
+      assert.equal(got.status, 200);
+      assert.equal(await got.text(), answer, `GET through ${server === a ? 'A' : 'B'}`);
+    }
+  });
+
   it('rule.chunking.consistent-snapshot: chunks through B are one snapshot while A writes between them', async () => {
     await fc.assert(
       fc.asyncProperty(

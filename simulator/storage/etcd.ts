@@ -13,11 +13,12 @@
 // revision compacted by someone else is refused through onClose (not by a synchronous throw), and
 // guaranteedUpdate's "no change" answer is the object as read, without a second check that it is still current.
 
-import { Etcd3, type IKeyValue, type IOptions, type IResponseHeader, type IWatchResponse } from 'etcd3';
+import { Etcd3, type IKeyValue, type IOptions, type IWatchResponse } from 'etcd3';
 import type { KubeObject } from '../api/meta.ts';
 import { compactionTarget, RevisionSamples, smallestReadable, type WindowPolicy } from './etcd-compaction.ts';
-import { decodeValue, encodeText, encodeValue, KeyMapper, prefixEnd, withResourceVersion } from './etcd-values.ts';
+import { decodeStamped, decodeValue, encodeText, encodeValue, jsonWithResourceVersion, KeyMapper, prefixEnd, resourceVersionOffset, withResourceVersion } from './etcd-values.ts';
 import { EtcdWatch } from './etcd-watch.ts';
+import { Etcd3Kv, Http2Kv, type Compare, type EtcdKv, type Kv } from './etcd-kv.ts';
 import {
   StoreError,
   type ListRequest,
@@ -50,8 +51,22 @@ export interface EtcdStoreOptions {
   compactIntervalMs?: number;
   /** Extra etcd3 client options (credentials, grpcOptions, ...). */
   client?: Omit<IOptions, 'hosts'>;
+  /**
+   * What carries reads and writes (etcd-kv.ts): 'http2', the store's own gRPC calls on node:http2 (half the CPU per
+   * call), or 'etcd3', the etcd3 package's client. Default: 'http2' unless `client` asks for more than
+   * `credentials` and `dialTimeout` (auth, deadlines, fault handling, grpc options), which only etcd3 does.
+   * Watches always use the etcd3 client's gRPC streams.
+   */
+  kvClient?: 'http2' | 'etcd3';
   /** Clock in ms, for tests. */
   now?: () => number;
+}
+
+/** KV calls made to etcd, by kind (watches are streams, not counted here). */
+export interface EtcdCallCounts {
+  range: number;
+  txn: number;
+  compact: number;
 }
 
 const DEFAULT_HISTORY_EVENTS = 1000;
@@ -85,6 +100,10 @@ function nonNegativeInt(name: string, v: number | undefined, dflt: number): numb
 export class EtcdStore implements Store {
   readonly shared = true;
   readonly client: Etcd3;
+  /** Which client carries reads and writes (the `kvClient` option, or what it defaulted to). */
+  readonly kvClient: 'http2' | 'etcd3';
+  private readonly kv: EtcdKv;
+  private readonly calls: EtcdCallCounts = { range: 0, txn: 0, compact: 0 };
   private readonly keys: KeyMapper;
   private readonly policy: WindowPolicy;
   private readonly compactIntervalMs: number;
@@ -114,8 +133,28 @@ export class EtcdStore implements Store {
     );
     this.now = opts.now ?? Date.now;
     this.client = new Etcd3({ ...opts.client, hosts: opts.servers });
+    const http2Enough = Object.keys(opts.client ?? {}).every((k) => k === 'credentials' || k === 'dialTimeout');
+    const kvClient = opts.kvClient ?? (http2Enough ? 'http2' : 'etcd3');
+    if (kvClient !== 'http2' && kvClient !== 'etcd3') throw new RangeError(`EtcdStore: kvClient must be http2 or etcd3, got ${String(kvClient)}`);
+    this.kvClient = kvClient;
+    const kv: EtcdKv =
+      kvClient === 'etcd3'
+        ? new Etcd3Kv(this.client)
+        : new Http2Kv({ servers: opts.servers, credentials: opts.client?.credentials, dialTimeout: opts.client?.dialTimeout });
+    const calls = this.calls;
+    this.kv = {
+      range: (req) => (calls.range++, kv.range(req)),
+      txn: (compare, success, failure) => (calls.txn++, kv.txn(compare, success, failure)),
+      compact: (rev) => (calls.compact++, kv.compact(rev)),
+      close: () => kv.close(),
+    };
     this.readyPromise = this.init();
     this.readyPromise.catch(() => undefined); // reported by ready() and by every operation, not as unhandled
+  }
+
+  /** etcd calls made so far, by kind (for tests and the bench: what one API request costs in round trips). */
+  callCounts(): EtcdCallCounts {
+    return { ...this.calls };
   }
 
   /** Resolves once the store knows etcd's revision and compact revision; rejects when etcd cannot be reached. */
@@ -166,18 +205,14 @@ export class EtcdStore implements Store {
     return this.compactRevision;
   }
 
-  private observe(header: IResponseHeader | undefined): void {
-    if (header) this.observeRevision(Number(header.revision));
-  }
-
   private observeRevision(rev: number): void {
     if (rev > this.revision) this.revision = rev;
   }
 
   private async refreshRevision(): Promise<void> {
     // A count-only range over nothing: the cheapest request that returns a header.
-    const res = await this.client.kv.range({ key: Buffer.from([0]), count_only: true });
-    this.observe(res.header);
+    const res = await this.kv.range({ key: Buffer.from([0]), countOnly: true });
+    this.observeRevision(res.revision);
   }
 
   /** etcd's compact revision, found from `lo` upward (see smallestReadable); shared by concurrent callers. */
@@ -187,7 +222,7 @@ export class EtcdStore implements Store {
         await this.refreshRevision();
         const rev = await smallestReadable(lo, this.revision, async (r) => {
           try {
-            await this.client.kv.range({ key: Buffer.from([0]), count_only: true, revision: r });
+            await this.kv.range({ key: Buffer.from([0]), countOnly: true, revision: r });
             return true;
           } catch (err) {
             if (isCompactedError(err)) return false;
@@ -233,8 +268,7 @@ export class EtcdStore implements Store {
     await this.ready();
     this.assertOpen();
     try {
-      const res = await this.client.kv.compact({ revision: rev });
-      this.observe(res.header);
+      this.observeRevision(await this.kv.compact(rev));
       this.compactRevision = Math.max(this.compactRevision, rev);
     } catch (err) {
       if (!isCompactedError(err)) throw err;
@@ -244,15 +278,15 @@ export class EtcdStore implements Store {
 
   // ---- reads ----------------------------------------------------------------------------------------------------
 
-  private stored(key: string, kv: IKeyValue): StoredObject {
-    const modRevision = Number(kv.mod_revision);
-    return Object.freeze({ key, value: decodeValue(kv.value, modRevision), modRevision, createRevision: Number(kv.create_revision) });
+  private stored(key: string, kv: Kv): StoredObject {
+    const modRevision = kv.modRevision;
+    return Object.freeze({ key, value: decodeValue(kv.value, modRevision), modRevision, createRevision: kv.createRevision });
   }
 
   async get(key: string, opts?: ReadOptions): Promise<StoredObject | undefined> {
     await this.begin();
-    const res = await this.client.kv.range({ key: this.keys.toEtcd(key), ...(opts?.serializable ? { serializable: true } : {}) });
-    this.observe(res.header);
+    const res = await this.kv.range({ key: this.keys.toEtcd(key), serializable: opts?.serializable });
+    this.observeRevision(res.revision);
     return res.kvs.length ? this.stored(key, res.kvs[0]) : undefined;
   }
 
@@ -277,18 +311,12 @@ export class EtcdStore implements Store {
       let res;
       try {
         // Every page after the first reads at the first page's revision: one consistent snapshot.
-        res = await this.client.kv.range({
-          key: start,
-          range_end: end,
-          revision: revision ?? 0,
-          limit: batch,
-          ...(req.serializable ? { serializable: true } : {}),
-        });
+        res = await this.kv.range({ key: start, rangeEnd: end, revision: revision ?? 0, limit: batch, serializable: req.serializable });
       } catch (err) {
         throw await this.translateReadError(err, revision ?? 0);
       }
-      this.observe(res.header);
-      revision ??= Number(res.header.revision);
+      this.observeRevision(res.revision);
+      revision ??= res.revision;
       for (let i = 0; i < res.kvs.length; i++) {
         const kv = res.kvs[i];
         const item = this.stored(this.keys.fromEtcd(kv.key), kv);
@@ -323,14 +351,17 @@ export class EtcdStore implements Store {
     const k = this.keys.toEtcd(key);
     const text = encodeText(obj);
     const value = Buffer.from(text, 'utf8');
-    const res = await this.client.kv.txn({
-      compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-      success: [{ request_put: { key: k, value } }],
-    });
-    this.observe(res.header);
+    // Measured now: the caller may change obj once this returns to it.
+    const rvAt = resourceVersionOffset(obj);
+    const res = await this.kv.txn([{ key: k, target: 'create', result: 'equal', revision: 0 }], [{ put: { key: k, value } }]);
+    this.observeRevision(res.revision);
     if (!res.succeeded) throw new StoreError('KeyExists', `key ${key} already exists`);
-    const rev = Number(res.header.revision);
-    return Object.freeze({ key, value: decodeValue(text, rev), modRevision: rev, createRevision: rev });
+    const rev = res.revision;
+    // The answer's JSON (StoredObject.json) is the stored text with resourceVersion spliced in: the server sends it
+    // as is instead of encoding the object again, and the object is that text decoded.
+    const json = jsonWithResourceVersion(text, rvAt, rev);
+    if (json === undefined) return Object.freeze({ key, value: decodeValue(text, rev), modRevision: rev, createRevision: rev });
+    return Object.freeze({ key, value: decodeStamped(json), modRevision: rev, createRevision: rev, json });
   }
 
   async update(key: string, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
@@ -338,29 +369,21 @@ export class EtcdStore implements Store {
     const k = this.keys.toEtcd(key);
     const text = encodeText(obj);
     const value = Buffer.from(text, 'utf8');
-    const res = await this.client.kv.txn({
-      compare: this.existsAt(k, opts?.expectedRevision),
-      success: [{ request_put: { key: k, value, prev_kv: true } }],
-      failure: [{ request_range: { key: k } }],
-    });
-    this.observe(res.header);
-    if (!res.succeeded) throw this.writeFailure(key, res.responses[0]?.response_range?.kvs ?? [], opts?.expectedRevision);
-    const rev = Number(res.header.revision);
-    const prev = res.responses[0].response_put.prev_kv;
-    return Object.freeze({ key, value: decodeValue(text, rev), modRevision: rev, createRevision: Number(prev.create_revision) });
+    const res = await this.kv.txn(this.existsAt(k, opts?.expectedRevision), [{ put: { key: k, value, prevKv: true } }], [{ range: { key: k } }]);
+    this.observeRevision(res.revision);
+    if (!res.succeeded) throw this.writeFailure(key, res.responses[0]?.range ?? [], opts?.expectedRevision);
+    const rev = res.revision;
+    const prev = res.responses[0].putPrev!;
+    return Object.freeze({ key, value: decodeValue(text, rev), modRevision: rev, createRevision: prev.createRevision });
   }
 
   async delete(key: string, opts?: WriteOptions): Promise<StoredObject> {
     await this.begin();
     const k = this.keys.toEtcd(key);
-    const res = await this.client.kv.txn({
-      compare: this.existsAt(k, opts?.expectedRevision),
-      success: [{ request_delete_range: { key: k, prev_kv: true } }],
-      failure: [{ request_range: { key: k } }],
-    });
-    this.observe(res.header);
-    if (!res.succeeded) throw this.writeFailure(key, res.responses[0]?.response_range?.kvs ?? [], opts?.expectedRevision);
-    return this.deletedFrom(key, res.responses[0].response_delete_range.prev_kvs[0], Number(res.header.revision));
+    const res = await this.kv.txn(this.existsAt(k, opts?.expectedRevision), [{ deleteRange: { key: k, prevKv: true } }], [{ range: { key: k } }]);
+    this.observeRevision(res.revision);
+    if (!res.succeeded) throw this.writeFailure(key, res.responses[0]?.range ?? [], opts?.expectedRevision);
+    return this.deletedFrom(key, res.responses[0].deletedPrev![0], res.revision);
   }
 
   async guaranteedUpdate(
@@ -376,21 +399,21 @@ export class EtcdStore implements Store {
       if (next === null && !current) return {};
       const value = next === null ? undefined : encodeValue(next);
       // Compare-and-swap on what fn saw; on failure the Else branch hands back the fresh state for the retry.
-      const res = await this.client.kv.txn({
-        compare: current
-          ? [{ key: k, target: 'Mod', result: 'Equal', mod_revision: current.modRevision }]
-          : [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [value === undefined ? { request_delete_range: { key: k, prev_kv: true } } : { request_put: { key: k, value } }],
-        failure: [{ request_range: { key: k } }],
-      });
-      this.observe(res.header);
+      const res = await this.kv.txn(
+        current
+          ? [{ key: k, target: 'mod', result: 'equal', revision: current.modRevision }]
+          : [{ key: k, target: 'create', result: 'equal', revision: 0 }],
+        [value === undefined ? { deleteRange: { key: k, prevKv: true } } : { put: { key: k, value } }],
+        [{ range: { key: k } }],
+      );
+      this.observeRevision(res.revision);
       if (!res.succeeded) {
-        const kvs = res.responses[0]?.response_range?.kvs ?? [];
+        const kvs = res.responses[0]?.range ?? [];
         current = kvs.length ? this.stored(key, kvs[0]) : undefined;
         continue;
       }
-      const rev = Number(res.header.revision);
-      if (value === undefined) return { deleted: this.deletedFrom(key, res.responses[0].response_delete_range.prev_kvs[0], rev) };
+      const rev = res.revision;
+      if (value === undefined) return { deleted: this.deletedFrom(key, res.responses[0].deletedPrev![0], rev) };
       return {
         result: Object.freeze({ key, value: decodeValue(value, rev), modRevision: rev, createRevision: current?.createRevision ?? rev }),
       };
@@ -398,21 +421,21 @@ export class EtcdStore implements Store {
   }
 
   /** Compares for update/delete: the key exists (and, for compare-and-swap, is at the expected revision). */
-  private existsAt(k: Buffer, expected: number | undefined) {
-    const cmp = [{ key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 }];
+  private existsAt(k: Buffer, expected: number | undefined): Compare[] {
+    const cmp: Compare[] = [{ key: k, target: 'create', result: 'greater', revision: 0 }];
     if (expected === undefined) return cmp;
-    return [...cmp, { key: k, target: 'Mod' as const, result: 'Equal' as const, mod_revision: expected }];
+    return [...cmp, { key: k, target: 'mod', result: 'equal', revision: expected }];
   }
 
-  private writeFailure(key: string, kvs: IKeyValue[], expected: number | undefined): StoreError {
+  private writeFailure(key: string, kvs: Kv[], expected: number | undefined): StoreError {
     if (kvs.length === 0) return new StoreError('NotFound', `key ${key} not found`);
-    const at = Number(kvs[0].mod_revision);
+    const at = kvs[0].modRevision;
     return new StoreError('Conflict', `key ${key} is at revision ${at}, not the expected ${expected}`, at);
   }
 
-  private deletedFrom(key: string, prev: IKeyValue, rev: number): StoredObject {
+  private deletedFrom(key: string, prev: Kv, rev: number): StoredObject {
     const value = decodeValue(prev.value, rev);
-    return Object.freeze({ key, value, modRevision: rev, createRevision: Number(prev.create_revision) });
+    return Object.freeze({ key, value, modRevision: rev, createRevision: prev.createRevision });
   }
 
   // ---- watch ----------------------------------------------------------------------------------------------------
@@ -523,6 +546,7 @@ export class EtcdStore implements Store {
     this.closed = true;
     clearInterval(this.compactTimer);
     for (const w of [...this.watches]) this.endWatch(w, new StoreError('Closed', 'the store was closed'));
+    this.kv.close();
     this.client.close();
   }
 
