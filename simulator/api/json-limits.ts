@@ -30,6 +30,9 @@ const depthMessage = (max: number) => `the document is nested more than ${max} l
  * their escapes skipped), so it runs before JSON.parse and costs one pass.
  */
 export function checkJsonTextDepth(text: string, max = MAX_NESTING_DEPTH): void {
+  // No deeper than the number of openings: when there are at most `max` of them in the whole text (most bodies
+  // have a handful), counting them with native scans answers without the walk.
+  if (openingsAtMost(text, max)) return;
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -56,6 +59,14 @@ export function checkJsonTextDepth(text: string, max = MAX_NESTING_DEPTH): void 
       if (++depth > max) throw new DocumentLimitError(depthMessage(max), 'depth');
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
   }
+}
+
+/** Whether the text holds at most `max` "{" and "[" characters, strings included (an upper bound of the depth). */
+function openingsAtMost(text: string, max: number): boolean {
+  let n = 0;
+  for (let i = text.indexOf('{'); i >= 0; i = text.indexOf('{', i + 1)) if (++n > max) return false;
+  for (let i = text.indexOf('['); i >= 0; i = text.indexOf('[', i + 1)) if (++n > max) return false;
+  return true;
 }
 
 export interface ExpansionLimits {

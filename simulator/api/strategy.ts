@@ -151,16 +151,37 @@ export function prepareForStatusUpdate(obj: KubeObject, old: KubeObject, def: Re
   return next;
 }
 
+// Every write validates: plain loops, and the first kind's own error list when it is the only one (no flatMap's
+// arrays and closure per call).
 export function validateKind(obj: KubeObject, def: ResourceDef): FieldError[] {
-  return strategiesFor(def).flatMap((s) => s.validate?.(obj, def) ?? []);
+  let errs: FieldError[] = NO_ERRORS;
+  for (const s of strategiesFor(def)) {
+    const e = s.validate?.(obj, def);
+    if (e !== undefined && e.length > 0) errs = errs.length === 0 ? e : [...errs, ...e];
+  }
+  return errs;
 }
 
 export function validateKindUpdate(obj: KubeObject, old: KubeObject, def: ResourceDef): FieldError[] {
-  return strategiesFor(def).flatMap((s) => s.validateUpdate?.(obj, old, def) ?? []);
+  let errs: FieldError[] = NO_ERRORS;
+  for (const s of strategiesFor(def)) {
+    const e = s.validateUpdate?.(obj, old, def);
+    if (e !== undefined && e.length > 0) errs = errs.length === 0 ? e : [...errs, ...e];
+  }
+  return errs;
 }
 
-export async function beforeCreate(obj: KubeObject, def: ResourceDef, env: StrategyEnv): Promise<void> {
-  for (const s of strategiesFor(def)) await s.beforeCreate?.(obj, env);
+/** What the validators answer for a valid object: one shared empty list, never changed (callers spread it). */
+const NO_ERRORS: FieldError[] = Object.freeze([]) as unknown as FieldError[];
+
+/** The kinds' create hooks; a promise only when one of them waits (most kinds have none). */
+export function beforeCreate(obj: KubeObject, def: ResourceDef, env: StrategyEnv): void | Promise<void> {
+  const strategies = strategiesFor(def);
+  for (let i = 0; i < strategies.length; i++) if (strategies[i].beforeCreate !== undefined) return runBeforeCreate(strategies, obj, env);
+}
+
+async function runBeforeCreate(strategies: KindStrategy[], obj: KubeObject, env: StrategyEnv): Promise<void> {
+  for (const s of strategies) await s.beforeCreate?.(obj, env);
 }
 
 /** Never throws: a hook's failure to give something back must not hide the create's own answer. */

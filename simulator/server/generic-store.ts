@@ -149,7 +149,8 @@ export async function createResource(
   const dryRun = !!opts.dryRun;
   const env = strategyEnv(ctx, dryRun);
   await prepareNew(ctx, def, namespace, obj, opts.user);
-  await beforeCreate(obj, def, env);
+  const hooks = beforeCreate(obj, def, env);
+  if (hooks) await hooks;
   // generateName collisions are retried with a new suffix, as clients expect a unique name.
   for (let attempt = 0; ; attempt++) {
     try {
@@ -161,7 +162,8 @@ export async function createResource(
         if (await ctx.store.get(key)) throw new StoreError('KeyExists', `${key} exists`);
         return dryRunStored(key, candidate, undefined);
       }
-      return await ctx.store.create(key, candidate);
+      // The candidate is this request's own (decoded from its body, ordered by toStored): the store may keep it.
+      return await ctx.store.create(key, candidate, { transfer: true });
     } catch (e) {
       if (e instanceof StoreError && e.code === 'KeyExists' && !explicitName && attempt < 5) {
         obj.metadata.name = generateName(obj.metadata.generateName!);

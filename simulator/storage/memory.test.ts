@@ -22,6 +22,34 @@ async function rejectsWith(p: Promise<unknown> | (() => unknown), code: StoreErr
 }
 
 describe('MemoryStore basics', () => {
+  it('keeps a transferred object as it is only when it is exactly what its JSON copy would be', async () => {
+    const s = new MemoryStore();
+    const plain = cm('a', { k: 'v' });
+    const kept = await s.create('/r/ns/a', plain, { transfer: true });
+    assert.equal(kept.value.data, plain.data, 'the caller\'s tree, frozen in place');
+    assert.ok(Object.isFrozen(plain.data), 'frozen');
+    assert.equal(kept.value.metadata.resourceVersion, String(kept.modRevision));
+    assert.equal(kept.json, JSON.stringify(kept.value));
+    const shared = Object.freeze({ k: 'v' });
+    const cases: Array<[string, KubeObject]> = [
+      ['an undefined member', { ...cm('b'), data: { k: 'v', gone: undefined } as unknown as Record<string, string> }],
+      ['a non-finite number', { ...cm('c'), spec: { n: Number.NaN } }],
+      ['-0', { ...cm('d'), spec: { n: -0 } }],
+      ['a class instance', { ...cm('e'), spec: { at: new Date(0) } }],
+      ['a part frozen already (shared)', { ...cm('f'), data: shared }],
+      ['a part reached twice', (() => { const d = { k: 'v' }; return { ...cm('g'), data: d, spec: { again: d } }; })()],
+      ['an array hole', { ...cm('h'), spec: { list: Object.assign(new Array(3), { 0: 1, 2: 3 }) } }],
+    ];
+    for (const [what, obj] of cases) {
+      const key = `/r/ns/${obj.metadata.name}`;
+      const got = await s.create(key, obj, { transfer: true });
+      assert.deepEqual(got.value, JSON.parse(JSON.stringify({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(got.modRevision) } })), `${what}: copied as JSON`);
+      assert.equal(got.json, JSON.stringify(got.value), `${what}: its text`);
+      assert.ok(Object.isFrozen(got.value.metadata), what);
+    }
+    assert.equal(Object.isFrozen(shared), true);
+  });
+
   it('hands a create its copy\'s JSON text, stamped, and keeps only the object', async () => {
     const s = new MemoryStore();
     const a = await s.create('/r/ns/a', { ...cm('a', { k: '<v>' }), metadata: { name: 'a', namespace: 'ns', resourceVersion: '0' } });

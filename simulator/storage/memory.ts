@@ -24,6 +24,7 @@ import {
   type WatchRequest,
   type WriteOptions,
   type ReadOptions,
+  type CreateOptions,
 } from './store.ts';
 
 export interface MemoryStoreOptions {
@@ -106,7 +107,7 @@ function deepFreeze<T>(v: T): T {
  * The revision is stamped before the text is made, so the text is the stored object's own JSON: the create hands
  * it back (StoredObject.json) and the server answers with it instead of encoding the object a second time.
  */
-function newStoredCopy(obj: KubeObject, resourceVersion: Revision): { value: KubeObject; json: string } {
+function newStoredCopy(obj: KubeObject, resourceVersion: Revision, transfer: boolean): { value: KubeObject; json: string } {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
     throw new TypeError('store: the value must be a JSON object');
   }
@@ -114,10 +115,14 @@ function newStoredCopy(obj: KubeObject, resourceVersion: Revision): { value: Kub
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
     throw new TypeError('store: the value must have a metadata object');
   }
+  const stamped = { ...obj, metadata: { ...meta, resourceVersion: String(resourceVersion) } };
   let json: string;
   let copy: unknown;
   try {
-    json = JSON.stringify({ ...obj, metadata: { ...meta, resourceVersion: String(resourceVersion) } });
+    json = JSON.stringify(stamped);
+    // A transferred object that is exactly what the copy would be is kept as it is: no second tree to build and
+    // collect (about a fifth of a memory-store create's CPU).
+    if (transfer && freezeOwned(stamped, 0)) return { value: stamped, json };
     copy = JSON.parse(json);
   } catch (err) {
     throw new TypeError(`store: the value is not representable as JSON: ${(err as Error).message}`);
@@ -126,6 +131,32 @@ function newStoredCopy(obj: KubeObject, resourceVersion: Revision): { value: Kub
   const m = (copy as KubeObject).metadata;
   if (typeof m !== 'object' || m === null || Array.isArray(m)) throw new TypeError('store: the value must have a metadata object');
   return { value: deepFreeze(copy as KubeObject), json };
+}
+
+/**
+ * Freezes a tree its caller gave up (CreateOptions.transfer) where it stands, if it is exactly what JSON.parse of
+ * its text would build: plain objects and arrays, strings, finite numbers (not -0), booleans and null, no member
+ * undefined, no hole, nothing reached twice and nothing frozen already (a frozen part is shared with something
+ * else, a default constant or a stored object). Objects are frozen on the way in, so a second path to one is seen.
+ * False when not: the caller gave the tree up, so the part frozen so far does not matter, and the store copies it.
+ */
+function freezeOwned(v: unknown, depth: number): boolean {
+  if (typeof v !== 'object') return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0));
+  if (v === null) return true;
+  if (depth > MAX_SHARED_DEPTH || Object.isFrozen(v)) return false;
+  if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) return false;
+    Object.freeze(v);
+    for (let i = 0; i < v.length; i++) if (!freezeOwned(v[i], depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  Object.freeze(v);
+  for (const k in v) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x === undefined || !freezeOwned(x, depth + 1)) return false;
+  }
+  return true;
 }
 
 /**
@@ -383,8 +414,8 @@ export class MemoryStore implements Store {
     return isTombstone(v) ? undefined : v;
   }
 
-  async create(key: string, obj: KubeObject): Promise<StoredObject> {
-    return this.createSync(key, obj);
+  async create(key: string, obj: KubeObject, opts?: CreateOptions): Promise<StoredObject> {
+    return this.createSync(key, obj, opts?.transfer === true);
   }
 
   async update(key: string, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
@@ -483,7 +514,7 @@ export class MemoryStore implements Store {
 
   // ---- writes -------------------------------------------------------------------------------------------------
 
-  private createSync(key: string, obj: KubeObject): StoredObject {
+  private createSync(key: string, obj: KubeObject, transfer = false): StoredObject {
     this.assertOpen();
     this.assertKey(key);
     const h = this.index.get(key);
@@ -491,7 +522,7 @@ export class MemoryStore implements Store {
       throw new StoreError('KeyExists', `key ${key} already exists`);
     }
     const rev = this.revision + 1;
-    const { value, json } = newStoredCopy(obj, rev);
+    const { value, json } = newStoredCopy(obj, rev, transfer);
     const stored: StoredObject = Object.freeze({ key, value, modRevision: rev, createRevision: rev });
     this.commit(key, h, stored, { type: 'ADDED', key, revision: rev, object: value });
     // The text goes back to the writer only: the index keeps the object alone.

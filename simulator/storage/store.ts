@@ -102,6 +102,16 @@ export interface WriteOptions {
   expectedRevision?: Revision;
 }
 
+export interface CreateOptions {
+  /**
+   * The caller gives the object up: nothing else refers to it or any part of it, and the caller never reads or
+   * changes it again. A store may then keep it as it is (frozen) instead of a copy, when it is exactly what a
+   * copy would be (the memory store checks; anything else is copied as usual). The server's create path does
+   * this with the object it decoded from the request. A store that serializes (etcd) ignores it.
+   */
+  transfer?: boolean;
+}
+
 export interface Store {
   /**
    * True when other processes write to and compact the same data (etcd shared by several API servers): this
@@ -121,7 +131,7 @@ export interface Store {
    */
   getSync?(key: string): StoredObject | undefined;
   /** Fails with KeyExists. Sets metadata.resourceVersion on the stored copy. */
-  create(key: string, obj: KubeObject): Promise<StoredObject>;
+  create(key: string, obj: KubeObject, opts?: CreateOptions): Promise<StoredObject>;
   /** Fails with NotFound or Conflict. */
   update(key: string, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject>;
   /** Fails with NotFound or Conflict. Returns the deleted object with resourceVersion = the deletion revision. */

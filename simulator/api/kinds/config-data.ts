@@ -23,18 +23,25 @@ export function configKeyErrors(key: string): string[] {
 function validateKeys(map: unknown, field: string, errs: FieldError[], size: (v: unknown) => number): number {
   let total = 0;
   if (!isObj(map)) return 0;
-  for (const [k, v] of Object.entries(map)) {
-    for (const m of configKeyErrors(k)) errs.push(invalidValue(`${field}[${k}]`, k, m));
-    total += size(v);
+  // Every ConfigMap and Secret write passes here: a key-by-key loop, and the error list made only for a bad key.
+  for (const k in map) {
+    if (!Object.hasOwn(map, k)) continue;
+    if (!(k.length <= KEY_MAX && KEY.test(k) && k !== '.' && !k.startsWith('..'))) {
+      for (const m of configKeyErrors(k)) errs.push(invalidValue(`${field}[${k}]`, k, m));
+    }
+    total += size(map[k]);
   }
   return total;
 }
 
+const utf8Size = (v: unknown): number => (typeof v === 'string' ? Buffer.byteLength(v) : 0);
+const base64Size = (v: unknown): number => (typeof v === 'string' ? Buffer.from(v, 'base64').length : 0);
+
 export function validateConfigMap(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const o = obj as KubeObject & { data?: unknown; binaryData?: unknown };
-  let total = validateKeys(o.data, 'data', errs, (v) => (typeof v === 'string' ? Buffer.byteLength(v) : 0));
-  total += validateKeys(o.binaryData, 'binaryData', errs, (v) => (typeof v === 'string' ? Buffer.from(v, 'base64').length : 0));
+  let total = validateKeys(o.data, 'data', errs, utf8Size);
+  total += validateKeys(o.binaryData, 'binaryData', errs, base64Size);
   if (isObj(o.data) && isObj(o.binaryData)) {
     for (const k of Object.keys(o.binaryData)) if (k in o.data) errs.push(invalidValue(`binaryData[${k}]`, k, 'duplicate of key present in data'));
   }
@@ -66,7 +73,7 @@ export function defaultSecret(obj: KubeObject): void {
 export function validateSecret(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const o = obj as KubeObject & { data?: unknown; type?: string };
-  const total = validateKeys(o.data, 'data', errs, (v) => (typeof v === 'string' ? Buffer.from(v, 'base64').length : 0));
+  const total = validateKeys(o.data, 'data', errs, base64Size);
   if (total > DATA_MAX_BYTES) errs.push(tooLong('data', DATA_MAX_BYTES));
   const data = isObj(o.data) ? o.data : {};
   for (const k of REQUIRED_KEYS[o.type ?? ''] ?? []) if (!(k in data)) errs.push(required(`data[${k}]`));
