@@ -132,6 +132,19 @@ describe('Http2Kv against etcd', { skip: etcdTestSkipReason() }, () => {
     }
   });
 
+  it('replaces a connection before its stream ids run out, letting its calls finish', async () => {
+    const kv = new Http2Kv({ servers: [etcd.url], callsPerConnection: 3 });
+    try {
+      for (let i = 0; i < 10; i++) assert.ok((await kv.range({ key: b('x'), countOnly: true })).revision > 0, 'a sequential call is answered');
+      assert.equal(kv.connections, 4);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => kv.range({ key: b('x'), countOnly: true })));
+      assert.ok(answers.every((a) => a.revision > 0), 'calls in flight on a replaced connection are answered');
+      assert.equal(kv.connections, 10); // the last one's 2 free calls, then 6 connections of 3
+    } finally {
+      kv.close();
+    }
+  });
+
   it('holds the process open while a call is in flight, and not after', async () => {
     // A script with nothing else to keep it alive: it must print the answer (the call held it) and then exit
     // without closing the client (the idle connection does not hold it).
