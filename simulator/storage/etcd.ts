@@ -3,7 +3,9 @@
 // - Revisions are etcd's: an object's resourceVersion is its key's mod_revision, a list's is the revision the
 //   range was read at. Several simulators on one etcd therefore agree on every resourceVersion.
 // - Writes are single transactions guarded by create_revision / mod_revision compares, so they are atomic across
-//   every client of the etcd cluster, not just this process.
+//   every client of the etcd cluster, not just this process. Reads and writes are the store's own gRPC calls on
+//   node:http2 (etcd-kv.ts; half the CPU of the etcd3 package's client, which stays for watches and for options
+//   only it implements).
 // - Watches are etcd watches (one stream each, see etcd-watch.ts) from fromRevision + 1 with prev_kv.
 // - The history window is etcd compaction (etcd-compaction.ts); compactions made by others (another simulator,
 //   etcd's --auto-compaction-*, etcdctl) are learned when a read or a watch runs into them.
@@ -181,10 +183,10 @@ export class EtcdStore implements Store {
    * asked.
    *
    * There is deliberately no watch over the whole key root to follow others' writes as they happen: etcd would
-   * send every write's full value (and previous value) to each store on it, which made a create through the API
-   * server cost etcd two sends and the server a second gRPC message to decode (bench: etcd CPU per create 195 us
-   * against 100 us per plain put). Nothing needs the revision between requests: the watch cache and HTTP watches
-   * start from a list's revision or a given resourceVersion, and a wait for a future one polls this.
+   * send every write's full value (and previous value) to each store on it, a second gRPC message per write for
+   * the server to decode, and one more send per store for etcd (the etcd bench, with its two stores beside the
+   * server's, made every HTTP create three sends). Nothing needs the revision between requests: the watch cache
+   * and HTTP watches start from a list's revision or a given resourceVersion, and a wait for a future one polls this.
    */
   currentRevision(): Revision {
     const t = Date.now();
