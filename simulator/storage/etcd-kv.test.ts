@@ -10,6 +10,11 @@ import protobuf from 'protobufjs';
 import { decodeRange, decodeTxn, encodeRange, encodeTxn, EtcdCallError, Http2Kv } from './etcd-kv.ts';
 import { etcdTestSkipReason, startEtcd, type EtcdTestServer } from '../testing/etcd-test-server.ts';
 import { EtcdStore } from './etcd.ts';
+import http2 from 'node:http2';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { makePki, noOpenssl } from '../testing/pki.ts';
 
 const root = protobuf.loadSync(createRequire(import.meta.url).resolve('etcd3/proto/rpc.proto'));
 const type = (name: string) => root.lookupType(name);
@@ -127,6 +132,19 @@ describe('Http2Kv against etcd', { skip: etcdTestSkipReason() }, () => {
     }
   });
 
+  it('replaces a connection before its stream ids run out, letting its calls finish', async () => {
+    const kv = new Http2Kv({ servers: [etcd.url], callsPerConnection: 3 });
+    try {
+      for (let i = 0; i < 10; i++) assert.ok((await kv.range({ key: b('x'), countOnly: true })).revision > 0, 'a sequential call is answered');
+      assert.equal(kv.connections, 4);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => kv.range({ key: b('x'), countOnly: true })));
+      assert.ok(answers.every((a) => a.revision > 0), 'calls in flight on a replaced connection are answered');
+      assert.equal(kv.connections, 10); // the last one's 2 free calls, then 6 connections of 3
+    } finally {
+      kv.close();
+    }
+  });
+
   it('holds the process open while a call is in flight, and not after', async () => {
     // A script with nothing else to keep it alive: it must print the answer (the call held it) and then exit
     // without closing the client (the idle connection does not hold it).
@@ -171,6 +189,55 @@ describe('Http2Kv against etcd', { skip: etcdTestSkipReason() }, () => {
       assert.throws(() => new EtcdStore({ servers: [etcd.url], kvClient: 'grpc' as 'etcd3' }), RangeError);
     } finally {
       for (const s of stores) await s.close();
+    }
+  });
+});
+
+describe('Http2Kv over TLS', { skip: noOpenssl }, () => {
+  it('verifies the server by the given CA, shows its client certificate, and refuses a server it cannot verify', async () => {
+    const pki = makePki('etcd-kv-tls-');
+    const signed = (name: string, subject: string, ext: string) => {
+      const { csr, key } = pki.csr(name, subject);
+      const extFile = join(pki.dir, `${name}.ext`);
+      writeFileSync(extFile, ext);
+      pki.openssl('x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', extFile);
+      return { cert: readFileSync(join(pki.dir, `${name}.pem`)), key: readFileSync(key) };
+    };
+    const ca = pki.ca('etcd');
+    const server = signed('server', '/CN=etcd', 'subjectAltName=IP:127.0.0.1\n');
+    const client = signed('client', '/CN=simulator', 'extendedKeyUsage=clientAuth\n');
+    const caPem = readFileSync(ca.cert);
+    // A stand-in for etcd's KV service: Range answers revision 42 to a client that showed a certificate of the CA.
+    const seenClients: string[] = [];
+    const fake = http2.createSecureServer({ ...server, ca: caPem, requestCert: true, rejectUnauthorized: true });
+    fake.on('stream', (stream) => {
+      const peer = (stream.session?.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }).getPeerCertificate();
+      seenClients.push(peer.subject?.CN ?? '');
+      stream.resume();
+      stream.on('end', () => {
+        const msg = root.lookupType('etcdserverpb.RangeResponse').encode({ header: { revision: 42 } }).finish();
+        const frame = Buffer.alloc(5 + msg.length);
+        frame.writeUInt32BE(msg.length, 1);
+        frame.set(msg, 5);
+        stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+        stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+        stream.end(frame);
+      });
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const url = `https://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+    const good = new Http2Kv({ servers: [url], credentials: { rootCertificate: caPem, privateKey: client.key, certChain: client.cert } });
+    const unknownCa = new Http2Kv({ servers: [url] });
+    try {
+      assert.equal((await good.range({ key: b('x') })).revision, 42);
+      assert.deepEqual(seenClients, ['simulator']);
+      await assert.rejects(unknownCa.range({ key: b('x') }), (err: unknown) => err instanceof EtcdCallError && err.code === 14);
+      assert.deepEqual(seenClients, ['simulator'], 'the unverified server got no call');
+    } finally {
+      good.close();
+      unknownCa.close();
+      await new Promise((r) => fake.close(r));
+      pki.cleanup();
     }
   });
 });

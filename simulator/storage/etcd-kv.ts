@@ -310,6 +310,8 @@ export interface Http2KvOptions {
   credentials?: IOptions['credentials'];
   /** How long a connection may take before calls on it fail (etcd3's dialTimeout); default 20 s, as grpc-js. */
   dialTimeout?: number;
+  /** Calls per connection before it is replaced (default: just under the 2^30 stream ids it has; tests set less). */
+  callsPerConnection?: number;
 }
 
 /** Node's HTTP/2 per-call headers; the same object for every call (node copies what it sends). */
@@ -330,13 +332,23 @@ interface Connection {
   session: http2.ClientHttp2Session;
   /** Whether the connection was established (a call failing before that never reached etcd). */
   connected: boolean;
+  /** Calls made on it: each takes a stream id, and a connection has 2^30 of them. */
+  calls: number;
 }
+
+/**
+ * A connection is replaced (the old one closing once its calls are done) before its stream ids run out: an HTTP/2
+ * client has the odd ids below 2^31, and node fails every request after the last one without closing the session.
+ */
+const CALLS_PER_CONNECTION = 2 ** 30 - 1024;
 
 export class Http2Kv implements EtcdKv {
   private conn: Connection | undefined;
   private next = 0;
   private active = 0;
   private closed = false;
+  /** Connections opened so far (for tests). */
+  connections = 0;
 
   constructor(private readonly opts: Http2KvOptions) {
     if (opts.servers.length === 0) throw new RangeError('Http2Kv: at least one etcd server URL is needed');
@@ -361,7 +373,13 @@ export class Http2Kv implements EtcdKv {
   }
 
   private connection(): Connection {
-    if (this.conn && !this.conn.session.closed && !this.conn.session.destroyed) return this.conn;
+    const old = this.conn;
+    if (old && !old.session.closed && !old.session.destroyed) {
+      if (old.calls < (this.opts.callsPerConnection ?? CALLS_PER_CONNECTION)) return old;
+      // Closed once its calls are done; a connection still coming up first sends the calls waiting for it.
+      if (old.connected) old.session.close();
+      else old.session.once('connect', () => old.session.close());
+    }
     const url = this.opts.servers[this.next++ % this.opts.servers.length];
     const creds = this.opts.credentials;
     const session = http2.connect(url, {
@@ -380,7 +398,8 @@ export class Http2Kv implements EtcdKv {
         return socket;
       },
     });
-    const conn: Connection = { session, connected: false };
+    const conn: Connection = { session, connected: false, calls: 0 };
+    this.connections++;
     const timer = setTimeout(() => session.destroy(new Error(`etcd: no connection to ${url} within ${this.opts.dialTimeout ?? 20_000} ms`)), this.opts.dialTimeout ?? 20_000);
     timer.unref();
     session.once('connect', () => {
@@ -423,6 +442,7 @@ export class Http2Kv implements EtcdKv {
       frame.writeUInt32BE(msg.length, 1);
       frame.set(msg, 5);
       const session = conn.session;
+      conn.calls++;
       if (this.active++ === 0) session.ref();
       let settled = false;
       const finish = (err: Error | undefined, body?: Buffer) => {
@@ -451,7 +471,7 @@ export class Http2Kv implements EtcdKv {
       stream.on('response', statusFrom); // a trailers-only answer (an error) carries the status here
       stream.on('trailers', statusFrom);
       stream.on('data', (d: Buffer) => chunks.push(d));
-      stream.once('error', (err) => finish(conn.connected ? unavailable(err) : new NotSent(unavailable(err))));
+      stream.once('error', (err) => finish(conn.connected && !neverSent(err) ? unavailable(err) : new NotSent(unavailable(err))));
       // Closed without an end (reset with no error code, the session destroyed): the outcome is unknown. ('close'
       // follows every call's end: the error, and its stack, only when it is the first news.)
       stream.once('close', () => {
@@ -472,6 +492,20 @@ export class Http2Kv implements EtcdKv {
       stream.end(frame);
     });
   }
+}
+
+/**
+ * Stream errors that say the request never reached the server: node refused it before sending (its session was
+ * closing or out of stream ids), or the server refused the stream unprocessed (REFUSED_STREAM, RFC 9113 8.7).
+ */
+function neverSent(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return (
+    code === 'ERR_HTTP2_GOAWAY_SESSION' ||
+    code === 'ERR_HTTP2_INVALID_SESSION' ||
+    code === 'ERR_HTTP2_OUT_OF_STREAMS' ||
+    (code === 'ERR_HTTP2_STREAM_ERROR' && err.message.includes('NGHTTP2_REFUSED_STREAM'))
+  );
 }
 
 /** A failure before the call could reach etcd: safe to send it again elsewhere. */
