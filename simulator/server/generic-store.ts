@@ -85,7 +85,11 @@ function strategyEnv(ctx: ServerContext, dryRun: boolean): StrategyEnv {
 }
 
 async function admit(ctx: ServerContext, attrs: AdmissionAttributes): Promise<void> {
-  for (const hook of ctx.admission ?? []) await hook(attrs);
+  // Most hooks decide at once (undefined): a promise is awaited only when one is given.
+  for (const hook of ctx.admission ?? []) {
+    const pending = hook(attrs);
+    if (pending) await pending;
+  }
 }
 
 function throwIfInvalid(def: ResourceDef, name: string, errs: FieldError[]): void {

@@ -75,18 +75,23 @@ function judge(attrs: AdmissionAttributes, quota: KubeObject, delta: Usage): Rec
  * live-lookup LRU), so a quota just created through another server is not missed for long. The memory store's
  * cache is exact (its watch events arrive before the write returns): nothing to look up there.
  */
+function cachedQuotasOf(ctx: ServerContext, namespace: string): KubeObject[] | undefined {
+  const listers = ctx.listers;
+  const cached = listers?.resourceQuotas.list(`/registry/resourcequotas/${namespace}/`);
+  if (!cached || !listers) return undefined;
+  if (cached.length > 0 || !ctx.store.shared) return cached;
+  const last = listers.quotaLiveLookups.get(namespace);
+  if (last !== undefined && ctx.now().getTime() - last < LIVE_LOOKUP_TTL_MS) return cached;
+  return undefined;
+}
+
+/** The store's answer, when the cache does not have one (cachedQuotasOf); a live lookup is remembered. */
 async function quotasOf(ctx: ServerContext, namespace: string): Promise<KubeObject[]> {
   const prefix = `/registry/resourcequotas/${namespace}/`;
   const listers = ctx.listers;
-  const cached = listers?.resourceQuotas.list(prefix);
-  if (cached && cached.length > 0) return cached;
-  if (cached && !ctx.store.shared) return cached;
-  if (cached && listers) {
-    const t = ctx.now().getTime();
-    const last = listers.quotaLiveLookups.get(namespace);
-    if (last !== undefined && t - last < LIVE_LOOKUP_TTL_MS) return cached;
+  if (listers?.resourceQuotas.list(prefix)) {
     listers.quotaLiveLookups.delete(namespace);
-    listers.quotaLiveLookups.set(namespace, t);
+    listers.quotaLiveLookups.set(namespace, ctx.now().getTime());
     if (listers.quotaLiveLookups.size > 10_000) listers.quotaLiveLookups.delete(listers.quotaLiveLookups.keys().next().value!);
   }
   const { items } = await ctx.store.list(prefix, { serializable: true });
@@ -94,31 +99,41 @@ async function quotasOf(ctx: ServerContext, namespace: string): Promise<KubeObje
 }
 
 export function quotaAdmission(ctx: ServerContext): AdmissionHook {
-  return async (attrs) => {
+  // Not async itself: most writes are not charged (updates of anything but Services, namespaces without quotas
+  // in the cache), and those are answered without a promise.
+  return (attrs) => {
     const { def, namespace, object } = attrs;
     if (!namespace || !object || def.virtual || def.computed || attrs.subresource) return;
     const isService = def.resource === 'services' && def.group === '';
     if (!(attrs.operation === 'CREATE' || (attrs.operation === 'UPDATE' && isService))) return;
-    const quotas = await quotasOf(ctx, namespace);
-    if (quotas.length === 0) return;
-    const delta = deltaOf(attrs);
-    const charged: string[] = [];
-    for (const quota of quotas.sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
-      const after = judge(attrs, quota, delta);
-      if (after && Object.keys(after).length) charged.push(quota.metadata.name!);
-    }
-    if (attrs.dryRun) return;
-    for (const name of charged) {
-      await ctx.store.guaranteedUpdate(`/registry/resourcequotas/${namespace}/${name}`, (cur) => {
-        if (!cur) return undefined;
-        const after = judge(attrs, cur.value, delta);
-        if (!after || !Object.keys(after).length) return undefined;
-        const next = copyJson(cur.value) as KubeObject;
-        const status = next.status as { used: Record<string, string> };
-        status.used = { ...status.used, ...after };
-        next.metadata.resourceVersion = '0';
-        return next;
-      });
-    }
+    const cached = cachedQuotasOf(ctx, namespace);
+    if (cached !== undefined && cached.length === 0) return;
+    return charge(ctx, attrs, cached ?? quotasOf(ctx, namespace));
   };
+}
+
+/** Judges the request against the namespace's quotas and charges those that count it. */
+async function charge(ctx: ServerContext, attrs: AdmissionAttributes, quotasOrPending: KubeObject[] | Promise<KubeObject[]>): Promise<void> {
+  const { namespace } = attrs;
+  const quotas = await quotasOrPending;
+  if (quotas.length === 0) return;
+  const delta = deltaOf(attrs);
+  const charged: string[] = [];
+  for (const quota of quotas.sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
+    const after = judge(attrs, quota, delta);
+    if (after && Object.keys(after).length) charged.push(quota.metadata.name!);
+  }
+  if (attrs.dryRun) return;
+  for (const name of charged) {
+    await ctx.store.guaranteedUpdate(`/registry/resourcequotas/${namespace}/${name}`, (cur) => {
+      if (!cur) return undefined;
+      const after = judge(attrs, cur.value, delta);
+      if (!after || !Object.keys(after).length) return undefined;
+      const next = copyJson(cur.value) as KubeObject;
+      const status = next.status as { used: Record<string, string> };
+      status.used = { ...status.used, ...after };
+      next.metadata.resourceVersion = '0';
+      return next;
+    });
+  }
 }
