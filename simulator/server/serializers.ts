@@ -55,24 +55,16 @@ function ownedBytes(s: string): Buffer {
 
 /**
  * The compact JSON of a stored object a write answers with: the encoding its watch frames already made when the
- * change is watched (one encoding for the writer and every watcher), else encoded and not kept. Keeping every
- * write's answer, as compactJsonOf would, held an own buffer per create for no reader: measured, the RSS per stored
- * ConfigMap went from 1.30x to 2.36x its JSON at 100k creates (freed small buffers fragment the process heap).
+ * change is watched (one encoding for the writer and every watcher), else the text, encoded here or given by the
+ * store (StoredObject.json), and not kept. Keeping every write's answer, as compactJsonOf would, held an own buffer
+ * per create for no reader: measured, the RSS per stored ConfigMap went from 1.30x to 2.36x its JSON at 100k
+ * creates (freed small buffers fragment the process heap). A text goes to the socket as it is: node writes the
+ * headers and a text body in one write and encodes it there, with no buffer made for it (see app.ts sendResult).
  */
-export function answerJsonOf(obj: object, json?: string): Buffer {
+export function answerJsonOf(obj: object, json?: string): Buffer | string {
   const cached = jsonCache.peek(obj, 'json') as Buffer | undefined;
   if (cached !== undefined) return cached;
-  // The store's own text of the object (StoredObject.json) when it made one: not encoded a second time.
-  return lineBytes(goEscaped(json ?? JSON.stringify(obj)));
-}
-
-/** The UTF-8 bytes of `s` and a newline, written once (no concatenated string to flatten first). */
-function lineBytes(s: string): Buffer {
-  const n = Buffer.byteLength(s);
-  const bytes = Buffer.allocUnsafe(n + 1);
-  bytes.write(s, 0);
-  bytes[n] = 0x0a;
-  return bytes;
+  return goEscaped(json ?? JSON.stringify(obj)) + '\n';
 }
 
 /** Encodings done and reused by compactJsonOf (for tests and the bench). */
