@@ -123,8 +123,10 @@ async function throughput(url: string, total: number, make: (i: number) => { met
  * bench did before) could set a fast moment of one against a slow moment of the other, and moved the ratio by a
  * third between runs. The req/s printed are the median pair's.
  */
-async function pairedRatio(simUrl: string, bareUrl: string, total: number, make: Parameters<typeof throughput>[2], rounds = 5): Promise<{ ratio: number; sim: number; bare: number }> {
-  const pairs: Array<{ ratio: number; sim: number; bare: number }> = [];
+type Pair = { ratio: number; sim: number; bare: number };
+
+async function pairedRatio(simUrl: string, bareUrl: string, total: number, make: Parameters<typeof throughput>[2], rounds = 5): Promise<Pair> {
+  const pairs: Pair[] = [];
   for (let round = 0; round < rounds; round++) {
     let sim: number;
     let bare: number;
