@@ -75,26 +75,25 @@ function judge(attrs: AdmissionAttributes, quota: KubeObject, delta: Usage): Rec
  * live-lookup LRU), so a quota just created through another server is not missed for long. The memory store's
  * cache is exact (its watch events arrive before the write returns): nothing to look up there.
  */
-function cachedQuotasOf(ctx: ServerContext, namespace: string): KubeObject[] | undefined {
+function cachedQuotasOf(ctx: ServerContext, namespace: string): KubeObject[] | 'live' | 'unsynced' {
   const listers = ctx.listers;
   const cached = listers?.resourceQuotas.list(`/registry/resourcequotas/${namespace}/`);
-  if (!cached || !listers) return undefined;
+  if (!cached || !listers) return 'unsynced';
   if (cached.length > 0 || !ctx.store.shared) return cached;
   const last = listers.quotaLiveLookups.get(namespace);
   if (last !== undefined && ctx.now().getTime() - last < LIVE_LOOKUP_TTL_MS) return cached;
-  return undefined;
+  return 'live';
 }
 
 /** The store's answer, when the cache does not have one (cachedQuotasOf); a live lookup is remembered. */
-async function quotasOf(ctx: ServerContext, namespace: string): Promise<KubeObject[]> {
-  const prefix = `/registry/resourcequotas/${namespace}/`;
-  const listers = ctx.listers;
-  if (listers?.resourceQuotas.list(prefix)) {
-    listers.quotaLiveLookups.delete(namespace);
-    listers.quotaLiveLookups.set(namespace, ctx.now().getTime());
-    if (listers.quotaLiveLookups.size > 10_000) listers.quotaLiveLookups.delete(listers.quotaLiveLookups.keys().next().value!);
+async function quotasOf(ctx: ServerContext, namespace: string, live: boolean): Promise<KubeObject[]> {
+  const lookups = ctx.listers?.quotaLiveLookups;
+  if (live && lookups) {
+    lookups.delete(namespace);
+    lookups.set(namespace, ctx.now().getTime());
+    if (lookups.size > 10_000) lookups.delete(lookups.keys().next().value!);
   }
-  const { items } = await ctx.store.list(prefix, { serializable: true });
+  const { items } = await ctx.store.list(`/registry/resourcequotas/${namespace}/`, { serializable: true });
   return items.map((it) => it.value);
 }
 
@@ -107,8 +106,8 @@ export function quotaAdmission(ctx: ServerContext): AdmissionHook {
     const isService = def.resource === 'services' && def.group === '';
     if (!(attrs.operation === 'CREATE' || (attrs.operation === 'UPDATE' && isService))) return;
     const cached = cachedQuotasOf(ctx, namespace);
-    if (cached !== undefined && cached.length === 0) return;
-    return charge(ctx, attrs, cached ?? quotasOf(ctx, namespace));
+    if (Array.isArray(cached)) return cached.length === 0 ? undefined : charge(ctx, attrs, cached);
+    return charge(ctx, attrs, quotasOf(ctx, namespace, cached === 'live'));
   };
 }
 
