@@ -13,7 +13,8 @@
 // `npx tsx simulator --nodes N` runs them).
 //
 // Reported: time from the first Deployment create until every pod is Running (counted from a store watch in this
-// process, not by listing), the API's p99 latency of a GET and a LIST (limit=500) probed every 100 ms meanwhile,
+// process, not by listing), the API's p99 latency of a GET and a LIST (limit=500) probed every 100 ms meanwhile (from a thread of its
+// own, scale-probe.ts),
 // the process's peak RSS, and `kubectl get pods -A --chunk-size=500` over all the pods.
 //
 //   npm run bench:scale                                 1,000 nodes, 100,000 pods through 1,000 Deployments
@@ -26,12 +27,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { clientConfigYaml, startSimulator } from '../cluster.ts';
 import { formatLine, percentile, startThreadProfile, threadCpuSeconds, type Measurement } from './measurement.ts';
 import type { ScaleClientsInit } from './scale-clients.ts';
+import type { ScaleProbeInit } from './scale-probe.ts';
 import { tsxWorker } from './tsx-worker.ts';
 
 const NODES = Number(process.env.BENCH_SCALE_NODES ?? 50);
@@ -79,6 +81,25 @@ async function startClientsThread(init: ScaleClientsInit): Promise<Worker> {
     worker.once('message', () => resolveReady());
   });
   return worker;
+}
+
+/** The latency probes (scale-probe.ts) in a thread of their own, probing every 100 ms from now. */
+async function startProber(url: string): Promise<Worker> {
+  const init: ScaleProbeInit = { url, getPath: '/api/v1/namespaces/scale-0', listPath: '/api/v1/namespaces/scale-0/pods?limit=500', intervalMs: 100 };
+  const prober = tsxWorker(new URL('./scale-probe.ts', import.meta.url).href, { workerData: { scaleProbe: init } });
+  await new Promise<void>((r, reject) => {
+    prober.once('error', reject);
+    prober.once('message', () => r());
+  });
+  return prober;
+}
+
+/** Stops the probes (after `afterMs` more) and answers their latencies. */
+async function stopProber(prober: Worker, afterMs = 0): Promise<{ gets: number[]; lists: number[] }> {
+  if (afterMs) await sleep(afterMs);
+  const r = await askClients<{ gets: number[]; lists: number[] }>(prober, 'stop');
+  await prober.terminate();
+  return r;
 }
 
 /** Posts a message to the clients' thread and resolves with its answer. */
@@ -143,27 +164,23 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
       stopServerProfile = await startThreadProfile(join(PROFILE_DIR, 'scale-server.cpuprofile'));
       if (worker) await askClients(worker, { profile: join(resolve(PROFILE_DIR), 'scale-clients.cpuprofile') });
     }
+    // Why a probe waits: the server thread's event-loop delay and its garbage collector's pauses meanwhile.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
+    const gcPauses: number[] = [];
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) gcPauses.push(e.duration);
+    });
+    gcObserver.observe({ entryTypes: ['gc'] });
+    const fair0 = { ...(sim.ctx.fairQueue?.stats ?? { immediate: 0, queued: 0, drains: 0, maxWaiting: 0 }) };
     const requests0 = requestCount;
     const hub0 = { ...sim.ctx.hub.stats };
     const start = performance.now();
     const cpu0 = process.cpuUsage();
     const serverCpu0 = threadCpuSeconds();
     const clientsCpu0 = worker ? await clientsThreadCpu(worker) : 0;
-    // Probes: a GET of one object and a LIST chunk, every 100 ms while the pods come up.
-    const gets: number[] = [];
-    const lists: number[] = [];
-    let probing = true;
-    const probe = (async () => {
-      while (probing) {
-        let t = performance.now();
-        await call('GET', '/api/v1/namespaces/scale-0');
-        gets.push(performance.now() - t);
-        t = performance.now();
-        await call('GET', `/api/v1/namespaces/scale-0/pods?limit=500`);
-        lists.push(performance.now() - t);
-        await sleep(100);
-      }
-    })();
+    // Probes: a GET of one object and a LIST chunk, every 100 ms while the pods come up, from a thread of their own.
+    const prober = await startProber(sim.url);
     let next = 0;
     await Promise.all(
       Array.from({ length: 16 }, async () => {
@@ -189,14 +206,16 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     const clientsCpu = worker ? (await clientsThreadCpu(worker)) - clientsCpu0 : Number.NaN;
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     const requests = requestCount - requests0;
+    loopDelay.disable();
+    const fair = sim.ctx.fairQueue?.stats;
+    gcObserver.disconnect();
     const hub = sim.ctx.hub.stats;
     if (stopServerProfile) {
       await stopServerProfile();
       if (worker) await askClients(worker, 'profile-stop');
       log(`CPU profiles of the window written to ${PROFILE_DIR}/scale-{server,clients}.cpuprofile`);
     }
-    probing = false;
-    await probe;
+    const { gets, lists } = await stopProber(prober);
     rssPeak.v = Math.max(rssPeak.v, process.memoryUsage.rss());
     const runningAtEnd = running.size;
     const allRunning = runningAtEnd >= PODS;
@@ -212,6 +231,23 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
 
     log(
       `HTTP requests meanwhile: ${requests} (${(requests / Math.max(1, runningAtEnd)).toFixed(2)} per pod); watch frames delivered ${hub.deliveries - hub0.deliveries} in ${hub.writes - hub0.writes} socket writes, ${hub.encodings - hub0.encodings} encodings`,
+    );
+
+    if (fair)
+      log(
+        `per-client queues (server/fair-queue.ts): ${fair.immediate - fair0.immediate} requests answered at once, ${fair.queued - fair0.queued} waited for a later pass ` +
+          `(${fair.drains - fair0.drains} passes served queues; at most ${fair.maxWaiting} waiting at once)`,
+      );
+    // The same probes once the cluster is quiet: what a probe costs by itself.
+    const quiet = await stopProber(await startProber(sim.url), 2000);
+    log(`the same probes on the quiet cluster afterwards: GET p50 ${percentile(quiet.gets, 0.5).toFixed(1)} ms, LIST p50 ${percentile(quiet.lists, 0.5).toFixed(1)} ms`);
+    const gcLong = gcPauses.filter((d) => d >= 20);
+    // The histogram holds the timer's whole interval (10 ms): how late it fired is the rest.
+    const late = (ns: number) => Math.max(0, ns / 1e6 - 10).toFixed(0);
+    log(`probes: GET p50 ${percentile(gets, 0.5).toFixed(1)} ms, p99 ${percentile(gets, 0.99).toFixed(1)} ms; LIST p50 ${percentile(lists, 0.5).toFixed(1)} ms, p99 ${percentile(lists, 0.99).toFixed(1)} ms`);
+    log(
+      `server thread meanwhile: event-loop delay p50 ${late(loopDelay.percentile(50))} ms, p99 ${late(loopDelay.percentile(99))} ms, max ${late(loopDelay.max)} ms; ` +
+        `GC ${gcPauses.length} pauses, ${(gcPauses.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s in all, ${gcLong.length} of them >= 20 ms (longest ${Math.max(0, ...gcPauses).toFixed(0)} ms)`,
     );
 
     // kubectl over every pod, in chunks of 500 (its table printing included).

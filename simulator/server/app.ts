@@ -1,6 +1,7 @@
 // The Fastify application: one catch-all route that resolves the path like the real server's request-info
 // resolver, then dispatches to the verb handlers. Responses are negotiated by Accept; every error is a Status.
 
+import { FairQueue } from './fair-queue.ts';
 import { evictPod } from './eviction.ts';
 import { readMetrics } from './metrics-api.ts';
 import http from 'node:http';
@@ -10,7 +11,7 @@ import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupport
 import { queryBool } from './query-params.ts';
 import { refuseStreaming, servePodLog } from './pod-log.ts';
 import { parseRequestPath, type RequestTarget } from './request-info.ts';
-import { answerJsonOf, compactJsonOf, encodeAs, encodeJson, negotiateOutput, wantsPretty, type Negotiated } from './serializers.ts';
+import { answerJsonOf, compactJsonOf, encodeAs, encodeJson, listJsonOf, negotiateOutput, wantsPretty, type Negotiated } from './serializers.ts';
 import { JSON_TYPE } from './media-types.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from './context.ts';
 import * as discovery from './discovery.ts';
@@ -209,10 +210,24 @@ export function buildApp(ctx: ServerContext, tls?: TlsOptions): FastifyInstance 
     app.addHook('onResponse', async (request, reply) => requestLog(requestLogLine(requestLogEntry(request, reply, ctx.security.authentication !== undefined))));
   // Not an async handler: dispatch answers every request itself (errors included), so Fastify need not chain a
   // promise per request; see dispatch.
-  const handler = (request: FastifyRequest, reply: FastifyReply): void => void dispatch(ctx, request, reply);
+  // Each request is answered through the per-client queues (fair-queue.ts): a busy client's requests wait their
+  // turn instead of making everyone else's wait behind all of them.
+  const budget = ctx.settings.fairQueueBudgetMs ?? 5;
+  const fair = budget > 0 ? new FairQueue({ budgetMs: budget }) : undefined;
+  ctx.fairQueue = fair;
+  const handler = fair
+    ? (request: FastifyRequest, reply: FastifyReply): void => fair.run(flowOf(request.headers['user-agent']), () => dispatch(ctx, request, reply))
+    : (request: FastifyRequest, reply: FastifyReply): void => dispatch(ctx, request, reply);
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', ...EXTRA_METHODS], url: '/*', handler });
   app.route({ method: ['GET'], url: '/', handler: async (_req, reply) => reply.send({ paths: rootPaths(ctx) }) });
   return app;
+}
+
+/** A request's flow: the client program that sent it (the User-Agent's product: kubelet, kubectl, ...). */
+function flowOf(userAgent: string | undefined): string {
+  if (!userAgent) return '';
+  const slash = userAgent.indexOf('/');
+  return slash < 0 ? userAgent : userAgent.slice(0, slash);
 }
 
 function rootPaths(ctx: ServerContext): string[] {
@@ -268,6 +283,8 @@ function sendResult(
     // once (compactJsonOf), and the answer to a write shares its encoding with the watch frames of the same change
     // when it is watched, without keeping it otherwise (answerJsonOf).
     body = request.method === 'GET' ? compactJsonOf(result.object) : answerJsonOf(result.object, result.json);
+  } else if (negotiated.format === 'json' && !pretty && result.listSources) {
+    body = listJsonOf(result.object as Parameters<typeof listJsonOf>[0], result.listSources);
   } else body = encodeAs(negotiated.format, negotiated.format === 'protobuf' ? protobufForm : result.object, pretty, ctx.protobuf);
   // A text body goes through a serializer that leaves it as it is: Fastify would otherwise append "; charset=utf-8"
   // to a JSON Content-Type the real server sends bare. (Text rather than bytes: node writes the headers and the

@@ -4,6 +4,7 @@ import type { Registry, ResourceDef } from '../api/registry.ts';
 import type { Store } from '../storage/store.ts';
 import type { BinaryCodec } from './serializers.ts';
 import type { WatchHub } from './watch-hub.ts';
+import type { FairQueue } from './fair-queue.ts';
 import type { WatchCaches } from './watch-cache.ts';
 import type { Listers } from './object-cache.ts';
 import type { CustomResourceController } from './custom-resources.ts';
@@ -25,6 +26,11 @@ export interface ServerSettings {
   requestReceiveTimeoutMs?: number;
   /** How long a list with a future resourceVersion waits before 504 (the real server waits 3 s). */
   futureRevisionWaitMs: number;
+  /**
+   * Milliseconds of answering per pass of the event loop before requests wait in per-client queues served round
+   * robin (fair-queue.ts; default 5). 0: answered in the order they were read, with no queues.
+   */
+  fairQueueBudgetMs?: number;
   /** Where the request log goes, one line per answered request (request-log.ts); none: no log. */
   requestLog?: (line: string) => void;
 }
@@ -48,6 +54,8 @@ export interface ServerContext {
   timers: Set<NodeJS.Timeout>;
   /** Authentication and authorization (server/authentication, server/authorization). */
   security: SecurityContext;
+  /** The per-client queues of request handling (fair-queue.ts), unless turned off; set by the app. */
+  fairQueue?: FairQueue;
   /** Admission hooks run by the generic store before every create, update and delete (none by default). */
   admission?: AdmissionHook[];
 }
@@ -76,6 +84,11 @@ export interface ApiResult {
   object: object;
   /** The compact JSON of `object` when the store already made it (StoredObject.json): answered as is. */
   json?: string;
+  /**
+   * For a typed list: the objects its items were made from (kind and apiVersion still on them), so that its JSON can
+   * reuse their cached encodings (serializers.ts listJsonOf).
+   */
+  listSources?: readonly object[];
 }
 
 export function header(req: ResourceRequest, name: string): string | undefined {

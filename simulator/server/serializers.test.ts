@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { answerJsonOf, compactJsonOf, compactJsonStats, encodeJson, jsonWatchFrame } from './serializers.ts';
+import { answerJsonOf, compactJsonOf, compactJsonStats, encodeJson, jsonWatchFrame, listJsonOf } from './serializers.ts';
 
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object') {
@@ -105,4 +105,35 @@ test('a write nobody watches keeps no encoding of its answer; a read keeps one',
   } finally {
     await server.close();
   }
+});
+
+test('listJsonOf: the same text as encoding the list whole, whichever items are cached (property)', () => {
+  const text = fc.oneof(fc.string(), fc.constantFrom('<a&b>', '\u2028', 'ü€😀', '"\\'));
+  const item = fc.record({
+    kind: fc.constantFrom('Pod', 'ConfigMap'),
+    apiVersion: fc.constantFrom('v1', 'apps/v1'),
+    metadata: fc.record({ name: text, resourceVersion: fc.nat().map(String) }),
+    data: fc.dictionary(text, text),
+  });
+  fc.assert(
+    fc.property(fc.array(fc.tuple(item, fc.boolean(), fc.boolean())), fc.option(text, { nil: undefined }), (specs, cont) => {
+      const sources = specs.map(([o, frozen, cached]) => {
+        const obj = frozen ? deepFreeze(structuredClone(o)) : structuredClone(o);
+        if (frozen && cached) compactJsonOf(obj);
+        return obj;
+      });
+      const items = sources.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+      const list = { kind: 'PodList', apiVersion: 'v1', metadata: { selfLink: '/api/v1/pods', resourceVersion: '7', ...(cont === undefined ? {} : { continue: cont }) }, items };
+      assert.equal(listJsonOf(list, sources), encodeJson(list, false));
+    }),
+  );
+});
+
+test('listJsonOf: an item whose cached text does not open with its kind and apiVersion is encoded as it is', () => {
+  // Not canonical (apiVersion before kind): the cut would be wrong, so the cache is not used for it.
+  const odd = deepFreeze({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' } });
+  compactJsonOf(odd);
+  const { kind: _k, apiVersion: _a, ...rest } = odd;
+  const list = { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [rest] };
+  assert.equal(listJsonOf(list, [odd]), encodeJson(list, false));
 });

@@ -37,6 +37,8 @@ export interface ApiServerOptions {
   bodyLimit?: number;
   /** How long a request's headers and body may take to arrive before 408 (default 60 s). */
   requestReceiveTimeoutMs?: number;
+  /** Per-client fairness of request handling: the budget of a pass in milliseconds (default 5; 0: off). */
+  fairQueueBudgetMs?: number;
   /** Serve HTTPS with this certificate and key (and ask for client certificates signed by clientCa). */
   tls?: TlsOptions;
   /**
@@ -76,6 +78,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     futureRevisionWaitMs: 3000,
     requestReceiveTimeoutMs: opts.requestReceiveTimeoutMs ?? 60_000,
     requestLog: opts.requestLog,
+    fairQueueBudgetMs: opts.fairQueueBudgetMs,
   };
   loadKindRules();
   const ctx: ServerContext = {

@@ -135,8 +135,9 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
     }
     throw e;
   }
-  const items = result.items.map((s) => {
-    const o = present(def, s.value);
+  const sources = new Array<KubeObject>(result.items.length);
+  const items = result.items.map((s, i) => {
+    const o = (sources[i] = present(def, s.value));
     // Items of a typed list carry no kind/apiVersion on the wire.
     const { kind: _k, apiVersion: _a, ...rest } = o;
     return rest as KubeObject;
@@ -156,7 +157,7 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
       queryHash: listQueryHash(req),
     });
   }
-  return { code: 200, object: listObj };
+  return { code: 200, object: listObj, listSources: sources };
 }
 
 export { groupVersionPath };
