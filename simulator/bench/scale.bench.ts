@@ -244,7 +244,8 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     const gcLong = gcPauses.filter((d) => d >= 20);
     // The histogram holds the timer's whole interval (10 ms): how late it fired is the rest.
     const late = (ns: number) => Math.max(0, ns / 1e6 - 10).toFixed(0);
-    log(`probes: GET p50 ${percentile(gets, 0.5).toFixed(1)} ms, p99 ${percentile(gets, 0.99).toFixed(1)} ms; LIST p50 ${percentile(lists, 0.5).toFixed(1)} ms, p99 ${percentile(lists, 0.99).toFixed(1)} ms`);
+    const spread = (xs: number[]) => [0.5, 0.9, 0.99, 1].map((p) => percentile(xs, p).toFixed(1)).join(' / ');
+    log(`probes meanwhile, p50 / p90 / p99 / max: GET ${spread(gets)} ms; LIST ${spread(lists)} ms`);
     log(
       `server thread meanwhile: event-loop delay p50 ${late(loopDelay.percentile(50))} ms, p99 ${late(loopDelay.percentile(99))} ms, max ${late(loopDelay.max)} ms; ` +
         `GC ${gcPauses.length} pauses, ${(gcPauses.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s in all, ${gcLong.length} of them >= 20 ms (longest ${Math.max(0, ...gcPauses).toFixed(0)} ms)`,

@@ -72,7 +72,7 @@ export function answerJsonOf(obj: object, json?: string): Buffer | string {
  * list's items carry neither on the wire): an item made from a stored object whose compact JSON is cached (every
  * watched change is, jsonWatchFrame) is that text with its first two members cut, rather than encoded again.
  * Items not cached are encoded here and not kept: a list of the whole store would otherwise push out every entry
- * that watchers and GETs reuse. (Measured: a LIST of 500 cached pods in 1.3 ms instead of 8.4.)
+ * that watchers and GETs reuse. (Measured over HTTP: a LIST of 500 small cached pods, 400 KB, in 3.6 ms instead of 6.8, p50.)
  */
 export function listJsonOf(list: { kind: string; apiVersion: string; metadata: object; items: readonly object[] }, sources: readonly object[]): string {
   const head = goEscaped(JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata }));
