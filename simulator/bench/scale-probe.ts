@@ -31,6 +31,10 @@ if (parentPort && (workerData as { scaleProbe?: ScaleProbeInit } | undefined)?.s
     if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode}`);
     into.push(performance.now() - t);
   };
+  // One untimed round first: a new thread's first requests compile undici's code and open its connections (tens of
+  // milliseconds), which is this thread starting, not the server answering.
+  await timed(init.getPath, []);
+  await timed(init.listPath, []);
   const loop = (async () => {
     while (probing) {
       await timed(init.getPath, gets);
