@@ -78,19 +78,23 @@ export function listJsonOf(list: { kind: string; apiVersion: string; metadata: o
   const head = goEscaped(JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata }));
   const items = list.items;
   const parts = new Array<string>(items.length);
+  // The text a cached item opens with, made once per kind and apiVersion met.
   let lead: Buffer | undefined;
-  let leadOf: object | undefined;
+  let leadKind: unknown;
+  let leadApiVersion: unknown;
   for (let i = 0; i < items.length; i++) {
     const src = sources[i] as { kind?: unknown; apiVersion?: unknown };
-    const cached = Object.isFrozen(src) ? (jsonCache.peek(src, 'json') as Buffer | undefined) : undefined;
+    // Only stored (frozen) objects are ever cached (compactJsonOf): anything else misses here.
+    const cached = jsonCache.peek(src, 'json') as Buffer | undefined;
     if (cached !== undefined) {
       // Stored objects are canonical (api/conversion.ts canonicalObject): kind first, apiVersion second.
-      if (leadOf === undefined || (leadOf as typeof src).kind !== src.kind || (leadOf as typeof src).apiVersion !== src.apiVersion) {
+      if (lead === undefined || src.kind !== leadKind || src.apiVersion !== leadApiVersion) {
+        leadKind = src.kind;
+        leadApiVersion = src.apiVersion;
         lead = Buffer.from(`{"kind":${JSON.stringify(src.kind)},"apiVersion":${JSON.stringify(src.apiVersion)},`);
-        leadOf = src;
       }
-      if (cached.length > lead!.length + 2 && cached.compare(lead!, 0, lead!.length, 0, lead!.length) === 0) {
-        parts[i] = '{' + cached.toString('utf8', lead!.length, cached.length - 1);
+      if (cached.length > lead.length + 2 && cached.compare(lead, 0, lead.length, 0, lead.length) === 0) {
+        parts[i] = '{' + cached.toString('utf8', lead.length, cached.length - 1);
         continue;
       }
     }

@@ -135,9 +135,8 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
     }
     throw e;
   }
-  const sources = new Array<KubeObject>(result.items.length);
-  const items = result.items.map((s, i) => {
-    const o = (sources[i] = present(def, s.value));
+  const sources = result.items.map((s) => present(def, s.value));
+  const items = sources.map((o) => {
     // Items of a typed list carry no kind/apiVersion on the wire.
     const { kind: _k, apiVersion: _a, ...rest } = o;
     return rest as KubeObject;
