@@ -3,8 +3,8 @@
 // server's thread, a probe would also wait for that thread to read its answer: a second pass of the busy server's
 // event loop that no outside client pays.
 //
-//   new Worker(<tsx-registering entry>, { workerData: { scaleProbe: { url, getPath, listPath } } })
-//   'stop' → { gets: number[], lists: number[] } (milliseconds)
+//   new Worker(<tsx-registering entry>, { workerData: { scaleProbe: { url, getPath, listPath, intervalMs } } }) → 'ready'
+//   'go' → 'probing' (from now)      'stop' → { gets: number[], lists: number[] } (milliseconds)
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
@@ -35,14 +35,18 @@ if (parentPort && (workerData as { scaleProbe?: ScaleProbeInit } | undefined)?.s
   // milliseconds), which is this thread starting, not the server answering.
   await timed(init.getPath, []);
   await timed(init.listPath, []);
-  const loop = (async () => {
-    while (probing) {
-      await timed(init.getPath, gets);
-      await timed(init.listPath, lists);
-      await new Promise((r) => setTimeout(r, init.intervalMs));
-    }
-  })();
+  let loop: Promise<void> | undefined;
   port.on('message', async (m: string) => {
+    if (m === 'go') {
+      loop ??= (async () => {
+        while (probing) {
+          await timed(init.getPath, gets);
+          await timed(init.listPath, lists);
+          await new Promise((r) => setTimeout(r, init.intervalMs));
+        }
+      })();
+      return port.postMessage('probing');
+    }
     if (m !== 'stop') return;
     probing = false;
     await loop;

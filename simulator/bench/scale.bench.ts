@@ -13,9 +13,9 @@
 // `npx tsx simulator --nodes N` runs them).
 //
 // Reported: time from the first Deployment create until every pod is Running (counted from a store watch in this
-// process, not by listing), the API's p99 latency of a GET and a LIST (limit=500) probed every 100 ms meanwhile (from a thread of its
-// own, scale-probe.ts),
-// the process's peak RSS, and `kubectl get pods -A --chunk-size=500` over all the pods.
+// process, not by listing), the API's p99 latency of a GET and a LIST (limit=500) probed every 100 ms meanwhile
+// (from a thread of its own, scale-probe.ts), the process's peak RSS, and `kubectl get pods -A --chunk-size=500`
+// over all the pods.
 //
 //   npm run bench:scale                                 1,000 nodes, 100,000 pods through 1,000 Deployments
 //   npm run bench -- scale                              the small variant (BENCH_SCALE_* below)
@@ -83,7 +83,7 @@ async function startClientsThread(init: ScaleClientsInit): Promise<Worker> {
   return worker;
 }
 
-/** The latency probes (scale-probe.ts) in a thread of their own, probing every 100 ms from now. */
+/** The latency probes (scale-probe.ts) in a thread of their own, ready to probe every 100 ms once told 'go'. */
 async function startProber(url: string): Promise<Worker> {
   const init: ScaleProbeInit = { url, getPath: '/api/v1/namespaces/scale-0', listPath: '/api/v1/namespaces/scale-0/pods?limit=500', intervalMs: 100 };
   const prober = tsxWorker(new URL('./scale-probe.ts', import.meta.url).href, { workerData: { scaleProbe: init } });
@@ -97,13 +97,13 @@ async function startProber(url: string): Promise<Worker> {
 /** Stops the probes (after `afterMs` more) and answers their latencies. */
 async function stopProber(prober: Worker, afterMs = 0): Promise<{ gets: number[]; lists: number[] }> {
   if (afterMs) await sleep(afterMs);
-  const r = await askClients<{ gets: number[]; lists: number[] }>(prober, 'stop');
+  const r = await askThread<{ gets: number[]; lists: number[] }>(prober, 'stop');
   await prober.terminate();
   return r;
 }
 
-/** Posts a message to the clients' thread and resolves with its answer. */
-function askClients<T>(worker: Worker, message: unknown): Promise<T> {
+/** Posts a message to a thread of this bench (clients, probes) and resolves with its answer. */
+function askThread<T>(worker: Worker, message: unknown): Promise<T> {
   worker.postMessage(message);
   return new Promise((r) => worker.once('message', (m: T) => r(m)));
 }
@@ -158,11 +158,15 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
   try {
     for (let n = 0; n < NAMESPACES; n++) await call('POST', '/api/v1/namespaces', { metadata: { name: `scale-${n}` } });
     const perDeployment = Math.floor(PODS / DEPLOYMENTS);
+    // Probes: a GET of one object and a LIST chunk, every 100 ms while the pods come up, from a thread of their own,
+    // started before anything is measured (its start is this bench's, not the cluster's) and probing from the window's
+    // opening.
+    const prober = await startProber(sim.url);
     let stopServerProfile: (() => Promise<void>) | undefined;
     if (PROFILE_DIR) {
       mkdirSync(PROFILE_DIR, { recursive: true });
       stopServerProfile = await startThreadProfile(join(PROFILE_DIR, 'scale-server.cpuprofile'));
-      if (worker) await askClients(worker, { profile: join(resolve(PROFILE_DIR), 'scale-clients.cpuprofile') });
+      if (worker) await askThread(worker, { profile: join(resolve(PROFILE_DIR), 'scale-clients.cpuprofile') });
     }
     // Why a probe waits: the server thread's event-loop delay and its garbage collector's pauses meanwhile.
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -179,8 +183,7 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     const cpu0 = process.cpuUsage();
     const serverCpu0 = threadCpuSeconds();
     const clientsCpu0 = worker ? await clientsThreadCpu(worker) : 0;
-    // Probes: a GET of one object and a LIST chunk, every 100 ms while the pods come up, from a thread of their own.
-    const prober = await startProber(sim.url);
+    await askThread(prober, 'go');
     let next = 0;
     await Promise.all(
       Array.from({ length: 16 }, async () => {
@@ -207,12 +210,12 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     const requests = requestCount - requests0;
     loopDelay.disable();
-    const fair = sim.ctx.fairQueue?.stats;
+    const fair = sim.ctx.fairQueue ? { ...sim.ctx.fairQueue.stats } : undefined;
     gcObserver.disconnect();
     const hub = sim.ctx.hub.stats;
     if (stopServerProfile) {
       await stopServerProfile();
-      if (worker) await askClients(worker, 'profile-stop');
+      if (worker) await askThread(worker, 'profile-stop');
       log(`CPU profiles of the window written to ${PROFILE_DIR}/scale-{server,clients}.cpuprofile`);
     }
     const { gets, lists } = await stopProber(prober);
@@ -239,7 +242,9 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
           `(${fair.drains - fair0.drains} passes served queues; at most ${fair.maxWaiting} waiting at once)`,
       );
     // The same probes once the cluster is quiet: what a probe costs by itself.
-    const quiet = await stopProber(await startProber(sim.url), 2000);
+    const quietProber = await startProber(sim.url);
+    await askThread(quietProber, 'go');
+    const quiet = await stopProber(quietProber, 2000);
     log(`the same probes on the quiet cluster afterwards: GET p50 ${percentile(quiet.gets, 0.5).toFixed(1)} ms, LIST p50 ${percentile(quiet.lists, 0.5).toFixed(1)} ms`);
     const gcLong = gcPauses.filter((d) => d >= 20);
     // The histogram holds the timer's whole interval (10 ms): how late it fired is the rest.
