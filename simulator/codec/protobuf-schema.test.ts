@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
+  loadProtoMessages,
+  parseProtoMessages,
   hasProtobuf,
   messageNameForKind,
   protobufKinds,
@@ -126,5 +131,24 @@ test('kind table: served kinds, meta kinds in any group, unknown kinds', () => {
   for (const { apiVersion, kind } of protobufKinds()) {
     const name = messageNameForKind(apiVersion, kind);
     assert.ok(name && protoMessage(name), `${apiVersion} ${kind} resolves to a message`);
+  }
+});
+
+test('the reflection file gives exactly what parsing the .proto files gives, and a broken one is parsed around', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'proto-reflection-'));
+  try {
+    const parsed = JSON.stringify([...parseProtoMessages().values()]);
+    assert.ok(parsed.includes('"k8s.io.api.core.v1.PodSpec"'), 'PodSpec is among the parsed messages');
+    const first = loadProtoMessages(dir); // parses and writes the file
+    const files = readdirSync(dir);
+    assert.equal(files.length, 1, `one reflection file: ${files.join(', ')}`);
+    const second = loadProtoMessages(dir); // reads it
+    assert.equal(JSON.stringify([...first.values()]), parsed);
+    assert.equal(JSON.stringify([...second.values()]), parsed);
+    writeFileSync(join(dir, files[0]), '{ not json');
+    assert.equal(JSON.stringify([...loadProtoMessages(dir).values()]), parsed);
+    assert.equal(JSON.parse(readFileSync(join(dir, files[0]), 'utf8')).length, parsed.length > 0 ? JSON.parse(parsed).length : 0, 'the broken file was written anew');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
