@@ -1,5 +1,5 @@
 // Compiles `npx tsx simulator` (simulator/main.ts) for a fast start; simulator/compiled.ts says when the build is
-// used. Started in the background by simulator/index.ts when no current build exists; by hand:
+// used and loads it. Started in the background by simulator/index.ts when no current build exists; by hand:
 //   node scripts/build-simulator.mjs [checkout]
 // esbuild is tsx's own (no dependency of its own). The output is split where main.ts and cluster.ts import the
 // daemon, the nodes, certificates and etcd after start, so the first answer loads only the API server's part.
@@ -7,6 +7,12 @@
 // resolve where they did); etcd3 and gRPC stay packages loaded at run time (they read .proto files next to
 // their own code). Written beside, then renamed into place, with the manifest last: a start sees a whole build
 // or none.
+//
+// Each chunk is then turned from an ES module into a CommonJS function body (esbuild's transform: its imports
+// become require() calls, its exports getters, import() a promise of a require), which compiled.ts runs with
+// vm.Script and V8's code cache. An ES module imported under tsx goes through tsx's loader thread, whose load hook
+// decodes the text of every module holding the word "import" and scans it with es-module-lexer: 100-150 ms of a
+// start for these chunks, before node itself decodes and compiles them again (measured, 2026-11-23).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +23,9 @@ const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.u
 const cache = join(root, 'node_modules', '.cache', 'simulator', createHash('sha256').update(root).digest('hex').slice(0, 12));
 const lock = join(cache, 'build.lock');
 
+/** simulator/compiled.ts's BUILD_FORMAT: the form of build it loads. */
+const BUILD_FORMAT = 'commonjs-chunks-1';
+
 const keepMetaUrl = {
   name: 'keep-import-meta-url',
   setup(build) {
@@ -26,6 +35,21 @@ const keepMetaUrl = {
     }));
   },
 };
+
+/**
+ * A chunk as the body of a CommonJS module function (compiled.ts gives it exports, require, module, __filename,
+ * __dirname and __chunkImport). Its import() of another chunk becomes __chunkImport, which loads that chunk in a
+ * later turn of the event loop, as an import() would: the daemon's and the nodes' chunks then load while the API
+ * server already answers. Any other import() left in the text (nothing of ours has one) fails the build, so that
+ * the sources run instead. The text stays ASCII (esbuild's default), so compiled.ts reads it as latin1.
+ */
+function asFunctionBody(esbuild, text, name) {
+  const code = esbuild
+    .transformSync(text, { loader: 'js', format: 'cjs', platform: 'node', target: 'node20', minifyWhitespace: true, logLevel: 'silent' })
+    .code.replace(/(?<![\w$.])import\(("\.\/[\w.-]+\.js")\)/g, (_, spec) => `__chunkImport(${spec})`);
+  if (/(?<![\w$.])import\(/.test(code)) throw new Error(`${name}: an import() that is not of a chunk`);
+  return code;
+}
 
 function packagesStamp() {
   try {
@@ -45,7 +69,6 @@ async function main() {
     bundle: true,
     splitting: true,
     outdir: staging,
-    outExtension: { '.js': '.mjs' },
     platform: 'node',
     format: 'esm',
     target: 'node20',
@@ -53,23 +76,10 @@ async function main() {
     metafile: true,
     logLevel: 'silent',
     external: ['etcd3', '@grpc/grpc-js', '@grpc/proto-loader'],
-    banner: {
-      js: [
-        "import { createRequire as __simulatorCreateRequire } from 'node:module';",
-        "import { fileURLToPath as __simulatorFileURLToPath } from 'node:url';",
-        'const require = __simulatorCreateRequire(import.meta.url);',
-        'const __filename = __simulatorFileURLToPath(import.meta.url);',
-        "const __dirname = __filename.replace(/[\\\\/][^\\\\/]*$/, '');",
-      ].join(' '),
-    },
     plugins: [keepMetaUrl],
   });
-  const files = out.outputFiles.map((f) => ({
-    name: relative(staging, f.path),
-    // The chunks load each other through simulator/compiled.ts's runCompiled (see there why not import()).
-    text: f.text.replace(/\bimport\(("\.\/[^"]+\.mjs")\)/g, (_, spec) => `globalThis.__simulatorImport(new URL(${spec}, import.meta.url).href)`),
-  }));
-  if (!files.some((f) => f.name === 'main.mjs')) throw new Error('no main.mjs in the build');
+  const files = out.outputFiles.map((f) => ({ name: relative(staging, f.path), text: asFunctionBody(esbuild, f.text, f.path) }));
+  if (!files.some((f) => f.name === 'main.js')) throw new Error('no main.js in the build');
   const hash = createHash('sha256');
   for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) hash.update(f.name).update('\0').update(f.text).update('\0');
   const name = hash.digest('hex').slice(0, 16);
@@ -94,7 +104,7 @@ async function main() {
   }
   if (packagesStamp() !== packages) return;
   const manifest = join(cache, `manifest.json.${process.pid}`);
-  writeFileSync(manifest, JSON.stringify({ entry: join(name, 'main.mjs'), inputs, packages }));
+  writeFileSync(manifest, JSON.stringify({ format: BUILD_FORMAT, entry: join(name, 'main.js'), inputs, packages }));
   renameSync(manifest, join(cache, 'manifest.json'));
   // Older builds go (each is a few MB) once no start can still be loading their later chunks (ten minutes).
   for (const entry of readdirSync(cache)) {

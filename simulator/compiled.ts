@@ -8,14 +8,24 @@
 // Only node: modules here: this file is read through tsx on every start.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * The form of the build this file loads; scripts/build-simulator.mjs writes the same into its manifest. A build
+ * of another form (an older checkout's ES modules) is not used: the sources run and a build of this form is made.
+ */
+export const BUILD_FORMAT = 'commonjs-chunks-1';
+
 export interface CompiledManifest {
+  /** BUILD_FORMAT of the build. */
+  format: string;
   /** The entry file, relative to the build's directory. */
   entry: string;
   /** Every source file of this checkout the build was made from (path relative to the checkout): [mtimeMs, size]. */
@@ -42,7 +52,7 @@ export function compiledEntry(root = REPO): string | undefined {
   try {
     const dir = cacheDirOf(root);
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as CompiledManifest;
-    if (m.packages !== packagesStamp(root) || Object.keys(m.inputs).length === 0) return undefined;
+    if (m.format !== BUILD_FORMAT || m.packages !== packagesStamp(root) || Object.keys(m.inputs).length === 0) return undefined;
     for (const [file, [mtime, size]] of Object.entries(m.inputs)) {
       const st = statSync(join(root, file));
       if (st.mtimeMs !== mtime || st.size !== size) return undefined;
@@ -55,14 +65,87 @@ export function compiledEntry(root = REPO): string | undefined {
   }
 }
 
+/** A chunk of the build as a CommonJS module: what its function body was given. */
+interface ChunkModule {
+  exports: unknown;
+}
+
+/** V8's code cache of a chunk, beside it. */
+const cacheFileOf = (file: string) => `${file}.v8-${process.version}-${process.arch}`;
+
 /**
- * Runs the compiled command. Its chunks load each other through this function rather than with import() in their
- * text: tsx rewrites every module whose text holds a dynamic import (a pass over the whole 2 MB chunk, with a
- * source map Node then parses), which cost more than the build saves.
+ * Runs the compiled command: the build's chunks are CommonJS function bodies (scripts/build-simulator.mjs), each
+ * compiled with vm.Script from its text and, when there is one, V8's code cache of an earlier start (the functions
+ * that start ran are then not parsed and compiled again), and run with a require that gives the build's own chunks
+ * from here and anything else (node's modules, etcd3) from node. None of it passes through tsx's loader thread.
+ * A few seconds after the start, the code cache of every chunk loaded so far that had none (or whose cache V8
+ * refused: another node) is written beside it, once per build and node.
+ * Returns what the entry chunk exported (main.ts: `started`, the promise of the command's start).
  */
-export async function runCompiled(entry: string): Promise<void> {
-  (globalThis as { __simulatorImport?: (url: string) => Promise<unknown> }).__simulatorImport = (url: string) => import(url);
-  await import(pathToFileURL(entry).href);
+export function runCompiled(entry: string): Record<string, unknown> {
+  const dir = dirname(entry);
+  const chunks = new Map<string, ChunkModule>();
+  const uncached: Array<{ file: string; script: Script }> = [];
+  const texts = new Map<string, string>();
+  // latin1: esbuild writes ASCII, and a one-byte string is the cheapest to make and to compile.
+  const textOf = (file: string): string => texts.get(file) ?? texts.set(file, readFileSync(file, 'latin1')).get(file)!;
+  const load = (file: string): unknown => {
+    const loaded = chunks.get(file);
+    if (loaded) return loaded.exports; // a cycle sees the exports made so far, as CommonJS does
+    const module: ChunkModule = { exports: {} };
+    chunks.set(file, module);
+    let cachedData: Buffer | undefined;
+    try {
+      cachedData = readFileSync(cacheFileOf(file));
+    } catch {
+      // Not made yet.
+    }
+    const script = new Script(`(function (exports, require, module, __filename, __dirname, __chunkImport) {${textOf(file)}\n})`, { filename: file, cachedData });
+    texts.delete(file);
+    if (cachedData === undefined || script.cachedDataRejected) uncached.push({ file, script });
+    const nodeRequire = createRequire(file);
+    const chunkRequire = (specifier: string): unknown => (specifier.startsWith('./') && !specifier.includes('/', 2) ? load(join(dir, specifier.slice(2))) : nodeRequire(specifier));
+    (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, chunkRequire, module, file, dir, chunkImport);
+    return module.exports;
+  };
+  /** The chunks a chunk requires that are not loaded yet, each after those it requires itself. */
+  const unloadedDeps = (file: string, out: string[] = []): string[] => {
+    for (const [, name] of textOf(file).matchAll(/\brequire\("\.\/([\w.-]+\.js)"\)/g)) {
+      const dep = join(dir, name);
+      if (chunks.has(dep) || out.includes(dep)) continue;
+      unloadedDeps(dep, out);
+      out.push(dep);
+    }
+    return out;
+  };
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  // A chunk's import() of another (the daemon, the nodes...): that chunk and those it requires are loaded one per
+  // turn of the event loop (an import() does not block it either), so that requests that came meanwhile, the first
+  // client's while the daemon loads, are answered between them.
+  const chunkImport = async (specifier: string): Promise<unknown> => {
+    const file = join(dir, specifier.slice(2));
+    if (!chunks.has(file)) {
+      for (const dep of unloadedDeps(file)) {
+        await nextTurn();
+        load(dep);
+      }
+      await nextTurn();
+    }
+    return load(file);
+  };
+  const exported = load(entry) as Record<string, unknown>;
+  setTimeout(() => {
+    for (const { file, script } of uncached.splice(0)) {
+      try {
+        const tmp = `${cacheFileOf(file)}.${process.pid}`;
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, cacheFileOf(file));
+      } catch {
+        // A read-only cache directory: every start compiles.
+      }
+    }
+  }, 3_000).unref();
+  return exported;
 }
 
 /** Starts a build for the next start, unless one is under way (a lock younger than two minutes). Never throws. */

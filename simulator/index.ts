@@ -11,8 +11,8 @@ import { buildInBackground, compiledEntry, runCompiled } from './compiled.ts';
 if (process.env.START_TIMING === '1') process.stderr.write(`start-timing: process started at ${performance.timeOrigin}\n`);
 
 const entry = process.env.SIMULATOR_COMPILED === '0' ? undefined : compiledEntry();
-if (entry) await runCompiled(entry);
+if (entry) await (runCompiled(entry) as typeof import('./main.ts')).started;
 else {
-  await import('./main.ts');
+  await (await import('./main.ts')).started;
   if (process.env.SIMULATOR_COMPILED !== '0') buildInBackground();
 }

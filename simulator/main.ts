@@ -276,4 +276,6 @@ function glogPrefix(): string {
   return `I${p(d.getMonth() + 1)}${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}000 `;
 }
 
-await main();
+// Not awaited here: the compiled build runs this file's chunk as a CommonJS function body (compiled.ts), where a
+// top-level await cannot be. index.ts waits for it.
+export const started = main();

@@ -16,11 +16,12 @@ export function substituteVendor<T>(value: T, vendor: string): T {
 }
 
 function walk(value: unknown, vendor: string): unknown {
-  if (typeof value === 'string') return value.split(VENDOR_PLACEHOLDER).join(vendor);
+  // Most strings hold no placeholder: they are kept as they are rather than split and joined (a start walks every row).
+  if (typeof value === 'string') return value.includes(VENDOR_PLACEHOLDER) ? value.split(VENDOR_PLACEHOLDER).join(vendor) : value;
   if (Array.isArray(value)) return value.map((v) => walk(v, vendor));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[walk(k, vendor) as string] = walk(v, vendor);
+    for (const k in value) if (Object.hasOwn(value, k)) out[walk(k, vendor) as string] = walk((value as Record<string, unknown>)[k], vendor);
     return out;
   }
   return value;
