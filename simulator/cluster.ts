@@ -53,9 +53,11 @@ export interface SimulatorOptions extends ApiServerOptions {
    * or once this promise settles (the conformance suites start them once their first check processes are
    * launched, so that the run's discovery reads an idle server). `ready` settles when they are up, or with their
    * start's error, everything then closed; a close before the promise settled starts neither. The suites' embedded
-   * run uses it so that checks needing only the API server start at once. Default: return when all are up.
+   * run uses it so that checks needing only the API server start at once. A number: that many milliseconds after
+   * the server listens (`npx tsx simulator`: a client already waiting is answered before their start holds the
+   * event loop). Default: return when all are up.
    */
-  clientsBehind?: boolean | PromiseLike<unknown>;
+  clientsBehind?: boolean | number | PromiseLike<unknown>;
 }
 
 export interface RunningSimulator {
@@ -135,9 +137,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   // A close before a clientsBehind promise settled: the daemon and nodes are not started at all.
   let closing = false;
   let cancel = () => {};
+  const behind = typeof opts.clientsBehind === 'number' ? new Promise((r) => setTimeout(r, opts.clientsBehind as number)) : opts.clientsBehind;
   const gate =
-    opts.clientsBehind && opts.clientsBehind !== true
-      ? Promise.race([Promise.resolve(opts.clientsBehind).catch(() => {}), new Promise<void>((r) => (cancel = r))])
+    behind && behind !== true
+      ? Promise.race([Promise.resolve(behind).catch(() => {}), new Promise<void>((r) => (cancel = r))])
       : Promise.resolve();
   const clients = gate.then(async () => {
     if (closing) return;

@@ -88,6 +88,9 @@ function parseBool(flag: string, v: string | undefined): boolean | undefined {
   fail(`invalid ${flag} ${JSON.stringify(v)}: expected true or false`);
 }
 
+/** How long after the API server listens the in-process daemon and nodes start (see startSimulator's clientsBehind). */
+const CLIENTS_AFTER_MS = 50;
+
 async function main(): Promise<void> {
   if (process.argv[2] === 'proxy') {
     const { runProxyCommand } = await import('./proxy/command.ts');
@@ -211,7 +214,12 @@ async function main(): Promise<void> {
       serving,
       // httplog's level in the real server.
       requestLog: verbosity >= 3 ? (line) => process.stderr.write(`${glogPrefix()}httplog] ${line}\n`) : undefined,
+      // The daemon and the nodes start a moment after the API server listens: a client already waiting for it (a
+      // harness polling /api, kubectl) is answered first, not after the 150-200 ms of event loop their start takes.
+      // The lines below are printed once they are up.
+      clientsBehind: CLIENTS_AFTER_MS,
     });
+    await sim.ready;
   } catch (e) {
     fail(`cannot start: ${(e as Error).message}`);
   }
