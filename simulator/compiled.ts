@@ -70,8 +70,8 @@ interface ChunkModule {
   exports: unknown;
 }
 
-/** V8's code cache of a chunk, beside it. */
-const cacheFileOf = (file: string) => `${file}.v8-${process.version}-${process.arch}`;
+/** V8's code cache of a chunk, beside it (one per node version and architecture: V8 refuses another's). */
+export const codeCacheFileOf = (file: string) => `${file}.v8-${process.version}-${process.arch}`;
 
 /**
  * Runs the compiled command: the build's chunks are CommonJS function bodies (scripts/build-simulator.mjs), each
@@ -96,7 +96,7 @@ export function runCompiled(entry: string): Record<string, unknown> {
     chunks.set(file, module);
     let cachedData: Buffer | undefined;
     try {
-      cachedData = readFileSync(cacheFileOf(file));
+      cachedData = readFileSync(codeCacheFileOf(file));
     } catch {
       // Not made yet.
     }
@@ -137,9 +137,9 @@ export function runCompiled(entry: string): Record<string, unknown> {
   setTimeout(() => {
     for (const { file, script } of uncached.splice(0)) {
       try {
-        const tmp = `${cacheFileOf(file)}.${process.pid}`;
+        const tmp = `${codeCacheFileOf(file)}.${process.pid}`;
         writeFileSync(tmp, script.createCachedData());
-        renameSync(tmp, cacheFileOf(file));
+        renameSync(tmp, codeCacheFileOf(file));
       } catch {
         // A read-only cache directory: every start compiles.
       }

@@ -9,6 +9,8 @@
 // `npx tsx simulator` runs a compiled build of itself when one matches the sources (simulator/compiled.ts); the
 // bench makes it first, and times a start from the sources too (SIMULATOR_COMPILED=0), as after an edit. So does
 // `npx tsx suites` (suites/harness/compile.ts): the bench runs it once first, as any earlier run would have.
+// The first start of a build writes V8's code cache of its chunks beside them (simulator/compiled.ts), which every
+// later start reads: the bench makes one such start, untimed, before the timed ones.
 // Each timed process (the simulator, the suites, the bare servers) is started with START_TIMING=1 and prints when
 // it started (its performance.timeOrigin, epoch ms): the same events are also timed from the serving node process's
 // own start, leaving out npx and tsx's command before it (on the same wall clock as this process's).
@@ -23,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { formatLine, median, type Measurement } from './measurement.ts';
 import { freePort } from '../testing/ports.ts';
+import { codeCacheFileOf, compiledEntry } from '../compiled.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNS = Number(process.env.BENCH_START_RUNS ?? 5);
@@ -65,6 +68,28 @@ function startTime(t0: number, origin: number | undefined, what: string): StartT
 const NPX = join(dirname(process.execPath), 'npx');
 
 /** Spawns a server on a known port and times process start → its first 200 from /api (polled every 2 ms). */
+/**
+ * One untimed start of the compiled command that runs until V8's code cache of its entry chunk is written (a few
+ * seconds after a start: simulator/compiled.ts), as the first start of a new build does for every later one.
+ */
+async function warmCodeCache(): Promise<void> {
+  const entry = compiledEntry();
+  if (!entry) throw new Error('no compiled build of the simulator after building it');
+  const port = await freePort();
+  const child = spawnNode(['--import', 'tsx', join('simulator', 'index.ts'), '--port', String(port), '--kubeconfig-out', '/dev/null']);
+  child.stdout.resume();
+  child.stderr.resume();
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(codeCacheFileOf(entry))) {
+      if (Date.now() > deadline) throw new Error(`no code cache ${codeCacheFileOf(entry)} 30 s after a start`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    killGroup(child.pid);
+  }
+}
+
 async function timeToFirstAnswer(args: (port: number) => string[], env?: Record<string, string>, command?: string): Promise<StartTime> {
   const port = await freePort();
   const t0 = performance.now();
@@ -158,6 +183,7 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
   // The compiled build `npx tsx simulator` uses once it exists (simulator/compiled.ts): made now, as any start
   // after the sources changed would have it made, so that every timed start below finds it.
   await timeToExit([join('scripts', 'build-simulator.mjs')]);
+  await warmCodeCache();
   await warmSuitesBuild();
   // Inside the checkout (under node_modules/.cache), so that its import of fastify resolves as the simulator's does.
   const bareFile = join(REPO, 'node_modules', '.cache', 'bench-start', 'bare.mjs');
