@@ -8,16 +8,13 @@
 // their own code). Written beside, then renamed into place, with the manifest last: a start sees a whole build
 // or none.
 //
-// Each chunk is then turned from an ES module into a CommonJS function body (esbuild's transform: its imports
-// become require() calls, its exports getters, import() a promise of a require), which compiled.ts runs with
-// vm.Script and V8's code cache. An ES module imported under tsx goes through tsx's loader thread, whose load hook
-// decodes the text of every module holding the word "import" and scans it with es-module-lexer: 100-150 ms of a
-// start for these chunks, before node itself decodes and compiles them again (measured, 2026-11-23).
+// Each chunk is then turned into a CommonJS function body (commonjs-chunks.mjs says why), which compiled.ts loads.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { asFunctionBody } from './commonjs-chunks.mjs';
 
 const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
 const cache = join(root, 'node_modules', '.cache', 'simulator', createHash('sha256').update(root).digest('hex').slice(0, 12));
@@ -35,21 +32,6 @@ const keepMetaUrl = {
     }));
   },
 };
-
-/**
- * A chunk as the body of a CommonJS module function (compiled.ts gives it exports, require, module, __filename,
- * __dirname and __chunkImport). Its import() of another chunk becomes __chunkImport, which loads that chunk in a
- * later turn of the event loop, as an import() would: the daemon's and the nodes' chunks then load while the API
- * server already answers. Any other import() left in the text (nothing of ours has one) fails the build, so that
- * the sources run instead. The text stays ASCII (esbuild's default), so compiled.ts reads it as latin1.
- */
-function asFunctionBody(esbuild, text, name) {
-  const code = esbuild
-    .transformSync(text, { loader: 'js', format: 'cjs', platform: 'node', target: 'node20', minifyWhitespace: true, logLevel: 'silent' })
-    .code.replace(/(?<![\w$.])import\(("\.\/[\w.-]+\.js")\)/g, (_, spec) => `__chunkImport(${spec})`);
-  if (/(?<![\w$.])import\(/.test(code)) throw new Error(`${name}: an import() that is not of a chunk`);
-  return code;
-}
 
 function packagesStamp() {
   try {

@@ -6,14 +6,14 @@
 // build is made in the background (one at a time, at low priority).
 //
 // Only node: modules here: this file is read through tsx on every start.
-import { spawn } from 'node:child_process';
+import type { spawn as Spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Script } from 'node:vm';
+import { constants, Script } from 'node:vm';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -73,22 +73,42 @@ interface ChunkModule {
 /** V8's code cache of a chunk, beside it (one per node version and architecture: V8 refuses another's). */
 export const codeCacheFileOf = (file: string) => `${file}.v8-${process.version}-${process.arch}`;
 
+/** The chunks of one build loaded in this process: each once, shared by every chunk that requires it. */
+export interface ChunkLoader {
+  /** The exports of that chunk (a file of the build's directory), loaded now with those it requires if need be. */
+  load(file: string): unknown;
+}
+
 /**
- * Runs the compiled command: the build's chunks are CommonJS function bodies (scripts/build-simulator.mjs), each
- * compiled with vm.Script from its text and, when there is one, V8's code cache of an earlier start (the functions
- * that start ran are then not parsed and compiled again), and run with a require that gives the build's own chunks
- * from here and anything else (node's modules, etcd3) from node. None of it passes through tsx's loader thread.
- * A few seconds after the start, the code cache of every chunk loaded so far that had none (or whose cache V8
- * refused: another node) is written beside it, once per build and node.
- * Returns what the entry chunk exported (main.ts: `started`, the promise of the command's start).
+ * Loads the chunks of a build made by scripts/commonjs-chunks.mjs (CommonJS function bodies): each compiled with
+ * vm.Script from its text and, when there is one, V8's code cache of an earlier run (the functions that run ran
+ * are then not parsed and compiled again), and run with a require that gives the build's own chunks from here and
+ * anything else (node's modules, etcd3) from node. None of it passes through tsx's loader thread. A chunk's import()
+ * of another chunk (the daemon, the nodes...) loads that chunk and those it requires one per turn of the event loop
+ * (an import() does not block it either), so that requests that came meanwhile, the first client's while the daemon
+ * loads, are answered between them; `nodeImports`: a computed import() left in the text is node's own (through its
+ * loader and tsx's). The code cache of every chunk loaded without one (or whose cache V8 refused: another node) is
+ * written beside it a few seconds after the first load, or when the process exits before that, once per build and
+ * node.
  */
-export function runCompiled(entry: string): Record<string, unknown> {
-  const dir = dirname(entry);
+export function chunkLoader(dir: string, opts: { nodeImports?: boolean } = {}): ChunkLoader {
   const chunks = new Map<string, ChunkModule>();
   const uncached: Array<{ file: string; script: Script }> = [];
   const texts = new Map<string, string>();
   // latin1: esbuild writes ASCII, and a one-byte string is the cheapest to make and to compile.
   const textOf = (file: string): string => texts.get(file) ?? texts.set(file, readFileSync(file, 'latin1')).get(file)!;
+  const writeCodeCache = () => {
+    for (const { file, script } of uncached.splice(0)) {
+      try {
+        const tmp = `${codeCacheFileOf(file)}.${process.pid}`;
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, codeCacheFileOf(file));
+      } catch {
+        // A read-only cache directory: every start compiles.
+      }
+    }
+  };
+  let cacheWriteArmed = false;
   const load = (file: string): unknown => {
     const loaded = chunks.get(file);
     if (loaded) return loaded.exports; // a cycle sees the exports made so far, as CommonJS does
@@ -100,9 +120,20 @@ export function runCompiled(entry: string): Record<string, unknown> {
     } catch {
       // Not made yet.
     }
-    const script = new Script(`(function (exports, require, module, __filename, __dirname, __chunkImport) {${textOf(file)}\n})`, { filename: file, cachedData });
+    const script = new Script(`(function (exports, require, module, __filename, __dirname, __chunkImport) {${textOf(file)}\n})`, {
+      filename: file,
+      cachedData,
+      ...(opts.nodeImports ? { importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER } : {}),
+    });
     texts.delete(file);
-    if (cachedData === undefined || script.cachedDataRejected) uncached.push({ file, script });
+    if (cachedData === undefined || script.cachedDataRejected) {
+      uncached.push({ file, script });
+      if (!cacheWriteArmed) {
+        cacheWriteArmed = true;
+        setTimeout(writeCodeCache, 3_000).unref();
+        process.once('exit', writeCodeCache);
+      }
+    }
     const nodeRequire = createRequire(file);
     const chunkRequire = (specifier: string): unknown => (specifier.startsWith('./') && !specifier.includes('/', 2) ? load(join(dir, specifier.slice(2))) : nodeRequire(specifier));
     (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, chunkRequire, module, file, dir, chunkImport);
@@ -119,9 +150,6 @@ export function runCompiled(entry: string): Record<string, unknown> {
     return out;
   };
   const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-  // A chunk's import() of another (the daemon, the nodes...): that chunk and those it requires are loaded one per
-  // turn of the event loop (an import() does not block it either), so that requests that came meanwhile, the first
-  // client's while the daemon loads, are answered between them.
   const chunkImport = async (specifier: string): Promise<unknown> => {
     const file = join(dir, specifier.slice(2));
     if (!chunks.has(file)) {
@@ -133,19 +161,12 @@ export function runCompiled(entry: string): Record<string, unknown> {
     }
     return load(file);
   };
-  const exported = load(entry) as Record<string, unknown>;
-  setTimeout(() => {
-    for (const { file, script } of uncached.splice(0)) {
-      try {
-        const tmp = `${codeCacheFileOf(file)}.${process.pid}`;
-        writeFileSync(tmp, script.createCachedData());
-        renameSync(tmp, codeCacheFileOf(file));
-      } catch {
-        // A read-only cache directory: every start compiles.
-      }
-    }
-  }, 3_000).unref();
-  return exported;
+  return { load };
+}
+
+/** Runs the compiled command (chunkLoader); what its entry chunk exported (main.ts: `started`, the promise of its start). */
+export function runCompiled(entry: string): Record<string, unknown> {
+  return chunkLoader(dirname(entry)).load(entry) as Record<string, unknown>;
 }
 
 /** Starts a build for the next start, unless one is under way (a lock younger than two minutes). Never throws. */
@@ -160,6 +181,8 @@ export function buildInBackground(root = REPO): void {
       // No build under way.
     }
     writeFileSync(lock, String(process.pid));
+    // node:child_process only here: loading it costs a start that runs a build about 5 ms.
+    const { spawn } = process.getBuiltinModule('node:child_process') as { spawn: typeof Spawn };
     const child = spawn(process.execPath, [join(root, 'scripts', 'build-simulator.mjs'), root], { detached: true, stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '' } });
     child.on('error', () => {});
     if (child.pid) setPriority(child.pid, 19);

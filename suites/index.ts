@@ -5,8 +5,11 @@
 // does not wait for tsx to read, resolve and transpile several hundred modules one by one through its loader
 // thread. Without a current build it runs the sources; the run then makes the build. SUITES_COMPILED=0 always runs
 // the sources.
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { currentBuild, setCompiledSuites, SUITES_BUILD, suitesBuildEntries } from './harness/compile.ts';
+import { chunkLoader } from '../simulator/compiled.ts';
+import { commonJsFileOf, currentBuild, setCompiledSuites, SUITES_BUILD, suitesBuildEntries } from './harness/compile.ts';
 
 // START_TIMING=1: when this process started (epoch ms, node's own clock origin), for simulator/bench/startup.bench.ts
 // to time the first finished check from this process's start rather than from npx's.
@@ -15,7 +18,12 @@ if (process.env.START_TIMING === '1') process.stderr.write(`start-timing: proces
 type Cli = typeof import('./cli/main.ts');
 const build = process.env.SUITES_COMPILED === '0' ? undefined : currentBuild(SUITES_BUILD, suitesBuildEntries());
 let cli: Cli;
-if (build) {
+if (build && existsSync(commonJsFileOf(build['suites-cli']))) {
+  // The build's CommonJS chunks (harness/compile.ts COMMONJS_DIR): none goes through tsx's loader thread.
+  const loader = chunkLoader(dirname(commonJsFileOf(build['suites-cli'])), { nodeImports: true });
+  setCompiledSuites(build, loader);
+  cli = loader.load(commonJsFileOf(build['suites-cli'])) as Cli;
+} else if (build) {
   setCompiledSuites(build);
   cli = (await import(pathToFileURL(build['suites-cli']).href)) as Cli;
 } else cli = await import('./cli/main.ts');

@@ -4,7 +4,7 @@ import { readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { registeredChecks, setCurrentSuite, type CheckDefinition } from './check.ts';
-import { compiledSuiteFile } from './compile.ts';
+import { compiledSuiteFile, loadCompiledSuite } from './compile.ts';
 
 export const SUITES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE_SUFFIX = '.suite.ts';
@@ -41,7 +41,7 @@ export async function loadCatalog(files: SuiteFile[] = suiteFilesIn()): Promise<
   for (const suite of files) {
     setCurrentSuite(suite.name);
     try {
-      await import(pathToFileURL(compiledSuiteFile(suite.name) ?? suite.file).href);
+      if (!(await loadCompiledSuite(suite.name))) await import(pathToFileURL(suite.file).href);
     } catch (err) {
       throw new Error(`suite file ${suite.file} failed to load: ${(err as Error).message}`);
     }

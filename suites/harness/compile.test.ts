@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { compileEntries, currentBuild, REPO_ROOT, withoutTsx } from './compile.ts';
+import { commonJsFileOf, compileEntries, currentBuild, REPO_ROOT, withoutTsx } from './compile.ts';
+import { chunkLoader } from '../../simulator/compiled.ts';
 
 test('compiled entries run under plain node with their sources\' import.meta.url and lazy imports', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'compile-test-'));
@@ -85,4 +86,27 @@ test('withoutTsx drops tsx\'s loader options and keeps the others', () => {
     ['--cpu-prof', '--import', './other.mjs'],
   );
   assert.deepEqual(withoutTsx(['--import', 'tsx']), []);
+});
+
+test('a build holds its chunks as CommonJS function bodies too, which the chunk loader runs with their lazy imports; not when one has a top-level await', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'compile-commonjs-test-'));
+  try {
+    writeFileSync(join(dir, 'late.ts'), "export const late: string = 'late module';\n");
+    writeFileSync(join(dir, 'place.ts'), "export const place: string = new URL('.', import.meta.url).pathname;\n");
+    writeFileSync(join(dir, 'main.ts'), "import { place } from './place.ts';\nexport { place };\nexport async function late(): Promise<string> {\n  return (await import('./late.ts')).late;\n}\n");
+    const out = await compileEntries('compile-commonjs-test', { main: join(dir, 'main.ts') });
+    assert.ok(out?.main, 'compiled');
+    const file = commonJsFileOf(out.main);
+    assert.doesNotMatch(readFileSync(file, 'latin1'), /^\s*(import|export)\s/m, 'no ES module syntax');
+    const main = chunkLoader(dirname(file)).load(file) as { place: string; late(): Promise<string> };
+    assert.equal(main.place, `${dir}/`, 'place.ts keeps its own import.meta.url');
+    assert.equal(await main.late(), 'late module');
+
+    writeFileSync(join(dir, 'top.ts'), "const m = await import('./late.ts');\nconsole.log(m.late);\n");
+    const top = await compileEntries('compile-commonjs-test', { top: join(dir, 'top.ts') });
+    assert.ok(top?.top, 'compiled');
+    assert.equal(readdirSync(dirname(top.top)).includes('commonjs'), false, 'a top-level await: the ES modules only');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

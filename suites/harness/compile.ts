@@ -16,12 +16,14 @@
 // all match, the build is used without running esbuild (currentBuild). Undefined when anything fails: the caller
 // keeps tsx.
 //
-// Only node: modules here: suites/index.ts reads this file through tsx on every start.
+// Only node: modules here (and scripts/commonjs-chunks.mjs, which imports nothing): suites/index.ts reads this file
+// through tsx on every start.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { asFunctionBody } from '../../scripts/commonjs-chunks.mjs';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -31,6 +33,7 @@ interface EsbuildPlugin {
 }
 interface Esbuild {
   build(options: Record<string, unknown>): Promise<{ outputFiles?: Array<{ path: string; text: string }>; metafile?: { inputs: Record<string, unknown> } }>;
+  transformSync(text: string, options: Record<string, unknown>): { code: string };
 }
 
 /** Every source file's `import.meta.url` as the literal URL of that file, so that paths computed from it still hold. */
@@ -55,14 +58,35 @@ export function suitesBuildEntries(root = REPO_ROOT): Record<string, string> {
 }
 
 const COMPILED_KEY = Symbol.for('cluster-api-conformance.compiled-suites');
+const LOADER_KEY = Symbol.for('cluster-api-conformance.compiled-suites-loader');
 
 /**
  * Set by suites/index.ts when it runs the compiled command: the compiled files of the same build, so that the
  * catalog loads the compiled suite files (whose checks register with the command's own harness) rather than the
- * sources through tsx.
+ * sources through tsx; and, when the command runs from the build's CommonJS chunks, what loads them (a suite file
+ * must come through the same loader, or its checks would register with a second copy of the harness).
  */
-export function setCompiledSuites(files: Record<string, string>): void {
+export function setCompiledSuites(files: Record<string, string>, commonJs?: { load(file: string): unknown }): void {
   (globalThis as Record<symbol, unknown>)[COMPILED_KEY] = files;
+  (globalThis as Record<symbol, unknown>)[LOADER_KEY] = commonJs;
+}
+
+/** The build's CommonJS form of a compiled file (COMMONJS_DIR beside it). */
+export function commonJsFileOf(file: string): string {
+  return join(dirname(file), COMMONJS_DIR, basename(file));
+}
+
+/**
+ * Loads the compiled suite file of that name, as the command itself was loaded (its CommonJS chunks, else the ES
+ * module); false when this process has no compiled suite file of that name.
+ */
+export async function loadCompiledSuite(name: string): Promise<boolean> {
+  const file = compiledSuiteFile(name);
+  if (!file) return false;
+  const loader = (globalThis as Record<symbol, unknown>)[LOADER_KEY] as { load(file: string): unknown } | undefined;
+  if (loader) loader.load(commonJsFileOf(file));
+  else await import(pathToFileURL(file).href);
+  return true;
 }
 
 /** The compiled file of a suite (`crud` → .../crud.suite.js) when this process runs the compiled command. */
@@ -166,9 +190,7 @@ export async function compileEntries(cacheName: string, entries: Record<string, 
       write: false,
       metafile: true,
       logLevel: 'silent',
-      banner: {
-        js: `import { createRequire as __compiledCreateRequire } from 'node:module'; import { ${DYNAMIC_IMPORT} } from './${DYNAMIC_IMPORT_FILE}'; const require = __compiledCreateRequire(import.meta.url);`,
-      },
+      banner: { js: BANNER },
       plugins: [keepMetaUrl],
       external: [
         // Left to node: its classes register with tsyringe through decorators whose modules import each other in a
@@ -181,17 +203,24 @@ export async function compileEntries(cacheName: string, entries: Record<string, 
       ],
     });
     const files = (out.outputFiles ?? []).map((f) => ({ name: relative(staging, f.path), text: withoutDynamicImport(f.text) }));
+    const commonJs = asCommonJs(esbuild, out.outputFiles ?? [], staging);
     files.push({ name: DYNAMIC_IMPORT_FILE, text: `export const ${DYNAMIC_IMPORT} = (specifier) => ${IMPORT_CALL}specifier);\n` });
     if (!Object.keys(entries).every((name) => files.some((f) => f.name === `${name}.js`))) return undefined;
     const hash = createHash('sha256');
     for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) hash.update(f.name).update('\0').update(f.text).update('\0');
     const dir = join(cache, hash.digest('hex').slice(0, 16));
-    if (existsSync(join(dir, `${Object.keys(entries)[0]}.js`))) utimesSync(dir, new Date(), new Date());
-    else {
+    if (existsSync(join(dir, `${Object.keys(entries)[0]}.js`))) {
+      utimesSync(dir, new Date(), new Date());
+      if (commonJs && !existsSync(join(dir, COMMONJS_DIR))) writeDirAside(join(dir, COMMONJS_DIR), commonJs); // made before this form
+    } else {
       // Written aside, then renamed into place whole: a run beside this one sees all of it or none.
       const tmp = `${dir}.${process.pid}.tmp`;
       mkdirSync(tmp, { recursive: true });
       for (const f of files) writeFileSync(join(tmp, f.name), f.text);
+      if (commonJs) {
+        mkdirSync(join(tmp, COMMONJS_DIR));
+        for (const f of commonJs) writeFileSync(join(tmp, COMMONJS_DIR, f.name), f.text);
+      }
       try {
         renameSync(tmp, dir);
       } catch {
@@ -204,6 +233,47 @@ export async function compileEntries(cacheName: string, entries: Record<string, 
     return outputs;
   } catch {
     return undefined;
+  }
+}
+
+/** What every chunk of a build starts with (before its own text and a newline). */
+const BANNER = `import { createRequire as __compiledCreateRequire } from 'node:module'; import { ${DYNAMIC_IMPORT} } from './${DYNAMIC_IMPORT_FILE}'; const require = __compiledCreateRequire(import.meta.url);`;
+
+/**
+ * The subdirectory of a build holding the same chunks as CommonJS function bodies (scripts/commonjs-chunks.mjs says
+ * why), which the `npx tsx suites` command loads (suites/index.ts): it runs under tsx, whose loader thread every ES
+ * module would go through. Check processes run the ES modules with plain node.
+ */
+export const COMMONJS_DIR = 'commonjs';
+
+/**
+ * The chunks of esbuild's output as CommonJS function bodies, without the banner (the loader gives `require`);
+ * undefined when one cannot be one (a top-level await): the command then imports the ES modules.
+ */
+function asCommonJs(
+  esbuild: Esbuild,
+  outputs: ReadonlyArray<{ path: string; text: string }>,
+  staging: string,
+): Array<{ name: string; text: string }> | undefined {
+  try {
+    return outputs.map((f) => {
+      const text = f.text.startsWith(BANNER) ? f.text.slice(BANNER.length) : f.text;
+      return { name: relative(staging, f.path), text: asFunctionBody(esbuild, text, f.path, 'keep') };
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Files written into a directory beside `dir`, then renamed into place whole (a run beside this one sees all or none). */
+function writeDirAside(dir: string, files: ReadonlyArray<{ name: string; text: string }>): void {
+  const tmp = `${dir}.${process.pid}.tmp`;
+  try {
+    mkdirSync(tmp, { recursive: true });
+    for (const f of files) writeFileSync(join(tmp, f.name), f.text);
+    renameSync(tmp, dir);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true }); // another run put it there first
   }
 }
 
