@@ -94,7 +94,7 @@ test('a build holds its chunks as CommonJS function bodies too, which the chunk 
     writeFileSync(join(dir, 'late.ts'), "export const late: string = 'late module';\n");
     writeFileSync(join(dir, 'place.ts'), "export const place: string = new URL('.', import.meta.url).pathname;\n");
     writeFileSync(join(dir, 'main.ts'), "import { place } from './place.ts';\nexport { place };\nexport async function late(): Promise<string> {\n  return (await import('./late.ts')).late;\n}\n");
-    const out = await compileEntries('compile-commonjs-test', { main: join(dir, 'main.ts') });
+    const out = await compileEntries('compile-commonjs-test', { main: join(dir, 'main.ts') }, undefined, { commonJs: true });
     assert.ok(out?.main, 'compiled');
     const file = commonJsFileOf(out.main);
     assert.doesNotMatch(readFileSync(file, 'latin1'), /^\s*(import|export)\s/m, 'no ES module syntax');
@@ -103,7 +103,7 @@ test('a build holds its chunks as CommonJS function bodies too, which the chunk 
     assert.equal(await main.late(), 'late module');
 
     writeFileSync(join(dir, 'top.ts'), "const m = await import('./late.ts');\nconsole.log(m.late);\n");
-    const top = await compileEntries('compile-commonjs-test', { top: join(dir, 'top.ts') });
+    const top = await compileEntries('compile-commonjs-test', { top: join(dir, 'top.ts') }, undefined, { commonJs: true });
     assert.ok(top?.top, 'compiled');
     assert.equal(readdirSync(dirname(top.top)).includes('commonjs'), false, 'a top-level await: the ES modules only');
   } finally {

@@ -161,8 +161,14 @@ export const IMPORT_CALL = ['import', '('].join('');
 /**
  * Compiles the entry points (output name → source file); the compiled file of each entry (`<dir>/<name>.js`),
  * or undefined when they cannot be compiled here. A current build (currentBuild) is returned as it is.
+ * `opts.commonJs`: the build's CommonJS form too (COMMONJS_DIR), for a command that runs under tsx.
  */
-export async function compileEntries(cacheName: string, entries: Record<string, string>, root = REPO_ROOT): Promise<Record<string, string> | undefined> {
+export async function compileEntries(
+  cacheName: string,
+  entries: Record<string, string>,
+  root = REPO_ROOT,
+  opts: { commonJs?: boolean } = {},
+): Promise<Record<string, string> | undefined> {
   const current = currentBuild(cacheName, entries, root);
   if (current) {
     try {
@@ -203,7 +209,7 @@ export async function compileEntries(cacheName: string, entries: Record<string, 
       ],
     });
     const files = (out.outputFiles ?? []).map((f) => ({ name: relative(staging, f.path), text: withoutDynamicImport(f.text) }));
-    const commonJs = asCommonJs(esbuild, out.outputFiles ?? [], staging);
+    const commonJs = opts.commonJs ? asCommonJs(esbuild, out.outputFiles ?? [], staging) : undefined;
     files.push({ name: DYNAMIC_IMPORT_FILE, text: `export const ${DYNAMIC_IMPORT} = (specifier) => ${IMPORT_CALL}specifier);\n` });
     if (!Object.keys(entries).every((name) => files.some((f) => f.name === `${name}.js`))) return undefined;
     const hash = createHash('sha256');

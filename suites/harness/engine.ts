@@ -82,7 +82,8 @@ export interface EngineOptions extends Selection {
  * same build holds the command itself (`suites-cli`), which suites/index.ts runs at the next start.
  */
 export async function compileSuites(): Promise<Record<string, string> | undefined> {
-  const compiled = await compileEntries(SUITES_BUILD, suitesBuildEntries());
+  // With its CommonJS form: the `npx tsx suites` command runs from it (suites/index.ts).
+  const compiled = await compileEntries(SUITES_BUILD, suitesBuildEntries(), undefined, { commonJs: true });
   if (compiled && !existsSync(join(dirname(compiled['suites-cli']), CATALOG_FILE))) writeBuildCatalog(compiled);
   return compiled;
 }
