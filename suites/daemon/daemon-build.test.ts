@@ -25,7 +25,9 @@ test('the compiled daemon answers as the source does, and is found again by its 
   assert.equal(bad.status, 2, `${bad.stdout}${bad.stderr}`);
   assert.match(bad.stderr, /--port/);
   // The protobuf codec is a chunk of its own, imported by the daemon's client at run time.
-  const chunks = readdirSync(dirname(file)).map((n) => readFileSync(join(dirname(file), n), 'utf8'));
+  const chunks = readdirSync(dirname(file))
+    .filter((n) => n.endsWith('.js'))
+    .map((n) => readFileSync(join(dirname(file), n), 'utf8'));
   assert.ok(chunks.some((text) => /encodeObject/.test(text) && /hasProtobuf/.test(text)), 'the protobuf codec is in the build');
 });
 
