@@ -5,6 +5,10 @@
 // when all of them still match, so an edited source is never run stale: the sources run instead while a new
 // build is made in the background (one at a time, at low priority).
 //
+// The build's chunks are CommonJS function bodies (scripts/commonjs-chunks.mjs says why); chunkLoader below runs
+// them with V8's code cache, for this command and for `npx tsx suites`, whose build has the same form beside its ES
+// modules (suites/index.ts, suites/harness/compile.ts).
+//
 // Only node: modules here: this file is read through tsx on every start.
 import type { spawn as Spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
