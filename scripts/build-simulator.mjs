@@ -14,14 +14,11 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, wri
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { asFunctionBody } from './commonjs-chunks.mjs';
+import { asFunctionBody, CHUNK_FORM } from './commonjs-chunks.mjs';
 
 const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
 const cache = join(root, 'node_modules', '.cache', 'simulator', createHash('sha256').update(root).digest('hex').slice(0, 12));
 const lock = join(cache, 'build.lock');
-
-/** simulator/compiled.ts's BUILD_FORMAT: the form of build it loads. */
-const BUILD_FORMAT = 'commonjs-chunks-1';
 
 const keepMetaUrl = {
   name: 'keep-import-meta-url',
@@ -86,7 +83,7 @@ async function main() {
   }
   if (packagesStamp() !== packages) return;
   const manifest = join(cache, `manifest.json.${process.pid}`);
-  writeFileSync(manifest, JSON.stringify({ format: BUILD_FORMAT, entry: join(name, 'main.js'), inputs, packages }));
+  writeFileSync(manifest, JSON.stringify({ format: CHUNK_FORM, entry: join(name, 'main.js'), inputs, packages }));
   renameSync(manifest, join(cache, 'manifest.json'));
   // Older builds go (each is a few MB) once no start can still be loading their later chunks (ten minutes).
   for (const entry of readdirSync(cache)) {

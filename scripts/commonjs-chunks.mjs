@@ -14,6 +14,15 @@
 // loop, as an import() would. Whitespace and comments go (a third of the text to read; a comment's
 // "import(...)" would otherwise read as a call). The text stays ASCII (esbuild's default), so it is read as latin1.
 
+/**
+ * The form of chunk this file makes and simulator/compiled.ts loads: a manifest of the simulator's build names it, so
+ * that a build of another form (an older checkout's ES modules) is never loaded as this one. Changed with the form.
+ */
+export const CHUNK_FORM = 'commonjs-chunks-1';
+
+/** What the loader puts before a chunk's text (then a newline and `})`): the names a chunk's body is given. */
+export const FUNCTION_HEAD = '(function (exports, require, module, __filename, __dirname, __chunkImport) {';
+
 /** A chunk's import() of another chunk, as esbuild writes it. */
 const CHUNK_IMPORT = /(?<![\w$.])import\(("\.\/[\w.-]+\.js")\)/g;
 /** Any other import() (a computed specifier). */

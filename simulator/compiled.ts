@@ -9,7 +9,8 @@
 // them with V8's code cache, for this command and for `npx tsx suites`, whose build has the same form beside its ES
 // modules (suites/index.ts, suites/harness/compile.ts).
 //
-// Only node: modules here: this file is read through tsx on every start.
+// Only node: modules here (and scripts/commonjs-chunks.mjs, which imports nothing): this file is read through tsx on
+// every start.
 import type { spawn as Spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -18,17 +19,12 @@ import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants, Script } from 'node:vm';
+import { CHUNK_FORM, FUNCTION_HEAD } from '../scripts/commonjs-chunks.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/**
- * The form of the build this file loads; scripts/build-simulator.mjs writes the same into its manifest. A build
- * of another form (an older checkout's ES modules) is not used: the sources run and a build of this form is made.
- */
-export const BUILD_FORMAT = 'commonjs-chunks-1';
-
 export interface CompiledManifest {
-  /** BUILD_FORMAT of the build. */
+  /** The form of its chunks (commonjs-chunks.mjs CHUNK_FORM): a build of another form is not used. */
   format: string;
   /** The entry file, relative to the build's directory. */
   entry: string;
@@ -56,7 +52,7 @@ export function compiledEntry(root = REPO): string | undefined {
   try {
     const dir = cacheDirOf(root);
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as CompiledManifest;
-    if (m.format !== BUILD_FORMAT || m.packages !== packagesStamp(root) || Object.keys(m.inputs).length === 0) return undefined;
+    if (m.format !== CHUNK_FORM || m.packages !== packagesStamp(root) || Object.keys(m.inputs).length === 0) return undefined;
     for (const [file, [mtime, size]] of Object.entries(m.inputs)) {
       const st = statSync(join(root, file));
       if (st.mtimeMs !== mtime || st.size !== size) return undefined;
@@ -124,7 +120,7 @@ export function chunkLoader(dir: string, opts: { nodeImports?: boolean } = {}): 
     } catch {
       // Not made yet.
     }
-    const script = new Script(`(function (exports, require, module, __filename, __dirname, __chunkImport) {${textOf(file)}\n})`, {
+    const script = new Script(`${FUNCTION_HEAD}${textOf(file)}\n})`, {
       filename: file,
       cachedData,
       ...(opts.nodeImports ? { importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER } : {}),
