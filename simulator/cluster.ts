@@ -137,7 +137,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   // A close before a clientsBehind promise settled: the daemon and nodes are not started at all.
   let closing = false;
   let cancel = () => {};
-  const behind = typeof opts.clientsBehind === 'number' ? new Promise((r) => setTimeout(r, opts.clientsBehind as number)) : opts.clientsBehind;
+  const { clientsBehind } = opts;
+  const behind = typeof clientsBehind === 'number' ? new Promise((r) => setTimeout(r, clientsBehind)) : clientsBehind;
   const gate =
     behind && behind !== true
       ? Promise.race([Promise.resolve(behind).catch(() => {}), new Promise<void>((r) => (cancel = r))])

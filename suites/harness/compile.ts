@@ -24,6 +24,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { asFunctionBody } from '../../scripts/commonjs-chunks.mjs';
+import type { ChunkLoader } from '../../simulator/compiled.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -66,7 +67,7 @@ const LOADER_KEY = Symbol.for('cluster-api-conformance.compiled-suites-loader');
  * sources through tsx; and, when the command runs from the build's CommonJS chunks, what loads them (a suite file
  * must come through the same loader, or its checks would register with a second copy of the harness).
  */
-export function setCompiledSuites(files: Record<string, string>, commonJs?: { load(file: string): unknown }): void {
+export function setCompiledSuites(files: Record<string, string>, commonJs?: ChunkLoader): void {
   (globalThis as Record<symbol, unknown>)[COMPILED_KEY] = files;
   (globalThis as Record<symbol, unknown>)[LOADER_KEY] = commonJs;
 }
@@ -83,7 +84,7 @@ export function commonJsFileOf(file: string): string {
 export async function loadCompiledSuite(name: string): Promise<boolean> {
   const file = compiledSuiteFile(name);
   if (!file) return false;
-  const loader = (globalThis as Record<symbol, unknown>)[LOADER_KEY] as { load(file: string): unknown } | undefined;
+  const loader = (globalThis as Record<symbol, unknown>)[LOADER_KEY] as ChunkLoader | undefined;
   if (loader) loader.load(commonJsFileOf(file));
   else await import(pathToFileURL(file).href);
   return true;
@@ -215,22 +216,15 @@ export async function compileEntries(
     const hash = createHash('sha256');
     for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) hash.update(f.name).update('\0').update(f.text).update('\0');
     const dir = join(cache, hash.digest('hex').slice(0, 16));
-    if (existsSync(join(dir, `${Object.keys(entries)[0]}.js`))) {
-      utimesSync(dir, new Date(), new Date());
-      if (commonJs && !existsSync(join(dir, COMMONJS_DIR))) writeDirAside(join(dir, COMMONJS_DIR), commonJs); // made before this form
-    } else {
-      // Written aside, then renamed into place whole: a run beside this one sees all of it or none.
-      const tmp = `${dir}.${process.pid}.tmp`;
-      mkdirSync(tmp, { recursive: true });
-      for (const f of files) writeFileSync(join(tmp, f.name), f.text);
-      if (commonJs) {
-        mkdirSync(join(tmp, COMMONJS_DIR));
-        for (const f of commonJs) writeFileSync(join(tmp, COMMONJS_DIR, f.name), f.text);
-      }
+    if (existsSync(join(dir, `${Object.keys(entries)[0]}.js`))) utimesSync(dir, new Date(), new Date());
+    else writeDirAside(dir, files);
+    // The CommonJS form goes beside them (also into a build made before it was asked for); only an optimisation of
+    // the command's start, so a failure to write it fails nothing.
+    if (commonJs && !existsSync(join(dir, COMMONJS_DIR))) {
       try {
-        renameSync(tmp, dir);
+        writeDirAside(join(dir, COMMONJS_DIR), commonJs);
       } catch {
-        rmSync(tmp, { recursive: true, force: true }); // another run put the same files there first
+        // The command imports the ES modules.
       }
     }
     pruneOld(cache, dir);
@@ -271,15 +265,18 @@ function asCommonJs(
   }
 }
 
-/** Files written into a directory beside `dir`, then renamed into place whole (a run beside this one sees all or none). */
+/**
+ * Files written into a directory aside, then renamed into place as `dir` whole: a run beside this one sees all or
+ * none. A failed write throws; a failed rename means another run put the same files there first.
+ */
 function writeDirAside(dir: string, files: ReadonlyArray<{ name: string; text: string }>): void {
   const tmp = `${dir}.${process.pid}.tmp`;
+  mkdirSync(tmp, { recursive: true });
+  for (const f of files) writeFileSync(join(tmp, f.name), f.text);
   try {
-    mkdirSync(tmp, { recursive: true });
-    for (const f of files) writeFileSync(join(tmp, f.name), f.text);
     renameSync(tmp, dir);
   } catch {
-    rmSync(tmp, { recursive: true, force: true }); // another run put it there first
+    rmSync(tmp, { recursive: true, force: true });
   }
 }
 
