@@ -35,6 +35,12 @@ function spawnNode(args: string[], env: Record<string, string> = {}, command = p
   return spawn(command, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, NODE_OPTIONS: '', START_TIMING: '1', ...env } });
 }
 
+/** `node --import tsx simulator` on that port: the compiled command, as tsx's command starts it. */
+const simulatorArgs = (port: number) => ['--import', 'tsx', join('simulator', 'index.ts'), '--port', String(port), '--kubeconfig-out', '/dev/null'];
+
+/** `suites` with one quick check against its embedded simulator, reports into that directory. */
+const suitesArgs = (reports: string) => ['suites', '--suite', 'crud', '--grep', '^crud\\.not-found$', '--report-dir', reports];
+
 /** Epoch milliseconds now, on the clock of a child's performance.timeOrigin. */
 const epochNow = () => performance.timeOrigin + performance.now();
 
@@ -76,7 +82,7 @@ async function warmCodeCache(): Promise<void> {
   const entry = compiledEntry();
   if (!entry) throw new Error('no compiled build of the simulator after building it');
   const port = await freePort();
-  const child = spawnNode(['--import', 'tsx', join('simulator', 'index.ts'), '--port', String(port), '--kubeconfig-out', '/dev/null']);
+  const child = spawnNode(simulatorArgs(port));
   child.stdout.resume();
   child.stderr.resume();
   try {
@@ -138,7 +144,7 @@ async function timeToExit(args: string[]): Promise<number> {
 async function timeToFirstCheck(): Promise<StartTime> {
   const reports = mkdtempSync(join(tmpdir(), 'bench-suites-'));
   const t0 = performance.now();
-  const child = spawnNode(['tsx', 'suites', '--suite', 'crud', '--grep', '^crud\\.not-found$', '--report-dir', reports], {}, NPX);
+  const child = spawnNode(['tsx', ...suitesArgs(reports)], {}, NPX);
   let out = '';
   const err = watchStderr(child);
   try {
@@ -178,7 +184,7 @@ async function warmSuitesBuild(): Promise<void> {
   // exits (simulator/compiled.ts), as any earlier run has; the timed runs are stopped before they exit.
   const reports = mkdtempSync(join(tmpdir(), 'bench-suites-'));
   try {
-    await timeToExit(['--import', 'tsx', 'suites', '--suite', 'crud', '--grep', '^crud\\.not-found$', '--report-dir', reports]);
+    await timeToExit(['--import', 'tsx', ...suitesArgs(reports)]);
   } finally {
     rmSync(reports, { recursive: true, force: true });
   }
@@ -209,9 +215,9 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     plain.push(await timeToExit(['-e', '']));
     tsx.push(await timeToExit(['--import', 'tsx', '-e', '']));
     bare.push(await timeToFirstAnswer((port) => ['--import', 'tsx', '--input-type=module', '-e', BARE(port)]));
-    sim.push(await timeToFirstAnswer((port) => ['--import', 'tsx', join('simulator', 'index.ts'), '--port', String(port), '--kubeconfig-out', '/dev/null']));
+    sim.push(await timeToFirstAnswer(simulatorArgs));
     sources.push(
-      await timeToFirstAnswer((port) => ['--import', 'tsx', join('simulator', 'index.ts'), '--port', String(port), '--kubeconfig-out', '/dev/null'], { SIMULATOR_COMPILED: '0' }),
+      await timeToFirstAnswer(simulatorArgs, { SIMULATOR_COMPILED: '0' }),
     );
     suites.push(await timeToFirstCheck());
     // The commands as a user types them: npx (npm's own start and its look-up of tsx), tsx's command (which starts
