@@ -273,7 +273,7 @@ export class ApiClient {
   private readonly headersByType = new Map<string | undefined, Record<string, string>>();
 
   private constructor(
-    cfg: ClientConfig,
+    private readonly cfg: ClientConfig,
     private readonly opts: ApiClientOptions,
     private readonly codec: ProtobufObjectCodec | undefined,
   ) {
@@ -309,6 +309,21 @@ export class ApiClient {
     return new ApiClient(cfg, opts, codec);
   }
 
+  /**
+   * A client of the same server, credentials and connections with a rate limit of its own and another user
+   * agent: what the real controller manager gives each controller (a clientset per controller from one config,
+   * each with its own --kube-api-qps/--kube-api-burst token bucket), so that one controller's burst of writes
+   * never waits out the others. The caller closes it (its connections stay this client's).
+   */
+  forComponent(userAgent: string): ApiClient {
+    return new ApiClient(this.cfg, { ...this.opts, userAgent, dispatcher: this.dispatcher }, this.codec);
+  }
+
+  /** The User-Agent header the client sends. */
+  get userAgent(): string {
+    return this.opts.userAgent ?? 'controller-daemon/v1.9.0';
+  }
+
   /** The content type bodies are sent in (protobuf only when the codec is available). */
   get wireContentType(): string {
     return this.protobufType ?? JSON_MEDIA_TYPE;
@@ -317,7 +332,7 @@ export class ApiClient {
   private headersFor(type: string | undefined): Record<string, string> {
     let h = this.headersByType.get(type);
     if (!h) {
-      h = { ...this.auth, accept: this.accept(), 'user-agent': this.opts.userAgent ?? 'controller-daemon/v1.9.0', ...(type ? { 'content-type': type } : {}) };
+      h = { ...this.auth, accept: this.accept(), 'user-agent': this.userAgent, ...(type ? { 'content-type': type } : {}) };
       this.headersByType.set(type, h);
     }
     return h;

@@ -12,7 +12,8 @@
 // within 10 minutes collapse into one Event "(combined from similar events): <latest message>" whose count goes
 // up; and a spam filter gives every (source, object) a token bucket of 25 that refills one token every 5
 // minutes, so an object gets at most 25 event writes in a burst and then one per 5 minutes (the rest are
-// dropped, as client-go drops them). The caches keep the last 4,096 keys (client-go's size).
+// dropped, as client-go drops them). The caches keep the last 4,096 keys (client-go's size). At most 1,000 writes
+// wait at a time (client-go's broadcaster queue, which drops when full); further events are dropped.
 
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError, type ApiClient } from './api-client.ts';
@@ -55,6 +56,11 @@ export interface EventRecorderOptions {
   /** Similar events: distinct messages before they are combined (default 10), within this window (default 600 s). */
   maxSimilarEvents?: number;
   similarWindowMs?: number;
+  /**
+   * Writes waiting at most (default 1000, client-go's broadcaster queue): past it new events are dropped, so a
+   * burst of events never builds a backlog that holds the client's rate limit (or memory) for minutes.
+   */
+  maxQueued?: number;
   /** Clock (tests). */
   now?: () => number;
 }
@@ -159,7 +165,7 @@ export class EventRecorder {
   event(ref: InvolvedObject, type: EventType, reason: string, rawMessage: string): void {
     if (this.opts.signal?.aborted) return;
     const { key, message } = this.aggregate(ref, type, reason, rawMessage);
-    if (!this.allow(ref)) {
+    if (this.inFlight.size >= (this.opts.maxQueued ?? 1000) || !this.allow(ref)) {
       this.dropped++;
       return;
     }

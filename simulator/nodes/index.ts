@@ -50,8 +50,10 @@ export interface NodesOptions {
   schedulerQps?: number;
   schedulerBurst?: number;
   schedulerWorkers?: number;
-  /** Wait before an unschedulable pod is tried again, ms (default 1000). */
+  /** Wait before an unschedulable pod is tried again, ms (default 1000; doubling per failed try). */
   schedulerRetryMs?: number;
+  /** Longest wait of an unschedulable pod, ms (default 60,000, as kube-scheduler's pod backoff). */
+  schedulerMaxRetryMs?: number;
   /** Credentials and TLS for the API (server is taken from apiUrl). */
   clientConfig?: Omit<ClientConfig, 'server'>;
   /** Set false to leave scheduling to another scheduler. */
@@ -151,6 +153,14 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
     } else podNode.delete(key);
   };
 
+  // The scheduler's events go through a client of their own, as kube-scheduler's event client: its
+  // FailedScheduling events for pods that fit nowhere do not spend the rate limit its bindings need.
+  let schedulerEvents: EventRecorder | undefined;
+  if (opts.scheduler !== false && opts.events !== false) {
+    const eventClient = await ApiClient.create(cfg, { qps: opts.schedulerQps ?? 50, burst: opts.schedulerBurst ?? 100, contentType, codec: null, userAgent: 'default-scheduler/v1.9.0' });
+    clients.push(eventClient);
+    schedulerEvents = new EventRecorder(eventClient, { component: 'default-scheduler' }, { log, signal: lifetime.signal });
+  }
   const pods = new Informer(schedulerClient, '/api/v1/pods', { log });
   const nodes = new Informer(schedulerClient, '/api/v1/nodes', { log });
   const scheduler =
@@ -159,7 +169,7 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
       : new SimScheduler(
           schedulerClient,
           { pod: (key) => pods.get(key), podsOn: (node) => boundTo.get(node)?.size ?? 0 },
-          { workers: opts.schedulerWorkers ?? 16, retryMs: opts.schedulerRetryMs ?? 1000, log, events: opts.events === false ? undefined : new EventRecorder(schedulerClient, { component: 'default-scheduler' }, { log, signal: lifetime.signal }) },
+          { workers: opts.schedulerWorkers ?? 16, retryMs: opts.schedulerRetryMs ?? 1000, maxRetryMs: opts.schedulerMaxRetryMs, log, events: schedulerEvents },
         );
   const onPod = (pod: KubeObject) => {
     const key = keyOf(pod);

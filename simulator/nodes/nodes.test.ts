@@ -153,6 +153,26 @@ test('activeDeadlineSeconds: the pod fails with reason DeadlineExceeded', async 
   assert.equal((p!.status as { reason: string }).reason, 'DeadlineExceeded');
 });
 
+test('a thousand pods that fit nowhere do not hold up a pod that fits (the scheduler at its default 50 qps)', async () => {
+  const ns = await api.namespace('flood');
+  // What a Job of parallelism 2^31-1 with a node selector no node has makes: pods the scheduler can never bind.
+  // Before, each took a status write and an event from the scheduler's 50 qps, ahead of the bindings.
+  const stuck = 1200;
+  for (let i = 0; i < stuck; i += 50)
+    await Promise.all(Array.from({ length: Math.min(50, stuck - i) }, (_, j) => mkPod(ns, `stuck-${i + j}`, { extra: { nodeSelector: { pool: 'none' } } })));
+  await mkPod(ns, 'fits');
+  await eventually('the pod that fits Running', async () => phaseOf((await podAt(ns, 'fits'))!) === 'Running', 15_000);
+  // The stuck pods still get their condition, and wait (1 s, 2 s, ... 60 s) instead of being tried every second.
+  const cond = await eventually('a stuck pod marked Unschedulable', async () => {
+    const x = await podAt(ns, `stuck-${stuck - 1}`);
+    return ((x?.status as { conditions?: Array<{ type: string; reason?: string; message?: string }> }).conditions ?? []).find((c) => c.type === 'PodScheduled' && c.reason === 'Unschedulable');
+  });
+  assert.match(cond.message!, /^0\/2 nodes are available: 2 node\(s\) didn't match node selector\.$/);
+  assert.ok(nodes.scheduler!.waiting >= stuck, `${nodes.scheduler!.waiting} pods waiting`);
+  await api.req('DELETE', `/api/v1/namespaces/${ns}/pods?gracePeriodSeconds=0`);
+  await eventually('the flood gone', async () => nodes.scheduler!.waiting === 0 && nodes.activePods() < 8);
+});
+
 test('a pod that fits nowhere is Unschedulable until room appears', async () => {
   const ns = await api.namespace('nodes');
   // 2 nodes x 4 pods; others tests may hold some: fill up, then one more.

@@ -10,6 +10,11 @@
 // the end of the next bucket, so equal nodes take turns. The node's facts (Ready, unschedulable, taints,
 // labels, room) are read once per change of the Node. Only a pod that fits nowhere pays a look at every node,
 // for the reasons of its FailedScheduling message.
+//
+// A pod that fits nowhere waits as in kube-scheduler (pod-backoff.ts: 1 s doubling to 60 s, woken early by a
+// change of the nodes), and its PodScheduled=False condition is written by a queue of its own: the scheduling
+// workers never wait on those writes, so thousands of pods that fit nowhere (a Job of a billion parallel pods
+// with a node selector no node has) do not hold up the binding of pods that fit.
 
 import type { KubeObject } from '../api/meta.ts';
 import { statusAs, type PodStatus } from '../api/types/index.ts';
@@ -19,6 +24,7 @@ import { keyOf } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { rfc3339 } from './node-object.ts';
 import { taintsOf, toleratesAll, type Taint } from '../api/taints.ts';
+import { PodBackoff } from './pod-backoff.ts';
 
 export const DEFAULT_SCHEDULER = 'default-scheduler';
 
@@ -26,6 +32,13 @@ interface PodSpecView {
   nodeName?: string;
   schedulerName?: string;
   nodeSelector?: Record<string, string>;
+}
+
+interface PodCondition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
 }
 
 interface NodeView {
@@ -58,6 +71,12 @@ interface NodeFacts {
   room: number;
 }
 
+const sameFacts = (a: NodeFacts, b: NodeFacts) =>
+  a.ready === b.ready &&
+  a.unschedulable === b.unschedulable &&
+  a.room === b.room &&
+  JSON.stringify([a.taints, a.labels]) === JSON.stringify([b.taints, b.labels]);
+
 function factsOf(node: KubeObject): NodeFacts {
   const v = node as NodeView;
   return {
@@ -74,7 +93,11 @@ export class SimScheduler {
   /** Bindings sent but not yet seen in the pod cache: they count against the node's room. */
   private readonly inFlight = new Map<string, string>();
   private readonly inFlightOn = new Map<string, number>();
-  private readonly unschedulableNoted = new Set<string>();
+  /** Pods that fit nowhere, waiting for their next try. */
+  private readonly backoff: PodBackoff;
+  /** PodScheduled=False conditions to write (latest message per pod), written by their own workers. */
+  private readonly conditions = new WorkQueue<string>({ name: 'scheduler-conditions', baseDelayMs: 50, maxDelayMs: 2_000 });
+  private readonly wantedCondition = new Map<string, { uid: string | undefined; message: string }>();
   private readonly facts = new Map<string, NodeFacts>();
   /** buckets[load] = nodes with that load, in the order they entered the bucket. */
   private readonly buckets: Array<Set<string>> = [];
@@ -86,16 +109,41 @@ export class SimScheduler {
   constructor(
     private readonly client: ApiClient,
     private readonly sources: SchedulerSources,
-    private readonly opts: { workers: number; retryMs: number; log(line: string): void; events?: EventRecorder },
-  ) {}
+    private readonly opts: {
+      workers: number;
+      /** First wait of a pod that fits nowhere, ms (doubling per failed try). */
+      retryMs: number;
+      /** Longest wait, ms (default 60 s, as kube-scheduler). */
+      maxRetryMs?: number;
+      log(line: string): void;
+      events?: EventRecorder;
+    },
+  ) {
+    this.backoff = new PodBackoff({
+      initialMs: opts.retryMs,
+      maxMs: Math.max(opts.retryMs, opts.maxRetryMs ?? 60_000),
+      coalesceMs: Math.min(opts.retryMs, 1000),
+      retry: (key) => this.queue.add(key),
+    });
+  }
+
+  /** Pods that fit nowhere, waiting for their next try. */
+  get waiting(): number {
+    return this.backoff.size;
+  }
 
   enqueue(pod: KubeObject): void {
-    if (wantsScheduling(pod)) this.queue.add(keyOf(pod));
+    if (!wantsScheduling(pod)) return;
+    const key = keyOf(pod);
+    if (!this.backoff.isWaiting(key)) this.queue.add(key);
   }
 
   /** A pod appeared bound (or went): its in-flight binding is now visible in the cache. */
   settled(pod: KubeObject): void {
-    this.settle(keyOf(pod));
+    const key = keyOf(pod);
+    this.settle(key);
+    this.backoff.forget(key);
+    this.wantedCondition.delete(key);
   }
 
   /** A Node was added or changed (undefined: deleted). */
@@ -107,8 +155,13 @@ export class SimScheduler {
       this.loadOf.delete(name);
       return;
     }
-    this.facts.set(name, factsOf(node));
+    const was = this.facts.get(name);
+    const now = factsOf(node);
+    this.facts.set(name, now);
     this.loadChanged(name);
+    // A new node, or one whose readiness, labels, taints or room changed, may take pods that fit nowhere
+    // (a heartbeat changes none of these).
+    if (!was || !sameFacts(was, now)) this.backoff.wake('all');
   }
 
   /** The count of pods bound to the node (sources.podsOn) changed. */
@@ -120,6 +173,7 @@ export class SimScheduler {
     if (old !== undefined) this.buckets[old]?.delete(name);
     this.loadOf.set(name, load);
     (this.buckets[load] ??= new Set()).add(name);
+    if (old !== undefined && load < old) this.backoff.wake('room');
   }
 
   private settle(key: string): void {
@@ -138,8 +192,25 @@ export class SimScheduler {
     this.loadChanged(node);
   }
 
-  run(signal: AbortSignal): Promise<void> {
-    return runWorkers(this.queue, this.opts.workers, (key) => this.schedule(key, signal), signal, { controller: 'scheduler', log: this.opts.log });
+  async run(signal: AbortSignal): Promise<void> {
+    signal.addEventListener('abort', () => this.backoff.close(), { once: true });
+    await Promise.all([
+      runWorkers(this.queue, this.opts.workers, (key) => this.schedule(key, signal), signal, { controller: 'scheduler', log: this.opts.log }),
+      runWorkers(this.conditions, 2, (key) => this.writeCondition(key, signal), signal, { controller: 'scheduler-conditions', log: this.opts.log }),
+    ]);
+  }
+
+  /** Writes the PodScheduled=False condition a pod that fits nowhere should show, unless it shows it already. */
+  private async writeCondition(key: string, signal: AbortSignal): Promise<void> {
+    const want = this.wantedCondition.get(key);
+    this.wantedCondition.delete(key);
+    const pod = this.sources.pod(key);
+    if (!want || !pod || pod.metadata.uid !== want.uid || !wantsScheduling(pod)) return;
+    const shown = ((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).find((c) => c.type === 'PodScheduled');
+    if (shown?.status === 'False' && shown.reason === 'Unschedulable' && shown.message === want.message) return;
+    const cond = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: rfc3339(), reason: 'Unschedulable', message: want.message };
+    const ns = encodeURIComponent(pod.metadata.namespace ?? 'default');
+    await this.client.patch(`/api/v1/namespaces/${ns}/pods/${encodeURIComponent(pod.metadata.name ?? '')}/status`, { status: { conditions: [cond] } }, 'application/merge-patch+json', signal).catch(() => undefined);
   }
 
   /** Why a node does not take the pod (undefined: it does). */
@@ -197,12 +268,9 @@ export class SimScheduler {
       const message = `0/${total} nodes are available${why ? `: ${why}` : ''}.`;
       // Every failed attempt, as the real scheduler does; identical ones aggregate into a count.
       this.opts.events?.event(refOf(pod, 'v1', 'Pod'), 'Warning', 'FailedScheduling', message);
-      if (!this.unschedulableNoted.has(pod.metadata.uid ?? key)) {
-        this.unschedulableNoted.add(pod.metadata.uid ?? key);
-        const cond = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: rfc3339(), reason: 'Unschedulable', message };
-        await this.client.patch(`${podPath}/status`, { status: { conditions: [cond] } }, 'application/merge-patch+json', signal).catch(() => undefined);
-      }
-      this.queue.addAfter(key, this.opts.retryMs);
+      this.wantedCondition.set(key, { uid: pod.metadata.uid, message });
+      this.conditions.add(key);
+      this.backoff.failed(key, reasons.has('Insufficient pods'));
       return;
     }
     this.reserve(key, node);
@@ -214,7 +282,6 @@ export class SimScheduler {
       );
       this.stats.bound++;
       this.opts.events?.event(refOf(pod, 'v1', 'Pod'), 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
-      this.unschedulableNoted.delete(pod.metadata.uid ?? key);
     } catch (err) {
       this.settle(key);
       // 409: it was bound or is being deleted meanwhile. 404: the pod went, or the API serves no binding

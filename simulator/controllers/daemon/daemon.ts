@@ -10,7 +10,7 @@ import { prepareOptions, PROGRAM, DAEMON_VERSION } from './command-line.ts';
 import { DaemonMetrics } from '../../client/metrics.ts';
 import { startHttpService, type HttpService } from './http-service.ts';
 import { loadClientConfig } from '../../client/kubeconfig.ts';
-import { serviceAccountClient } from './service-account-clients.ts';
+import { ownClient, serviceAccountClient } from './service-account-clients.ts';
 import { ApiClient } from '../../client/api-client.ts';
 import { LeaderElector, type LockType } from '../../client/leader-election.ts';
 import { InformerFactory, resyncPeriodMs } from '../../client/informer.ts';
@@ -190,11 +190,13 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
       states[name] = { state: 'running' };
       metrics.controllersRunning.set({ controller: name }, 1);
       log(`started "${name}"`);
-      // --use-service-account-credentials: the controller's own service account (service-account-clients.ts);
+      // Each controller has a client of its own, with its own --x-api-qps/--x-api-burst, as in the real daemon
+      // (a Job of a billion pods spends the Job controller's rate limit, not the others'); the informers share
+      // one. --use-service-account-credentials: the controller's own service account (service-account-clients.ts);
       // waiting for its token does not hold up the start of the others.
       const perController = o.bool('--use-service-account-credentials')
         ? serviceAccountClient(client, clientConfig, clientOptions, name, signal, log)
-        : Promise.resolve(client);
+        : Promise.resolve(ownClient(client, name, signal));
       const entry: { name: string; running: Promise<unknown> } = { name, running: Promise.resolve() };
       runs.add(entry);
       entry.running = perController

@@ -3,7 +3,8 @@
 // what each may do. The daemon's own client (its --xconfig identity, system:kube-controller-manager) creates
 // the account when missing and waits for the token Secret the serviceaccount-token controller makes for it;
 // the controller then gets a client with that bearer token (same server, CA, limits). The shared informers
-// keep using the daemon's own client, as in the real daemon.
+// keep using the daemon's own client, as in the real daemon. Without the option, each controller still gets a
+// client of its own (ownClient: the daemon's credentials, its own rate limit), as the real simple client builder.
 
 import { ApiClient, type ApiClientOptions } from '../../client/api-client.ts';
 import type { ClientConfig } from '../../client/kubeconfig.ts';
@@ -58,6 +59,17 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * controllers the real daemon runs under its own identity (serviceaccount-token). Undefined when the signal
  * aborts first.
  */
+/**
+ * The client a controller runs with when it uses the daemon's own credentials: the daemon's, with a rate limit
+ * of its own and the controller's name added to the user agent (the real client builder's
+ * `<agent>/<controller client name>`). It is closed when the daemon stops.
+ */
+export function ownClient(root: ApiClient, controller: string, signal: AbortSignal): ApiClient {
+  const own = root.forComponent(`${root.userAgent}/${CONTROLLER_SERVICE_ACCOUNTS[controller] ?? `${controller}-controller`}`);
+  signal.addEventListener('abort', () => void own.close(), { once: true });
+  return own;
+}
+
 export async function serviceAccountClient(
   root: ApiClient,
   rootConfig: ClientConfig,
