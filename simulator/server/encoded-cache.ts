@@ -99,6 +99,21 @@ export class EncodedCache {
     this.stats.bytes = this.youngBytes + this.oldBytes;
   }
 
+  /** peek(), and a hit counts as a use: the entry moves back into the young generation, as a get() hit does. */
+  touch(obj: object, format: string): Encoded | undefined {
+    let entry = this.young.get(obj);
+    if (entry === undefined) {
+      entry = this.old.get(obj);
+      if (entry === undefined) return undefined;
+      const hit = entry.formats.get(format);
+      if (hit === undefined) return undefined;
+      this.toYoung(obj, entry, 0);
+    }
+    const hit = entry.formats.get(format);
+    if (hit !== undefined) this.stats.hits++;
+    return hit;
+  }
+
   /** The bytes already held for `obj` in `format`, without encoding or keeping anything. */
   peek(obj: object, format: string): Encoded | undefined {
     const hit = (this.young.get(obj) ?? this.old.get(obj))?.formats.get(format);

@@ -124,7 +124,8 @@ test('listJsonOf: the same text as encoding the list whole, whichever items are 
       });
       const items = sources.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
       const list = { kind: 'PodList', apiVersion: 'v1', metadata: { selfLink: '/api/v1/pods', resourceVersion: '7', ...(cont === undefined ? {} : { continue: cont }) }, items };
-      assert.equal(listJsonOf(list, sources), encodeJson(list, false));
+      assert.equal(listJsonOf(list, sources).toString(), encodeJson(list, false));
+      assert.equal(listJsonOf(list, sources).toString(), encodeJson(list, false), 'again: items listed twice come from the cache');
     }),
   );
 });
@@ -135,5 +136,22 @@ test('listJsonOf: an item whose cached text does not open with its kind and apiV
   compactJsonOf(odd);
   const { kind: _k, apiVersion: _a, ...rest } = odd;
   const list = { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [rest] };
-  assert.equal(listJsonOf(list, [odd]), encodeJson(list, false));
+  assert.equal(listJsonOf(list, [odd]).toString(), encodeJson(list, false));
+});
+
+test('listJsonOf: a stored object is encoded by the first list and kept by the second; the third only copies it', () => {
+  const pods = Array.from({ length: 20 }, (_, i) => deepFreeze({ kind: 'Pod', apiVersion: 'v1', metadata: { name: `p${i}` }, spec: { nodeName: 'n<1>' } }));
+  const items = pods.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  const list = { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '9' }, items };
+  const expected = encodeJson(list, false);
+  const encodings = () => compactJsonStats().encodings;
+  const e0 = encodings();
+  assert.equal(listJsonOf(list, pods).toString(), expected);
+  assert.equal(encodings() - e0, 0, 'the first list keeps nothing');
+  assert.equal(listJsonOf(list, pods).toString(), expected);
+  assert.equal(encodings() - e0, 20, 'the second keeps each item');
+  const h0 = compactJsonStats().hits;
+  assert.equal(listJsonOf(list, pods).toString(), expected);
+  assert.equal(encodings() - e0, 20, 'the third encodes nothing');
+  assert.equal(compactJsonStats().hits - h0, 20);
 });

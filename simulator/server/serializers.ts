@@ -68,16 +68,31 @@ export function answerJsonOf(obj: object, json?: string): Buffer | string {
 }
 
 /**
+ * Stored objects a list has encoded once without keeping the bytes. A second list of the same object (the same
+ * version: stored objects are never changed) keeps its encoding, so a list read again and again (a probe, a
+ * dashboard, `kubectl get -w` relisting, a controller's relist) is served from cached bytes, while a single pass
+ * over the whole store (`kubectl get pods -A`) still pushes nothing out. Weak: an object gone from the store goes
+ * from here too.
+ */
+const listedOnce = new WeakSet<object>();
+
+const OPEN = Buffer.from('{');
+
+/**
  * encodeJson(list, false) of a typed list, whose `items[i]` is `sources[i]` without kind and apiVersion (a typed
  * list's items carry neither on the wire): an item made from a stored object whose compact JSON is cached (every
- * watched change is, jsonWatchFrame) is that text with its first two members cut, rather than encoded again.
- * Items not cached are encoded here and not kept: a list of the whole store would otherwise push out every entry
- * that watchers and GETs reuse. (Measured over HTTP: a LIST of 500 small cached pods, 400 KB, in 3.6 ms instead of 6.8, p50.)
+ * watched change is, jsonWatchFrame; so is an object listed a second time, listedOnce) is that text with its
+ * first two members cut, copied into the answer rather than encoded again. Other items are encoded here and not
+ * kept. The answer is one buffer, written once: the pieces are measured, then copied or written into it.
+ * Measured over HTTP with 100,000 stored pods: a LIST of 500 Running pods (730 KB) listed again and again in
+ * 2.3-2.8 ms instead of 14-16 (p50); one pass over all of them in chunks of 500 in 2.6 s instead of 4.7 (the
+ * joined text and its encoding on the socket cost more than the copies into one buffer).
  */
-export function listJsonOf(list: { kind: string; apiVersion: string; metadata: object; items: readonly object[] }, sources: readonly object[]): string {
+export function listJsonOf(list: { kind: string; apiVersion: string; metadata: object; items: readonly object[] }, sources: readonly object[]): Buffer {
   const head = goEscaped(JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata }));
   const items = list.items;
-  const parts = new Array<string>(items.length);
+  const parts = new Array<Buffer | string>(items.length * 2);
+  let n = 0;
   // The text a cached item opens with, made once per kind and apiVersion met.
   let lead: Buffer | undefined;
   let leadKind: unknown;
@@ -85,7 +100,13 @@ export function listJsonOf(list: { kind: string; apiVersion: string; metadata: o
   for (let i = 0; i < items.length; i++) {
     const src = sources[i] as { kind?: unknown; apiVersion?: unknown };
     // Only stored (frozen) objects are ever cached (compactJsonOf): anything else misses here.
-    const cached = jsonCache.peek(src, 'json') as Buffer | undefined;
+    let cached = jsonCache.touch(src, 'json') as Buffer | undefined;
+    if (cached === undefined && Object.isFrozen(src)) {
+      if (listedOnce.has(src)) {
+        listedOnce.delete(src);
+        cached = compactJsonOf(src);
+      } else listedOnce.add(src);
+    }
     if (cached !== undefined) {
       // Stored objects are canonical (api/conversion.ts canonicalObject): kind first, apiVersion second.
       if (lead === undefined || src.kind !== leadKind || src.apiVersion !== leadApiVersion) {
@@ -94,13 +115,29 @@ export function listJsonOf(list: { kind: string; apiVersion: string; metadata: o
         lead = Buffer.from(`{"kind":${JSON.stringify(src.kind)},"apiVersion":${JSON.stringify(src.apiVersion)},`);
       }
       if (cached.length > lead.length + 2 && cached.compare(lead, 0, lead.length, 0, lead.length) === 0) {
-        parts[i] = '{' + cached.toString('utf8', lead.length, cached.length - 1);
+        parts[n++] = OPEN;
+        parts[n++] = cached.subarray(lead.length, cached.length - 1);
         continue;
       }
     }
-    parts[i] = goEscaped(JSON.stringify(items[i]));
+    parts[n++] = goEscaped(JSON.stringify(items[i]));
   }
-  return head.slice(0, -1) + ',"items":[' + parts.join(',') + ']}\n';
+  const open = head.slice(0, -1) + ',"items":[';
+  let size = Buffer.byteLength(open) + 3 + Math.max(0, items.length - 1);
+  for (let i = 0; i < n; i++) {
+    const p = parts[i];
+    size += typeof p === 'string' ? Buffer.byteLength(p) : p.length;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = out.write(open, 0);
+  for (let i = 0; i < n; i++) {
+    const p = parts[i];
+    // Items are separated by commas: a piece that opens an item (a text, or the "{" before a cut) after the first.
+    if (i > 0 && (typeof p === 'string' || p === OPEN)) out[at++] = 0x2c;
+    at += typeof p === 'string' ? out.write(p, at) : p.copy(out, at);
+  }
+  at += out.write(']}\n', at);
+  return out;
 }
 
 /** Encodings done and reused by compactJsonOf (for tests and the bench). */
