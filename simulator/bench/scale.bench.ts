@@ -51,6 +51,7 @@ const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 // BENCH_SCALE_PROFILE=dir: a CPU profile of each thread over the measured window (first create → all Running),
 // written as dir/scale-server.cpuprofile and dir/scale-clients.cpuprofile.
 const PROFILE_DIR = process.env.BENCH_SCALE_PROFILE;
+const GC_KINDS: Record<number, string> = { 1: 'scavenges', 2: 'minor mark-compacts', 4: 'mark-compacts', 8: 'incremental marking steps', 16: 'weak callback passes' };
 const KUBECTL_TIMEOUT_MS = Number(process.env.BENCH_SCALE_KUBECTL_TIMEOUT_MS ?? 600_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -172,8 +173,14 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     const gcPauses: number[] = [];
+    // Long pauses by kind (perf_hooks: 1 minor = scavenge, 4 major = mark-compact, 8 incremental marking step, 16 weak callbacks).
+    const gcLongByKind = new Map<number, number>();
     const gcObserver = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) gcPauses.push(e.duration);
+      for (const e of list.getEntries()) {
+        gcPauses.push(e.duration);
+        const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
+        if (e.duration >= 20) gcLongByKind.set(kind, (gcLongByKind.get(kind) ?? 0) + 1);
+      }
     });
     gcObserver.observe({ entryTypes: ['gc'] });
     const fair0 = { ...(sim.ctx.fairQueue?.stats ?? { immediate: 0, queued: 0, drains: 0, maxWaiting: 0 }) };
@@ -253,7 +260,8 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     log(`probes meanwhile, p50 / p90 / p99 / max: GET ${spread(gets)} ms; LIST ${spread(lists)} ms`);
     log(
       `server thread meanwhile: event-loop delay p50 ${late(loopDelay.percentile(50))} ms, p99 ${late(loopDelay.percentile(99))} ms, max ${late(loopDelay.max)} ms; ` +
-        `GC ${gcPauses.length} pauses, ${(gcPauses.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s in all, ${gcLong.length} of them >= 20 ms (longest ${Math.max(0, ...gcPauses).toFixed(0)} ms)`,
+        `GC ${gcPauses.length} pauses, ${(gcPauses.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s in all, ${gcLong.length} of them >= 20 ms (longest ${Math.max(0, ...gcPauses).toFixed(0)} ms; ` +
+        `${[...gcLongByKind].map(([k, n]) => `${n} ${GC_KINDS[k] ?? `kind ${k}`}`).join(', ') || 'none'})`,
     );
 
     // kubectl over every pod, in chunks of 500 (its table printing included).
