@@ -102,6 +102,8 @@ export class SimScheduler {
   /** buckets[load] = nodes with that load, in the order they entered the bucket. */
   private readonly buckets: Array<Set<string>> = [];
   private readonly loadOf = new Map<string, number>();
+  /** Pods bound to each node when last seen (sources.podsOn), to tell room freed from a binding settling. */
+  private readonly boundOf = new Map<string, number>();
   private rr = 0;
   private bindingMissingNoted = false;
   readonly stats = { bound: 0, unschedulable: 0 };
@@ -153,6 +155,7 @@ export class SimScheduler {
       const old = this.loadOf.get(name);
       if (old !== undefined) this.buckets[old]?.delete(name);
       this.loadOf.delete(name);
+      this.boundOf.delete(name);
       return;
     }
     const was = this.facts.get(name);
@@ -167,13 +170,18 @@ export class SimScheduler {
   /** The count of pods bound to the node (sources.podsOn) changed. */
   loadChanged(name: string): void {
     if (!this.facts.has(name)) return;
-    const load = this.sources.podsOn(name) + (this.inFlightOn.get(name) ?? 0);
+    const bound = this.sources.podsOn(name);
+    // Room freed: fewer pods bound to the node than before (a pod gone or finished). A binding becoming visible
+    // (bound +1, in flight -1) is not: the load only passes through +1 on the way.
+    const wasBound = this.boundOf.get(name);
+    this.boundOf.set(name, bound);
+    if (wasBound !== undefined && bound < wasBound) this.backoff.wake('room');
+    const load = bound + (this.inFlightOn.get(name) ?? 0);
     const old = this.loadOf.get(name);
     if (old === load) return;
     if (old !== undefined) this.buckets[old]?.delete(name);
     this.loadOf.set(name, load);
     (this.buckets[load] ??= new Set()).add(name);
-    if (old !== undefined && load < old) this.backoff.wake('room');
   }
 
   private settle(key: string): void {
@@ -283,7 +291,9 @@ export class SimScheduler {
       this.stats.bound++;
       this.opts.events?.event(refOf(pod, 'v1', 'Pod'), 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
     } catch (err) {
+      // The reservation goes: room for a pod that waits for it.
       this.settle(key);
+      this.backoff.wake('room');
       // 409: it was bound or is being deleted meanwhile. 404: the pod went, or the API serves no binding
       // subresource (then the pod is still there: say so once and try again later). Anything else is retried.
       if (err instanceof ApiError && err.code === 409) return;
