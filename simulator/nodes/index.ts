@@ -154,7 +154,9 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
   };
 
   // The scheduler's events go through a client of their own, as kube-scheduler's event client: its
-  // FailedScheduling events for pods that fit nowhere do not spend the rate limit its bindings need.
+  // FailedScheduling events for pods that fit nowhere do not spend the rate limit its bindings need. Its own
+  // connections too (not forComponent's shared ones): a pool is bounded (64), and a flood's event writes holding
+  // every connection would hold the bindings back again.
   let schedulerEvents: EventRecorder | undefined;
   if (opts.scheduler !== false && opts.events !== false) {
     const eventClient = await ApiClient.create(cfg, { qps: opts.schedulerQps ?? 50, burst: opts.schedulerBurst ?? 100, contentType, codec: null, userAgent: 'default-scheduler/v1.9.0' });

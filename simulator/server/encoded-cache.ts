@@ -56,17 +56,10 @@ export class EncodedCache {
   }
 
   get(obj: object, format: string, encode: () => Encoded): Encoded {
-    let entry = this.young.get(obj);
-    if (entry === undefined) {
-      entry = this.old.get(obj);
-      // Used again: back into the young generation, so the next rotation keeps it.
-      if (entry !== undefined) this.toYoung(obj, entry, 0);
-    }
-    const hit = entry?.formats.get(format);
-    if (hit !== undefined) {
-      this.stats.hits++;
-      return hit;
-    }
+    const hit = this.touch(obj, format);
+    if (hit !== undefined) return hit;
+    // An entry of the object in another format: the new one joins it (moved into the young generation below).
+    let entry = this.young.get(obj) ?? this.old.get(obj);
     let bytes = encode();
     this.stats.encodings++;
     const size = sizeOf(bytes);
@@ -99,7 +92,7 @@ export class EncodedCache {
     this.stats.bytes = this.youngBytes + this.oldBytes;
   }
 
-  /** peek(), and a hit counts as a use: the entry moves back into the young generation, as a get() hit does. */
+  /** peek(), and a hit counts as a use: the entry moves back into the young generation, so the next rotation keeps it. */
   touch(obj: object, format: string): Encoded | undefined {
     let entry = this.young.get(obj);
     if (entry === undefined) {

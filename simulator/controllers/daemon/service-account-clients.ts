@@ -55,11 +55,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * The client a controller runs with: its service account's token client, or the daemon's own client for
- * controllers the real daemon runs under its own identity (serviceaccount-token). Undefined when the signal
- * aborts first.
- */
-/**
  * The client a controller runs with when it uses the daemon's own credentials: the daemon's, with a rate limit
  * of its own and the controller's name added to the user agent (the real client builder's
  * `<agent>/<controller client name>`). It is closed when the daemon stops.
@@ -70,6 +65,11 @@ export function ownClient(root: ApiClient, controller: string, signal: AbortSign
   return own;
 }
 
+/**
+ * The client a controller runs with: its service account's token client, or for controllers the real daemon runs
+ * under its own identity (serviceaccount-token) the daemon's credentials with a rate limit of their own
+ * (ownClient). Undefined when the signal aborts first.
+ */
 export async function serviceAccountClient(
   root: ApiClient,
   rootConfig: ClientConfig,
@@ -79,7 +79,7 @@ export async function serviceAccountClient(
   log: (line: string) => void,
 ): Promise<ApiClient | undefined> {
   const account = CONTROLLER_SERVICE_ACCOUNTS[controller];
-  if (!account) return root;
+  if (!account) return ownClient(root, controller, signal);
   const saPath = `/api/v1/namespaces/${NS}/serviceaccounts/${account}`;
   let announced = false;
   for (let delay = 100; !signal.aborted; delay = Math.min(delay * 2, 2_000)) {
