@@ -131,11 +131,11 @@ async function probe(connection: TargetConnection, vendor: string): Promise<void
   }
 }
 
-function replayBase(options: CliOptions, embedded: boolean, connection: TargetConnection): string {
+function replayBase(options: CliOptions, embedded: boolean, url: string | undefined): string {
   const parts = ['npx tsx suites'];
   if (!embedded) {
     if (options.kubeconfig) parts.push(`--kubeconfig '${options.kubeconfig}'`);
-    if (options.target || !options.kubeconfig) parts.push(`--target '${connection.url}'`);
+    if (options.target || !options.kubeconfig) parts.push(`--target '${url}'`);
     if (options.token) parts.push('--token "$TOKEN"');
     if (options.insecureSkipTlsVerify) parts.push('--insecure-skip-tls-verify');
   }
@@ -195,23 +195,34 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     let expected: ExpectedFailure[] = [];
     if (options.expectedFailures) expected = readExpectedFailures(options.expectedFailures);
 
-    let connection = resolveConnection(options);
-    const embedded = connection === undefined;
+    const given = resolveConnection(options);
+    const embedded = given === undefined;
     const controller = new AbortController();
     let clusterStarting: { ready: Promise<void>; waits(c: { suite: string }): boolean; launched(): void } | undefined;
-    if (!connection) {
+    // The embedded simulator is handed to the run while it starts: the run launches its first check processes
+    // meanwhile (they load their suite files and wait for it), and reads its discovery once it answers.
+    let target: TargetConnection | Promise<TargetConnection>;
+    if (given) {
+      await probe(given, options.vendor);
+      target = given;
+    } else {
       // Like a real cluster: the controller daemon in-process (namespace deletion, garbage collection, workload
       // controllers) and simulated nodes that run the pods (as `npx tsx simulator` starts them), still starting.
-      const simulator = await starting!;
-      connection = { url: simulator.url.replace(/\/+$/, ''), embedded: true };
-      say(`embedded simulator at ${connection.url}`);
-      clusterStarting = { ready: simulator.ready, waits: (c) => !API_ONLY_SUITES.has(c.suite), launched };
-      simulator.ready.catch((err: unknown) => {
+      const simulator = starting!;
+      const ready = simulator.then((s) => s.ready);
+      ready.catch((err: unknown) => {
         clusterFailure = err;
         controller.abort();
       });
+      clusterStarting = { ready, waits: (c) => !API_ONLY_SUITES.has(c.suite), launched };
+      target = simulator.then(async (s) => {
+        const up: TargetConnection = { url: s.url.replace(/\/+$/, ''), embedded: true };
+        say(`embedded simulator at ${up.url}`);
+        await probe(up, options.vendor);
+        return up;
+      });
+      target.catch(() => {}); // the run awaits it and reports its failure
     }
-    await probe(connection, options.vendor);
 
     // The daemon command reaches the check processes (started by node's test runner) through the environment.
     const previousDaemonCmd = process.env[DAEMON_CMD_ENV];
@@ -229,7 +240,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     process.on('SIGINT', onSigint);
     const progress = new Progress(io.stdout);
     const differential = options.reference !== undefined;
-    const engineRun = (conn: TargetConnection, embeddedTarget: boolean, onProgress: boolean) =>
+    const engineRun = (conn: TargetConnection | Promise<TargetConnection>, embeddedTarget: boolean, onProgress: boolean) =>
       runChecks({
         connection: conn,
         vendor: options.vendor,
@@ -241,7 +252,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         runs: options.runs,
         workers: options.workers,
         timeoutSeconds: options.timeoutSeconds,
-        replayCommand: replayBase(options, embeddedTarget, conn),
+        replayCommand: replayBase(options, embeddedTarget, given?.url),
         signal: controller.signal,
         transcripts: differential,
         compiled,
@@ -255,11 +266,13 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
             }
           : {}),
       });
+    let connection: TargetConnection;
     let engine;
     let referenceEngine;
     let referenceConnection: TargetConnection | undefined;
     try {
-      engine = await engineRun(connection, embedded, true);
+      engine = await engineRun(target, embedded, true);
+      connection = await target;
       if (differential && !engine.interrupted) {
         referenceConnection = { ...connection, url: normaliseTargetUrl(options.reference!) };
         if (embedded) referenceConnection = { url: referenceConnection.url };

@@ -1,5 +1,6 @@
 // The harness fails when it should and only then: against a small server that breaks one rule at a time,
 // the matching check fails and names the right spec row; a correct-but-different server passes.
+import { execFileSync } from 'node:child_process';
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { runChecks, type CheckOutcome, type EngineResult } from './engine.ts';
@@ -122,4 +123,62 @@ test('checks that wait for a starting cluster begin only once it is up; the othe
   const crud = result.suiteSpans?.crud;
   assert.ok(crud && readyAt > 0, 'crud ran and the cluster came up');
   assert.ok(started + crud.startMs >= readyAt, `crud.create-then-get began ${readyAt - started - crud.startMs} ms before the cluster was up`);
+});
+
+/** The check processes this process has running now (node's test runner starts one per suite file). */
+function checkProcesses(): string[] {
+  const out = execFileSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return out.split('\n').filter((line) => /\.suite\.[jt]s/.test(line));
+}
+
+async function seenWithin(ms: number, predicate: () => boolean): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (predicate()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return predicate();
+}
+
+test('a target still starting: the check processes are launched before it answers, and run their checks once it does', async () => {
+  const server = await startMiniServer({});
+  servers.push(server);
+  let resolveTarget: (c: { url: string }) => void = () => {};
+  const target = new Promise<{ url: string }>((r) => (resolveTarget = r));
+  const running = runChecks({
+    connection: target,
+    vendor: 'kubernetes',
+    seed: 7,
+    runs: 4,
+    workers: 2,
+    timeoutSeconds: 30,
+    replayCommand: 'npx tsx suites',
+    grep: /^(crud\.create-then-get|negotiation\.unsupported-accept-406)$/,
+  });
+  const launched = await seenWithin(60_000, () => checkProcesses().length >= 2);
+  resolveTarget({ url: server.url });
+  const result = await running;
+  assert.ok(launched, 'no check process was started before the target was known');
+  assert.equal(result.checks.length, 2);
+  for (const c of result.checks) assert.equal(c.status, 'passed', `${c.id}: ${c.message}`);
+});
+
+test('a target that never comes up: the run fails with its error and leaves no check process waiting', async () => {
+  let failTarget: (err: Error) => void = () => {};
+  const target = new Promise<{ url: string }>((_, reject) => (failTarget = reject));
+  const running = runChecks({
+    connection: target,
+    vendor: 'kubernetes',
+    seed: 7,
+    runs: 4,
+    workers: 2,
+    timeoutSeconds: 30,
+    replayCommand: 'npx tsx suites',
+    grep: /^crud\.create-then-get$/,
+  });
+  const launched = await seenWithin(60_000, () => checkProcesses().length >= 1);
+  failTarget(new Error('the simulator did not start'));
+  await assert.rejects(running, /the simulator did not start/);
+  assert.ok(launched, 'no check process was started before the target was known');
+  assert.ok(await seenWithin(15_000, () => checkProcesses().length === 0), `still running: ${checkProcesses().join('; ')}`);
 });

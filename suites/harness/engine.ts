@@ -2,7 +2,7 @@
 // parallel up to the worker count. The engine reads discovery first, decides applicability, hands the run
 // context to the processes, gathers their results and evidence, and sweeps the run's namespaces at the end.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -46,7 +46,12 @@ export interface Selection {
 }
 
 export interface EngineOptions extends Selection {
-  connection: TargetConnection;
+  /**
+   * The target, or a promise of it while it is still starting (the embedded simulator): the check processes of
+   * the first phase are launched before it is known, load their suite files meanwhile and wait for the run's
+   * context (run-context.ts), which is written once the target's discovery has been read.
+   */
+  connection: TargetConnection | PromiseLike<TargetConnection>;
   vendor: string;
   seed: number;
   runs: number;
@@ -204,11 +209,43 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   const started = Date.now();
   const cpuAtStart = cpuTimes();
   const runId = newRunId();
-  const client = new TargetClient({ connection: options.connection, vendor: options.vendor });
-  const discovery = await readDiscovery(client);
+  // What to run needs only the catalog: the first phase's check processes start loading their suite files (about
+  // 0.4 s of a process each) while the target is still starting and its discovery is read, not after.
   const catalog = await loadCatalog(options.suiteFiles ?? suiteFilesIn());
   const selected = selectChecks(catalog, options);
   options.onPlan?.(selected.length);
+  const workDir = mkdtempSync(join(tmpdir(), `conformance-${runId}-`));
+  const evidenceDir = join(workDir, 'evidence');
+  const namespacePrefix = namespacePrefixFor(runId);
+  const compiled = await options.compiled;
+  const suiteFilesOf = (checks: CheckDefinition[]) =>
+    catalog.suites
+      .filter((s) => checks.some((c) => c.suite === s.name))
+      // Longest suites first, so that with N workers the slowest file does not start last and hold up the end.
+      .sort((a, b) => suiteWeight(b.name) - suiteWeight(a.name))
+      .map((s) => ({ ...s, file: compiled?.[`${s.name}.suite`] ?? s.file }));
+  const previousEnv = process.env[CONTEXT_ENV];
+  const firstPhaseContext = join(workDir, 'context-0.json');
+  // Stops the early processes when the run ends before their context is written (the target never came up).
+  const early = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, early.signal]) : early.signal;
+  const ordinary = selected.filter((c) => !c.solo);
+  const prelaunched = ordinary.length > 0 ? launchPhase(suiteFilesOf(ordinary), firstPhaseContext, options.workers, signal) : undefined;
+
+  let connection: TargetConnection;
+  let discovery: Discovery;
+  try {
+    connection = await options.connection;
+    discovery = await readDiscovery(new TargetClient({ connection, vendor: options.vendor }));
+  } catch (err) {
+    early.abort();
+    prelaunched?.restore();
+    if (previousEnv === undefined) delete process.env[CONTEXT_ENV];
+    else process.env[CONTEXT_ENV] = previousEnv;
+    rmSync(workDir, { recursive: true, force: true });
+    throw err;
+  }
+  const client = new TargetClient({ connection, vendor: options.vendor });
 
   const outcomes = new Map<string, CheckOutcome>();
   const done = (outcome: CheckOutcome) => {
@@ -222,13 +259,11 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     else runnable.push(c);
   }
 
-  const workDir = mkdtempSync(join(tmpdir(), `conformance-${runId}-`));
-  const evidenceDir = join(workDir, 'evidence');
-  const namespacePrefix = namespacePrefixFor(runId);
   const byId = new Map(runnable.map((c) => [c.id, c]));
   const fileErrors = new Map<string, string>();
-  // Two phases: every ordinary check, then the solo ones (they flood the target) with nothing else running.
-  const phases = [runnable.filter((c) => !c.solo), runnable.filter((c) => c.solo)].filter((p) => p.length > 0);
+  // Two phases: every ordinary check, then the solo ones (they flood the target) with nothing else running. The
+  // first is kept when its processes were launched early, even with nothing left to run: they wait for its context.
+  const phases = [runnable.filter((c) => !c.solo), runnable.filter((c) => c.solo)].filter((p, i) => p.length > 0 || (i === 0 && prelaunched));
   const suiteSpans: EngineResult['suiteSpans'] = {};
   const span = (suite: string, done: boolean) => {
     const t = Date.now() - started;
@@ -236,7 +271,6 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     sp.endMs = Math.max(sp.endMs, t);
     if (done) sp.checks++;
   };
-  const previousEnv = process.env[CONTEXT_ENV];
   // The file a check process waits for before a check that needs the cluster's controllers and nodes.
   const clusterReady = options.clusterStarting && { file: join(workDir, 'cluster-ready'), checks: runnable.filter((c) => options.clusterStarting!.waits(c)).map((c) => c.id) };
   options.clusterStarting?.ready.then(
@@ -249,11 +283,11 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     },
     () => {}, // the caller stops the run
   );
-  const compiled = await options.compiled;
   try {
     for (const [index, phase] of phases.entries()) {
       if (options.signal?.aborted) break;
-      if (phase[0]?.solo) {
+      const solo = index > 0 || !!phase[0]?.solo;
+      if (solo) {
         // The solo checks judge what a quiet target does with their flood of writes: first let the target finish
         // deleting the ordinary checks' namespaces (bounded; on a busy machine that backlog took most of its time).
         const settled = await settleNamespaces(client, namespacePrefix, busyScaled(30_000));
@@ -262,7 +296,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
       const context: RunContextFile = {
         runId,
         namespacePrefix,
-        connection: options.connection,
+        connection,
         vendor: options.vendor,
         discovery,
         seed: options.seed,
@@ -275,19 +309,26 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
         transcripts: options.transcripts,
         clusterReady,
       };
-      const contextPath = join(workDir, `context-${index}.json`);
-      // It holds the credentials of the target (tokens, client keys): readable by this user only.
-      writeFileSync(contextPath, JSON.stringify(context), { mode: 0o600 });
-      // Longest suites first, so that with N workers the slowest file does not start last and hold up the end.
-      const suiteFiles = catalog.suites
-        .filter((s) => phase.some((c) => c.suite === s.name))
-        .sort((a, b) => suiteWeight(b.name) - suiteWeight(a.name))
-        .map((s) => ({ ...s, file: compiled?.[`${s.name}.suite`] ?? s.file }));
-      await runPhase(suiteFiles, contextPath, options, byId, evidenceDir, fileErrors, done, span);
+      const contextPath = solo ? join(workDir, 'context-solo.json') : firstPhaseContext;
+      // It holds the credentials of the target (tokens, client keys): readable by this user only. Written beside
+      // and renamed into place: an early process waiting for it never reads half of it.
+      writeFileSync(`${contextPath}.part`, JSON.stringify(context), { mode: 0o600 });
+      renameSync(`${contextPath}.part`, contextPath);
+      const launched =
+        contextPath === firstPhaseContext && prelaunched ? prelaunched : launchPhase(suiteFilesOf(phase), contextPath, options.workers, options.signal);
+      if (!launched) continue;
+      // The run's discovery has been read: an embedded target's daemon and nodes may start now.
+      options.clusterStarting?.launched?.();
+      try {
+        await readEvents(launched.stream, options, byId, evidenceDir, fileErrors, done, span);
+      } finally {
+        launched.restore();
+      }
     }
   } catch (err) {
     if (!options.signal?.aborted) throw err;
   } finally {
+    early.abort(); // nothing is left of them by now; a phase that threw leaves none behind either
     if (previousEnv === undefined) delete process.env[CONTEXT_ENV];
     else process.env[CONTEXT_ENV] = previousEnv;
   }
@@ -358,44 +399,37 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   };
 }
 
-/** One run of node's test runner over the given suite files, with the checks named by the context file. */
-async function runPhase(
+/**
+ * Starts one run of node's test runner over the given suite files, whose processes read the run's context from
+ * `contextPath` (they wait for it: run-context.ts). `restore` puts back what the launch changed of this process
+ * (its node options) once the run's events have been read.
+ */
+function launchPhase(
   suiteFiles: SuiteFile[],
   contextPath: string,
-  options: EngineOptions,
-  byId: Map<string, CheckDefinition>,
-  evidenceDir: string,
-  fileErrors: Map<string, string>,
-  done: (outcome: CheckOutcome) => void,
-  span: (suite: string, done: boolean) => void = () => {},
-): Promise<void> {
-  if (suiteFiles.length === 0) return;
+  workers: number,
+  signal: AbortSignal | undefined,
+): { stream: ReturnType<typeof run>; restore(): void } | undefined {
+  if (suiteFiles.length === 0) return undefined;
   process.env[CONTEXT_ENV] = contextPath;
   // Inside a test file (the harness's own tests) node refuses a nested run() when it sees
   // NODE_TEST_CONTEXT; the check processes get their own value from run() anyway, so hide it
   // only for the synchronous call.
   const testContext = process.env.NODE_TEST_CONTEXT;
   delete process.env.NODE_TEST_CONTEXT;
-  let stream: ReturnType<typeof run>;
   // node 20's runner starts each file's process with this process's node options (tsx's loader among them), read
   // when it starts the process: compiled files need no loader, so it is left out while this phase runs.
   const execArgv = process.execArgv;
   const compiledFiles = suiteFiles.every((s) => s.file.endsWith('.js'));
   if (compiledFiles) process.execArgv = withoutTsx(execArgv);
   try {
-    stream = run({
-      files: suiteFiles.map((s) => s.file),
-      concurrency: Math.max(1, options.workers),
-      signal: options.signal,
-    });
-    options.clusterStarting?.launched?.();
+    const stream = run({ files: suiteFiles.map((s) => s.file), concurrency: Math.max(1, workers), signal });
+    return { stream, restore: () => void (process.execArgv = execArgv) };
+  } catch (err) {
+    process.execArgv = execArgv;
+    throw err;
   } finally {
     if (testContext !== undefined) process.env.NODE_TEST_CONTEXT = testContext;
-  }
-  try {
-    await readEvents(stream, options, byId, evidenceDir, fileErrors, done, span);
-  } finally {
-    process.execArgv = execArgv;
   }
 }
 

@@ -1,7 +1,7 @@
 // What the engine hands to each process that runs checks: the target, what it serves, the run's settings
 // and which checks to run. Written as a JSON file whose path travels in an environment variable, because
 // node's test runner starts each suite file in its own process.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { TargetConnection } from './connection.ts';
 import type { Discovery } from './discovery.ts';
 
@@ -41,12 +41,36 @@ export interface RunContextFile {
 
 let cached: RunContextFile | undefined | null = null;
 
-/** The context of this process when it runs checks; undefined when the suite files are only being listed. */
+/** How long a check process waits for its context before it gives up (the engine writes it within seconds). */
+const CONTEXT_WAIT_MS = 10 * 60_000;
+
+/**
+ * The context of this process when it runs checks; undefined when the suite files are only being listed.
+ *
+ * The engine may launch a check process before the target is up (engine.ts runChecksNow): the process loads its
+ * suite file meanwhile and the first check it declares waits here until the context file is in place (the engine
+ * renames it into place whole). The wait blocks this process's only thread, which has nothing else to do yet; it
+ * ends early when the process that launched it is gone.
+ */
 export function currentRunContext(): RunContextFile | undefined {
   if (cached !== null) return cached;
   const path = process.env[CONTEXT_ENV];
+  if (path) waitForFile(path);
   cached = path ? (JSON.parse(readFileSync(path, 'utf8')) as RunContextFile) : undefined;
   return cached;
+}
+
+function waitForFile(path: string): void {
+  if (existsSync(path)) return;
+  const parent = process.ppid;
+  const deadline = Date.now() + CONTEXT_WAIT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (!existsSync(path)) {
+    // Orphaned: the run that launched this process ended without writing the context.
+    if (process.ppid !== parent) process.exit(1);
+    if (Date.now() > deadline) throw new Error(`the run's context ${path} was not written within ${CONTEXT_WAIT_MS / 60_000} minutes`);
+    Atomics.wait(pause, 0, 0, 5);
+  }
 }
 
 /** "<check id>@<seed>" or "<check id>@<seed>:<property>:<path>". */
