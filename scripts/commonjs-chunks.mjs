@@ -1,7 +1,9 @@
-// The chunks of an esbuild build (ES modules, split) as CommonJS function bodies, for simulator/compiled.ts's
-// loadChunks, which compiles each with vm.Script and V8's code cache and runs it with exports, require, module,
-// __filename, __dirname and __chunkImport. Used by scripts/build-simulator.mjs (`npx tsx simulator`) and
-// suites/harness/compile.ts (the `npx tsx suites` command).
+// The chunks of an esbuild build (ES modules, split) as CommonJS function bodies (asFunctionBody), and what loads
+// them (chunkLoader): each compiled with vm.Script and V8's code cache and run with exports, require, module,
+// __filename, __dirname and __chunkImport. Made by scripts/build-simulator.mjs (`npx tsx simulator`) and
+// suites/harness/compile.ts (the `npx tsx suites` command and its check processes); loaded through
+// simulator/compiled.ts under tsx, and directly by a check process's launcher file (plain node, no TypeScript).
+// Only node: modules here: it is read on every start.
 //
 // Why: an ES module imported in a process that runs under tsx goes through tsx's loader thread, whose load hook
 // decodes the text of every module holding the word "import" and scans it with es-module-lexer, while node waits
@@ -13,6 +15,11 @@
 // kept). An import() of another chunk becomes __chunkImport, which loads that chunk in a later turn of the event
 // loop, as an import() would. Whitespace and comments go (a third of the text to read; a comment's
 // "import(...)" would otherwise read as a call). The text stays ASCII (esbuild's default), so it is read as latin1.
+
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { constants, Script } from 'node:vm';
 
 /**
  * The form of chunk this file makes and simulator/compiled.ts loads: a manifest of the simulator's build names it, so
@@ -44,4 +51,114 @@ export function asFunctionBody(esbuild, text, name, otherImports = 'refuse') {
     .code.replace(CHUNK_IMPORT, (_, spec) => `__chunkImport(${spec})`);
   if (otherImports === 'refuse' && OTHER_IMPORT.test(code)) throw new Error(`${name}: an import() that is not of a chunk`);
   return code;
+}
+
+/**
+ * V8's code cache of a chunk, beside it (one per node version and architecture: V8 refuses another's).
+ * @param {string} file
+ * @returns {string}
+ */
+export const codeCacheFileOf = (file) => `${file}.v8-${process.version}-${process.arch}`;
+
+/**
+ * Loads the chunks of a build made by asFunctionBody: each compiled with vm.Script from its text and, when there is
+ * one, V8's code cache of an earlier run (the functions that run ran are then not parsed and compiled again), and
+ * run with a require that gives the build's own chunks from here and anything else (node's modules, etcd3) from
+ * node. None of it passes through tsx's loader thread, and none is compiled twice across runs (node 20's ES module
+ * loader keeps no code cache). A chunk's import() of another chunk (the daemon, the nodes...) loads that chunk and
+ * those it requires one per turn of the event loop (an import() does not block it either), so that requests that
+ * came meanwhile, the first client's while the daemon loads, are answered between them; `nodeImports`: a computed
+ * import() left in the text is node's own (through its loader, and tsx's when there is one). The code cache of
+ * every chunk loaded without one (or whose cache V8 refused: another node) is written beside it a few seconds after
+ * the first load, or when the process exits before that, once per build and node.
+ * @param {string} dir the build's directory
+ * @param {{ nodeImports?: boolean }} [opts]
+ * @returns {{ load(file: string): unknown }}
+ */
+export function chunkLoader(dir, opts = {}) {
+  /** @type {Map<string, { exports: unknown }>} */
+  const chunks = new Map();
+  /** @type {Array<{ file: string, script: Script }>} */
+  const uncached = [];
+  /** @type {Map<string, string>} */
+  const texts = new Map();
+  // latin1: esbuild writes ASCII, and a one-byte string is the cheapest to make and to compile.
+  /** @param {string} file */
+  const textOf = (file) => {
+    let text = texts.get(file);
+    if (text === undefined) texts.set(file, (text = readFileSync(file, 'latin1')));
+    return text;
+  };
+  const writeCodeCache = () => {
+    for (const { file, script } of uncached.splice(0)) {
+      try {
+        const tmp = `${codeCacheFileOf(file)}.${process.pid}`;
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, codeCacheFileOf(file));
+      } catch {
+        // A read-only cache directory: every start compiles.
+      }
+    }
+  };
+  let cacheWriteArmed = false;
+  /** @param {string} file @returns {unknown} */
+  const load = (file) => {
+    const loaded = chunks.get(file);
+    if (loaded) return loaded.exports; // a cycle sees the exports made so far, as CommonJS does
+    const module = { exports: {} };
+    chunks.set(file, module);
+    /** @type {Buffer | undefined} */
+    let cachedData;
+    try {
+      cachedData = readFileSync(codeCacheFileOf(file));
+    } catch {
+      // Not made yet.
+    }
+    const script = new Script(`${FUNCTION_HEAD}${textOf(file)}\n})`, {
+      filename: file,
+      cachedData,
+      ...(opts.nodeImports ? { importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER } : {}),
+    });
+    texts.delete(file);
+    if (cachedData === undefined || script.cachedDataRejected) {
+      uncached.push({ file, script });
+      if (!cacheWriteArmed) {
+        cacheWriteArmed = true;
+        setTimeout(writeCodeCache, 3_000).unref();
+        process.once('exit', writeCodeCache);
+      }
+    }
+    const nodeRequire = createRequire(file);
+    /** @param {string} specifier */
+    const chunkRequire = (specifier) => (specifier.startsWith('./') && !specifier.includes('/', 2) ? load(join(dir, specifier.slice(2))) : nodeRequire(specifier));
+    script.runInThisContext().call(module.exports, module.exports, chunkRequire, module, file, dir, chunkImport);
+    return module.exports;
+  };
+  /**
+   * The chunks a chunk requires that are not loaded yet, each after those it requires itself.
+   * @param {string} file @param {string[]} [out] @returns {string[]}
+   */
+  const unloadedDeps = (file, out = []) => {
+    for (const [, name] of textOf(file).matchAll(/\brequire\("\.\/([\w.-]+\.js)"\)/g)) {
+      const dep = join(dir, name);
+      if (chunks.has(dep) || out.includes(dep)) continue;
+      unloadedDeps(dep, out);
+      out.push(dep);
+    }
+    return out;
+  };
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  /** @param {string} specifier */
+  const chunkImport = async (specifier) => {
+    const file = join(dir, specifier.slice(2));
+    if (!chunks.has(file)) {
+      for (const dep of unloadedDeps(file)) {
+        await nextTurn();
+        load(dep);
+      }
+      await nextTurn();
+    }
+    return load(file);
+  };
+  return { load };
 }

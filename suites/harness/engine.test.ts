@@ -128,7 +128,7 @@ test('checks that wait for a starting cluster begin only once it is up; the othe
 /** The check processes this process has running now (node's test runner starts one per suite file). */
 function checkProcesses(): string[] {
   const out = execFileSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => /\.suite\.[jt]s/.test(line));
+  return out.split('\n').filter((line) => /\.suite\.m?[jt]s/.test(line));
 }
 
 async function seenWithin(ms: number, predicate: () => boolean): Promise<boolean> {

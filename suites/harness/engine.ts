@@ -18,7 +18,7 @@ import { busyScaled } from './progress.ts';
 import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
 import { cpuTimes, readTimings } from './timing.ts';
-import { compileEntries, IMPORT_CALL, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
+import { checkProcessEntry, compileEntries, IMPORT_CALL, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 
@@ -223,7 +223,10 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
       .filter((s) => checks.some((c) => c.suite === s.name))
       // Longest suites first, so that with N workers the slowest file does not start last and hold up the end.
       .sort((a, b) => suiteWeight(b.name) - suiteWeight(a.name))
-      .map((s) => ({ ...s, file: compiled?.[`${s.name}.suite`] ?? s.file }));
+      .map((s) => {
+        const built = compiled?.[`${s.name}.suite`];
+        return { ...s, file: built ? checkProcessEntry(built) : s.file };
+      });
   const previousEnv = process.env[CONTEXT_ENV];
   const firstPhaseContext = join(workDir, 'context-0.json');
   // Stops the early processes when the run ends before their context is written (the target never came up).
@@ -336,7 +339,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
 
   for (const c of runnable) {
     if (outcomes.has(c.id)) continue;
-    const fileError = [...fileErrors.entries()].find(([file]) => new RegExp(`(^|/)${c.suite}\\.suite\\.[jt]s$`).test(file))?.[1];
+    const fileError = [...fileErrors.entries()].find(([file]) => new RegExp(`(^|/)${c.suite}\\.suite\\.m?[jt]s$`).test(file))?.[1];
     const message = interrupted ? 'not run: the run was interrupted' : `did not report a result${fileError ? `: ${fileError}` : ''}`;
     done({
       id: c.id,
@@ -420,7 +423,7 @@ function launchPhase(
   // node 20's runner starts each file's process with this process's node options (tsx's loader among them), read
   // when it starts the process: compiled files need no loader, so it is left out while this phase runs.
   const execArgv = process.execArgv;
-  const compiledFiles = suiteFiles.every((s) => s.file.endsWith('.js'));
+  const compiledFiles = suiteFiles.every((s) => /\.m?js$/.test(s.file));
   if (compiledFiles) process.execArgv = withoutTsx(execArgv);
   try {
     const stream = run({ files: suiteFiles.map((s) => s.file), concurrency: Math.max(1, workers), signal });
