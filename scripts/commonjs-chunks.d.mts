@@ -3,4 +3,4 @@ export function asFunctionBody(esbuild: { transformSync: (text: string, options:
 export const CHUNK_FORM: string;
 export const FUNCTION_HEAD: string;
 export const codeCacheFileOf: (file: string) => string;
-export function chunkLoader(dir: string, opts?: { nodeImports?: boolean }): { load(file: string): unknown };
+export function chunkLoader(dir: string): { load(file: string): unknown };

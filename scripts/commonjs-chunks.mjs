@@ -19,26 +19,29 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { constants, Script } from 'node:vm';
+import { pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
 
 /**
  * The form of chunk this file makes and simulator/compiled.ts loads: a manifest of the simulator's build names it, so
  * that a build of another form (an older checkout's ES modules) is never loaded as this one. Changed with the form.
  */
-export const CHUNK_FORM = 'commonjs-chunks-1';
+export const CHUNK_FORM = 'commonjs-chunks-2';
 
 /** What the loader puts before a chunk's text (then a newline and `})`): the names a chunk's body is given. */
-export const FUNCTION_HEAD = '(function (exports, require, module, __filename, __dirname, __chunkImport) {';
+export const FUNCTION_HEAD = '(function (exports, require, module, __filename, __dirname, __chunkImport, __nodeImport) {';
 
 /** A chunk's import() of another chunk, as esbuild writes it. */
 const CHUNK_IMPORT = /(?<![\w$.])import\(("\.\/[\w.-]+\.js")\)/g;
 /** Any other import() (a computed specifier). */
-const OTHER_IMPORT = /(?<![\w$.])import\(/;
+const OTHER_IMPORT = /(?<![\w$.])import\(/g;
 
 /**
  * The chunk `text` (esbuild ES module output) as a CommonJS function body. `otherImports`: what to do with an
- * import() that is not of a chunk: 'refuse' throws (the caller then keeps the ES modules), 'keep' leaves it for
- * the loader's importModuleDynamically (node's own loader).
+ * import() that is not of a chunk: 'refuse' throws (the caller then keeps the ES modules), 'keep' makes it a call
+ * of __nodeImport, which the loader gives (node's own import(), from an ES module). Not left as an import() for
+ * vm.Script's importModuleDynamically: node 20 drops that option from a script compiled with a code cache made
+ * by another process ("A dynamic import callback was not specified" at the import(), in every run after the first).
  * @param {{ transformSync: Function }} esbuild
  * @param {string} text
  * @param {string} name
@@ -49,8 +52,9 @@ export function asFunctionBody(esbuild, text, name, otherImports = 'refuse') {
   const code = esbuild
     .transformSync(text, { loader: 'js', format: 'cjs', platform: 'node', target: 'node20', minifyWhitespace: true, logLevel: 'silent' })
     .code.replace(CHUNK_IMPORT, (_, spec) => `__chunkImport(${spec})`);
+  OTHER_IMPORT.lastIndex = 0;
   if (otherImports === 'refuse' && OTHER_IMPORT.test(code)) throw new Error(`${name}: an import() that is not of a chunk`);
-  return code;
+  return code.replace(OTHER_IMPORT, '__nodeImport(');
 }
 
 /**
@@ -67,15 +71,15 @@ export const codeCacheFileOf = (file) => `${file}.v8-${process.version}-${proces
  * node. None of it passes through tsx's loader thread, and none is compiled twice across runs (node 20's ES module
  * loader keeps no code cache). A chunk's import() of another chunk (the daemon, the nodes...) loads that chunk and
  * those it requires one per turn of the event loop (an import() does not block it either), so that requests that
- * came meanwhile, the first client's while the daemon loads, are answered between them; `nodeImports`: a computed
- * import() left in the text is node's own (through its loader, and tsx's when there is one). The code cache of
+ * came meanwhile, the first client's while the daemon loads, are answered between them; any other import()
+ * (asFunctionBody's __nodeImport) is node's own (through its loader, and tsx's when there is one), a relative
+ * specifier taken from the chunk's directory. The code cache of
  * every chunk loaded without one (or whose cache V8 refused: another node) is written beside it a few seconds after
  * the first load, or when the process exits before that, once per build and node.
  * @param {string} dir the build's directory
- * @param {{ nodeImports?: boolean }} [opts]
  * @returns {{ load(file: string): unknown }}
  */
-export function chunkLoader(dir, opts = {}) {
+export function chunkLoader(dir) {
   /** @type {Map<string, { exports: unknown }>} */
   const chunks = new Map();
   /** @type {Array<{ file: string, script: Script }>} */
@@ -114,11 +118,7 @@ export function chunkLoader(dir, opts = {}) {
     } catch {
       // Not made yet.
     }
-    const script = new Script(`${FUNCTION_HEAD}${textOf(file)}\n})`, {
-      filename: file,
-      cachedData,
-      ...(opts.nodeImports ? { importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER } : {}),
-    });
+    const script = new Script(`${FUNCTION_HEAD}${textOf(file)}\n})`, { filename: file, cachedData });
     texts.delete(file);
     if (cachedData === undefined || script.cachedDataRejected) {
       uncached.push({ file, script });
@@ -131,7 +131,7 @@ export function chunkLoader(dir, opts = {}) {
     const nodeRequire = createRequire(file);
     /** @param {string} specifier */
     const chunkRequire = (specifier) => (specifier.startsWith('./') && !specifier.includes('/', 2) ? load(join(dir, specifier.slice(2))) : nodeRequire(specifier));
-    script.runInThisContext().call(module.exports, module.exports, chunkRequire, module, file, dir, chunkImport);
+    script.runInThisContext().call(module.exports, module.exports, chunkRequire, module, file, dir, chunkImport, nodeImport);
     return module.exports;
   };
   /**
@@ -148,6 +148,8 @@ export function chunkLoader(dir, opts = {}) {
     return out;
   };
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  /** @param {string} specifier */
+  const nodeImport = (specifier) => import(specifier.startsWith('.') ? pathToFileURL(join(dir, specifier)).href : specifier);
   /** @param {string} specifier */
   const chunkImport = async (specifier) => {
     const file = join(dir, specifier.slice(2));

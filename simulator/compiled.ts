@@ -71,7 +71,7 @@ export interface ChunkLoader {
 
 // The loader itself is plain JavaScript beside the code that makes the chunks (scripts/commonjs-chunks.mjs), so that
 // a check process of `npx tsx suites`, which runs without tsx, loads its suite file through it too.
-export const chunkLoader: (dir: string, opts?: { nodeImports?: boolean }) => ChunkLoader = loadChunks;
+export const chunkLoader: (dir: string) => ChunkLoader = loadChunks;
 export { codeCacheFileOf };
 
 /** Runs the compiled command (chunkLoader); what its entry chunk exported (main.ts: `started`, the promise of its start). */

@@ -20,7 +20,7 @@ const build = process.env.SUITES_COMPILED === '0' ? undefined : currentBuild(SUI
 let cli: Cli;
 if (build && existsSync(commonJsFileOf(build['suites-cli']))) {
   // The build's CommonJS chunks (harness/compile.ts COMMONJS_DIR): none goes through tsx's loader thread.
-  const loader = chunkLoader(dirname(commonJsFileOf(build['suites-cli'])), { nodeImports: true });
+  const loader = chunkLoader(dirname(commonJsFileOf(build['suites-cli'])));
   setCompiledSuites(build, loader);
   cli = loader.load(commonJsFileOf(build['suites-cli'])) as Cli;
 } else if (build) {

@@ -3,11 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { commonJsFileOf, compileEntries, currentBuild, REPO_ROOT, withoutTsx } from './compile.ts';
-import { chunkLoader } from '../../simulator/compiled.ts';
+import { chunkLoader, codeCacheFileOf } from '../../simulator/compiled.ts';
 
 test('compiled entries run under plain node with their sources\' import.meta.url and lazy imports', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'compile-test-'));
@@ -106,6 +107,27 @@ test('a build holds its chunks as CommonJS function bodies too, which the chunk 
     const top = await compileEntries('compile-commonjs-test', { top: join(dir, 'top.ts') }, undefined, { commonJs: true });
     assert.ok(top?.top, 'compiled');
     assert.equal(readdirSync(dirname(top.top)).includes('commonjs'), false, 'a top-level await: the ES modules only');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a chunk\'s import() of a module outside the build works in every run, also from the code cache an earlier process wrote', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'compile-commonjs-import-test-'));
+  try {
+    // node:os stays outside the bundle, so its import() is node's, not a chunk's.
+    writeFileSync(join(dir, 'main.ts'), "export async function cores(): Promise<string> {\n  const os = await import('node:os');\n  return typeof os.availableParallelism;\n}\n");
+    const out = await compileEntries('compile-commonjs-import-test', { main: join(dir, 'main.ts') }, undefined, { commonJs: true });
+    assert.ok(out?.main, 'compiled');
+    const file = commonJsFileOf(out.main);
+    const loader = pathToFileURL(join(REPO_ROOT, 'scripts', 'commonjs-chunks.mjs')).href;
+    // Plain node, as a check process runs it; the first run writes the code cache when it exits, the second uses it.
+    const script = `import { chunkLoader } from ${JSON.stringify(loader)};\nconsole.log(await chunkLoader(${JSON.stringify(dirname(file))}).load(${JSON.stringify(file)}).cores());\n`;
+    for (const run of ['first', 'from the code cache']) {
+      const ran = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+      assert.equal(ran.stdout.trim(), 'function', `${run} run: ${ran.stderr}`);
+      assert.ok(existsSync(codeCacheFileOf(file)), `${run} run: the code cache is written`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

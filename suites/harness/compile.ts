@@ -113,8 +113,11 @@ function packagesStamp(root: string): number {
   }
 }
 
-/** Changed when the form of the builds changes (2: a compiled command once wrote a helper module that called itself). */
-const BUILD_FORMAT = '2';
+/**
+ * Changed when the form of the builds changes (2: a compiled command once wrote a helper module that called itself;
+ * 3: the CommonJS chunks' other import()s became __nodeImport calls, commonjs-chunks.mjs).
+ */
+const BUILD_FORMAT = '3';
 
 /** One manifest per checkout (worktrees share node_modules) and entry set. */
 function manifestPath(cacheName: string, entries: Record<string, string>, root: string): string {
@@ -263,7 +266,7 @@ function launcherOf(chunk: string, root: string): string {
   return [
     `// A check process's entry (suites/harness/compile.ts checkProcessEntry): ${chunk} of this build's CommonJS form.`,
     `import { chunkLoader } from ${JSON.stringify(loader)};`,
-    `chunkLoader(import.meta.dirname, { nodeImports: true }).load(import.meta.dirname + ${JSON.stringify(`/${chunk}`)});`,
+    `chunkLoader(import.meta.dirname).load(import.meta.dirname + ${JSON.stringify(`/${chunk}`)});`,
     '',
   ].join('\n');
 }
