@@ -3,9 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { buildDaemon } from './daemon-build.ts';
+import { codeCacheFileOf } from '../../simulator/compiled.ts';
 import { daemonCommand, DAEMON_BUILD_ENV, DAEMON_CMD_ENV, DEFAULT_DAEMON_CMD } from '../cli/daemon-command.ts';
 
 const run = (file: string, args: string[]) => spawnSync(process.execPath, [file, ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -13,6 +14,7 @@ const run = (file: string, args: string[]) => spawnSync(process.execPath, [file,
 test('the compiled daemon answers as the source does, and is found again by its content hash', async () => {
   const file = await buildDaemon();
   assert.ok(file, 'built');
+  assert.match(file, /\/commonjs\/daemon\.mjs$/, 'the launcher of the CommonJS form (V8 code cache) is what plain node runs');
   assert.equal(await buildDaemon(), file, 'the same sources give the same files');
   const version = run(file, ['--version']);
   assert.equal(version.status, 0, version.stderr);
@@ -24,6 +26,7 @@ test('the compiled daemon answers as the source does, and is found again by its 
   const bad = run(file, ['--port=abc']);
   assert.equal(bad.status, 2, `${bad.stdout}${bad.stderr}`);
   assert.match(bad.stderr, /--port/);
+  assert.ok(existsSync(codeCacheFileOf(join(dirname(file), 'daemon.js'))), 'a start left the code cache of its first chunk for the next');
   // The protobuf codec is a chunk of its own, imported by the daemon's client at run time.
   const chunks = readdirSync(dirname(file))
     .filter((n) => n.endsWith('.js'))

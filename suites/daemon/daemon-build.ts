@@ -5,10 +5,13 @@
 // so that a refusal reads the small first part only. Anything failing here leaves the tsx command in place
 // (cli/daemon-command.ts).
 import { join } from 'node:path';
-import { compileEntries, REPO_ROOT } from '../harness/compile.ts';
+import { compileEntries, plainNodeEntry, REPO_ROOT } from '../harness/compile.ts';
 
-/** Builds (or finds) the compiled daemon; the path of its entry file, or undefined when it cannot be built here. */
+/**
+ * Builds (or finds) the compiled daemon; the path of the file plain node runs (its CommonJS form's launcher, loaded
+ * with V8's code cache of earlier starts: ~0.1 CPU-second less per start), or undefined when it cannot be built here.
+ */
 export async function buildDaemon(root = REPO_ROOT): Promise<string | undefined> {
-  const out = await compileEntries('suites-daemon', { daemon: join(root, 'simulator', 'controllers', 'index.ts') }, root);
-  return out?.daemon;
+  const out = await compileEntries('suites-daemon', { daemon: join(root, 'simulator', 'controllers', 'index.ts') }, root, { commonJs: true });
+  return out?.daemon && plainNodeEntry(out.daemon);
 }

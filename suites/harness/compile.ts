@@ -214,7 +214,7 @@ export async function compileEntries(
     });
     const files = (out.outputFiles ?? []).map((f) => ({ name: relative(staging, f.path), text: withoutDynamicImport(f.text) }));
     const commonJs = opts.commonJs ? asCommonJs(esbuild, out.outputFiles ?? [], staging) : undefined;
-    for (const name of Object.keys(entries).filter((n) => n.endsWith('.suite'))) commonJs?.push({ name: `${name}.mjs`, text: launcherOf(`${name}.js`, root) });
+    for (const name of Object.keys(entries)) commonJs?.push({ name: `${name}.mjs`, text: launcherOf(`${name}.js`, root) });
     files.push({ name: DYNAMIC_IMPORT_FILE, text: `export const ${DYNAMIC_IMPORT} = (specifier) => ${IMPORT_CALL}specifier);\n` });
     if (!Object.keys(entries).every((name) => files.some((f) => f.name === `${name}.js`))) return undefined;
     const hash = createHash('sha256');
@@ -246,17 +246,19 @@ const BANNER = `import { createRequire as __compiledCreateRequire } from 'node:m
 /**
  * The subdirectory of a build holding the same chunks as CommonJS function bodies (scripts/commonjs-chunks.mjs says
  * why), which the `npx tsx suites` command loads (suites/index.ts): it runs under tsx, whose loader thread every ES
- * module would go through. Check processes load them too, through a launcher file per suite (checkProcessEntry).
+ * module would go through. Check processes and the daemon under test load them too, through a launcher file per
+ * entry (plainNodeEntry).
  */
 export const COMMONJS_DIR = 'commonjs';
 
 /**
- * What a check process runs for a suite file when the build has its CommonJS form: a launcher (`<name>.suite.mjs`
- * in COMMONJS_DIR) that loads the suite file's chunks through scripts/commonjs-chunks.mjs with V8's code cache,
- * instead of node's ES module loader, which compiles every module from its text in every process (node 20 keeps no
- * code cache of ES modules): about 60 ms less of each check process's start. The ES module itself otherwise.
+ * What plain node runs for a compiled entry (a check process's suite file, the daemon under test) when the build
+ * has its CommonJS form: a launcher (`<name>.mjs` in COMMONJS_DIR) that loads the entry's chunks through
+ * scripts/commonjs-chunks.mjs with V8's code cache, instead of node's ES module loader, which decodes and compiles
+ * every module from its text in every process (node 20 keeps no code cache of ES modules): about 60 ms less of a
+ * check process's start, 100 of a daemon's. The ES module itself otherwise.
  */
-export function checkProcessEntry(file: string): string {
+export function plainNodeEntry(file: string): string {
   const launcher = join(dirname(file), COMMONJS_DIR, basename(file).replace(/\.js$/, '.mjs'));
   return existsSync(launcher) ? launcher : file;
 }
@@ -264,7 +266,7 @@ export function checkProcessEntry(file: string): string {
 function launcherOf(chunk: string, root: string): string {
   const loader = pathToFileURL(join(root, 'scripts', 'commonjs-chunks.mjs')).href;
   return [
-    `// A check process's entry (suites/harness/compile.ts checkProcessEntry): ${chunk} of this build's CommonJS form.`,
+    `// What plain node runs for ${chunk} of this build (suites/harness/compile.ts plainNodeEntry): its CommonJS form.`,
     `import { chunkLoader } from ${JSON.stringify(loader)};`,
     `chunkLoader(import.meta.dirname).load(import.meta.dirname + ${JSON.stringify(`/${chunk}`)});`,
     '',

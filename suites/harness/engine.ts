@@ -18,7 +18,7 @@ import { busyScaled } from './progress.ts';
 import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
 import { cpuTimes, readTimings } from './timing.ts';
-import { checkProcessEntry, compileEntries, IMPORT_CALL, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
+import { plainNodeEntry, compileEntries, IMPORT_CALL, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 
@@ -225,7 +225,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
       .sort((a, b) => suiteWeight(b.name) - suiteWeight(a.name))
       .map((s) => {
         const built = compiled?.[`${s.name}.suite`];
-        return { ...s, file: built ? checkProcessEntry(built) : s.file };
+        return { ...s, file: built ? plainNodeEntry(built) : s.file };
       });
   const previousEnv = process.env[CONTEXT_ENV];
   const firstPhaseContext = join(workDir, 'context-0.json');
