@@ -1,6 +1,7 @@
 // Runs the selected checks against a target with node's test runner: one process per suite file, files in
-// parallel up to the worker count. The engine reads discovery first, decides applicability, hands the run
-// context to the processes, gathers their results and evidence, and sweeps the run's namespaces at the end.
+// parallel up to the worker count. The engine launches the first phase's processes (they load their suite files
+// while the target may still be starting), reads discovery, decides applicability, hands the run context to the
+// processes, gathers their results and evidence, and sweeps the run's namespaces at the end.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
