@@ -140,21 +140,16 @@ async function seenWithin(ms: number, predicate: () => boolean): Promise<boolean
   return predicate();
 }
 
+/** A run of the given checks against a target that is not known yet: the test settles `target` when it likes. */
+function runOnLaterTarget(target: Promise<{ url: string }>, grep: RegExp): Promise<EngineResult> {
+  return runChecks({ connection: target, vendor: 'kubernetes', seed: 7, runs: 4, workers: 2, timeoutSeconds: 30, replayCommand: 'npx tsx suites', grep });
+}
+
 test('a target still starting: the check processes are launched before it answers, and run their checks once it does', async () => {
   const server = await startMiniServer({});
   servers.push(server);
   let resolveTarget: (c: { url: string }) => void = () => {};
-  const target = new Promise<{ url: string }>((r) => (resolveTarget = r));
-  const running = runChecks({
-    connection: target,
-    vendor: 'kubernetes',
-    seed: 7,
-    runs: 4,
-    workers: 2,
-    timeoutSeconds: 30,
-    replayCommand: 'npx tsx suites',
-    grep: /^(crud\.create-then-get|negotiation\.unsupported-accept-406)$/,
-  });
+  const running = runOnLaterTarget(new Promise((r) => (resolveTarget = r)), /^(crud\.create-then-get|negotiation\.unsupported-accept-406)$/);
   const launched = await seenWithin(60_000, () => checkProcesses().length >= 2);
   resolveTarget({ url: server.url });
   const result = await running;
@@ -165,17 +160,7 @@ test('a target still starting: the check processes are launched before it answer
 
 test('a target that never comes up: the run fails with its error and leaves no check process waiting', async () => {
   let failTarget: (err: Error) => void = () => {};
-  const target = new Promise<{ url: string }>((_, reject) => (failTarget = reject));
-  const running = runChecks({
-    connection: target,
-    vendor: 'kubernetes',
-    seed: 7,
-    runs: 4,
-    workers: 2,
-    timeoutSeconds: 30,
-    replayCommand: 'npx tsx suites',
-    grep: /^crud\.create-then-get$/,
-  });
+  const running = runOnLaterTarget(new Promise((_, reject) => (failTarget = reject)), /^crud\.create-then-get$/);
   const launched = await seenWithin(60_000, () => checkProcesses().length >= 1);
   failTarget(new Error('the simulator did not start'));
   await assert.rejects(running, /the simulator did not start/);
