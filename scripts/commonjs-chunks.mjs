@@ -52,8 +52,7 @@ export function asFunctionBody(esbuild, text, name, otherImports = 'refuse') {
   const code = esbuild
     .transformSync(text, { loader: 'js', format: 'cjs', platform: 'node', target: 'node20', minifyWhitespace: true, logLevel: 'silent' })
     .code.replace(CHUNK_IMPORT, (_, spec) => `__chunkImport(${spec})`);
-  OTHER_IMPORT.lastIndex = 0;
-  if (otherImports === 'refuse' && OTHER_IMPORT.test(code)) throw new Error(`${name}: an import() that is not of a chunk`);
+  if (otherImports === 'refuse' && code.search(OTHER_IMPORT) !== -1) throw new Error(`${name}: an import() that is not of a chunk`);
   return code.replace(OTHER_IMPORT, '__nodeImport(');
 }
 

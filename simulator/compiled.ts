@@ -17,7 +17,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHUNK_FORM, chunkLoader as loadChunks, codeCacheFileOf } from '../scripts/commonjs-chunks.mjs';
+import { CHUNK_FORM, chunkLoader } from '../scripts/commonjs-chunks.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -63,16 +63,9 @@ export function compiledEntry(root = REPO): string | undefined {
   }
 }
 
-/** The chunks of one build loaded in this process: each once, shared by every chunk that requires it. */
-export interface ChunkLoader {
-  /** The exports of that chunk (a file of the build's directory), loaded now with those it requires if need be. */
-  load(file: string): unknown;
-}
-
 // The loader itself is plain JavaScript beside the code that makes the chunks (scripts/commonjs-chunks.mjs), so that
 // a check process of `npx tsx suites`, which runs without tsx, loads its suite file through it too.
-export const chunkLoader: (dir: string) => ChunkLoader = loadChunks;
-export { codeCacheFileOf };
+export { chunkLoader, codeCacheFileOf, type ChunkLoader } from '../scripts/commonjs-chunks.mjs';
 
 /** Runs the compiled command (chunkLoader); what its entry chunk exported (main.ts: `started`, the promise of its start). */
 export function runCompiled(entry: string): Record<string, unknown> {

@@ -237,10 +237,12 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   const prelaunched = ordinary.length > 0 ? launchPhase(suiteFilesOf(ordinary), firstPhaseContext, options.workers, signal) : undefined;
 
   let connection: TargetConnection;
+  let client: TargetClient;
   let discovery: Discovery;
   try {
     connection = await options.connection;
-    discovery = await readDiscovery(new TargetClient({ connection, vendor: options.vendor }));
+    client = new TargetClient({ connection, vendor: options.vendor });
+    discovery = await readDiscovery(client);
   } catch (err) {
     early.abort();
     prelaunched?.restore();
@@ -249,7 +251,6 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     rmSync(workDir, { recursive: true, force: true });
     throw err;
   }
-  const client = new TargetClient({ connection, vendor: options.vendor });
 
   const outcomes = new Map<string, CheckOutcome>();
   const done = (outcome: CheckOutcome) => {
