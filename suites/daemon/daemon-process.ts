@@ -10,6 +10,11 @@ export interface Exit {
   signal: NodeJS.Signals | null;
 }
 
+/**
+ * A command line without shell syntax (a program, no VAR=value before it, and its words), which `exec` may prefix.
+ */
+const SIMPLE_COMMAND = /^[A-Za-z0-9_./:,@%+-]+( +[A-Za-z0-9_./:=,@%+\\-]+)*$/;
+
 export const shellQuote = (arg: string) => (/^[A-Za-z0-9_./:=,@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
 
 export class DaemonProcess {
@@ -20,7 +25,11 @@ export class DaemonProcess {
   private exitValue: Exit | undefined;
 
   constructor(command: string, args: readonly string[], cwd: string) {
-    this.child = spawn(`${command} ${args.map(shellQuote).join(' ')}`, { shell: true, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const line = `${command} ${args.map(shellQuote).join(' ')}`;
+    // A plain command line is exec'd by the shell, so that the daemon itself is this process's child: the run's CPU
+    // figure counts a child once it has been waited for, and a daemon left under the shell (dash does not exec the
+    // last command) was reparented when its group was stopped, its CPU seen nowhere (25-30 CPU-s of a full run).
+    this.child = spawn(SIMPLE_COMMAND.test(command) ? `exec ${line}` : line, { shell: true, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout!.on('data', (b: Buffer) => (this.out += b.toString('utf8')));
     this.child.stderr!.on('data', (b: Buffer) => (this.err += b.toString('utf8')));
     this.exited = new Promise((resolve) => {
