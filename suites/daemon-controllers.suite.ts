@@ -689,6 +689,11 @@ check(
         `--node-monitor-grace-period=${grace}ms`,
         `--node-startup-grace-period=${startup}ms`,
         `--pod-eviction-timeout=${timeout}ms`,
+        // Evictions are rate-limited per zone, one node per token, a node without pods too: at the default 0.1 nodes
+        // per second nl-silent (Unknown first, after the startup grace) took the token and the pod of nl-a waited
+        // 10 s more for the next, 16-23 s after its last heartbeat. Here only the timeout is judged (the rate has
+        // checks of its own).
+        '--node-eviction-rate=10',
       ];
       await withControllers(env, 'node', flags, 'node lifecycle', async () => {
         const t0 = Date.now();
