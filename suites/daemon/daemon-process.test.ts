@@ -16,5 +16,5 @@ test('a plain command line runs as this process\'s own child (exec\'d by the she
 test('a command line with shell syntax (an environment assignment) still runs, under its shell', async () => {
   const ppid = await ppidOf(`SOME_SETTING=1 ${process.execPath}`);
   assert.notEqual(ppid, process.pid);
-  assert.ok(ppid > 0);
+  assert.ok(ppid > 0, `the command printed no parent pid (${ppid})`);
 });
