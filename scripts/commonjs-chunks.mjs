@@ -3,7 +3,7 @@
 // __filename, __dirname and __chunkImport. Made by scripts/build-simulator.mjs (`npx tsx simulator`) and
 // suites/harness/compile.ts (the `npx tsx suites` command and its check processes); loaded through
 // simulator/compiled.ts under tsx, and directly by a check process's launcher file (plain node, no TypeScript).
-// Only node: modules here: it is read on every start.
+// Only node: modules here (and wasm-baseline.mjs, which imports only node's): it is read on every start.
 //
 // Why: an ES module imported in a process that runs under tsx goes through tsx's loader thread, whose load hook
 // decodes the text of every module holding the word "import" and scans it with es-module-lexer, while node waits
@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { codeCacheTag } from './wasm-baseline.mjs';
 
 /**
  * The form of chunk this file makes and simulator/compiled.ts loads: a manifest of the simulator's build names it, so
@@ -57,11 +58,12 @@ export function asFunctionBody(esbuild, text, name, otherImports = 'refuse') {
 }
 
 /**
- * V8's code cache of a chunk, beside it (one per node version and architecture: V8 refuses another's).
+ * V8's code cache of a chunk, beside it: one per node version, architecture and V8 flags that change code (V8 refuses
+ * another's; wasm-baseline.mjs codeCacheTag). Read when the cache is written too, after the process set its flags.
  * @param {string} file
  * @returns {string}
  */
-export const codeCacheFileOf = (file) => `${file}.v8-${process.version}-${process.arch}`;
+export const codeCacheFileOf = (file) => `${file}.v8-${process.version}-${process.arch}${codeCacheTag()}`;
 
 /**
  * Loads the chunks of a build made by asFunctionBody: each compiled with vm.Script from its text and, when there is

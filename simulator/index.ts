@@ -4,12 +4,7 @@
 // that the first answer does not wait for tsx to read, resolve and transpile a few hundred modules one by one
 // through its loader thread (measured: about half the CPU of a start). Without a current build it runs the sources,
 // as before, and has one built in the background for the next start. SIMULATOR_COMPILED=0 always runs the sources.
-import { useBaselineWasmCompiler } from '../scripts/wasm-baseline.mjs';
 import { buildInBackground, compiledEntry, runCompiled } from './compiled.ts';
-
-// undici's response parser compiled once, with V8's baseline compiler (scripts/wasm-baseline.mjs): the daemon's and
-// the nodes' first requests, while the first clients are answered, no longer start a 200-300 CPU-ms compile.
-useBaselineWasmCompiler();
 
 // START_TIMING=1: when this process started (epoch ms, node's own clock origin), for simulator/bench/startup.bench.ts
 // to time its first answer from this process's start rather than from npx's.

@@ -8,17 +8,12 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { useBaselineWasmCompiler } from '../scripts/wasm-baseline.mjs';
 import { chunkLoader } from '../simulator/compiled.ts';
 import { commonJsFileOf, currentBuild, setCompiledSuites, SUITES_BUILD, suitesBuildEntries } from './harness/compile.ts';
 
 // START_TIMING=1: when this process started (epoch ms, node's own clock origin), for simulator/bench/startup.bench.ts
 // to time the first finished check from this process's start rather than from npx's.
 if (process.env.START_TIMING === '1') process.stderr.write(`start-timing: process started at ${performance.timeOrigin}\n`);
-
-// undici's response parser compiled with V8's baseline compiler only (scripts/wasm-baseline.mjs): 200-300 CPU-ms
-// less in this process, in each check process and in each daemon under test (their launchers do the same).
-useBaselineWasmCompiler();
 
 type Cli = typeof import('./cli/main.ts');
 const build = process.env.SUITES_COMPILED === '0' ? undefined : currentBuild(SUITES_BUILD, suitesBuildEntries());

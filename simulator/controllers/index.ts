@@ -2,7 +2,6 @@
 // Exit codes: 0 after --help/--version or a clean stop, 2 for a bad command line, 1 for any other failure
 // (including lost leadership, after which a supervisor is expected to restart the daemon, as with the real one).
 
-import { useBaselineWasmCompiler } from '../../scripts/wasm-baseline.mjs';
 import { loadSpecTables } from '../../spec-tables/index.ts';
 import { DaemonExit, prepareOptions } from './daemon/command-line.ts';
 import { UsageError } from './daemon/options.ts';
@@ -14,9 +13,6 @@ async function main(): Promise<number> {
     const argv = process.argv.slice(2);
     // Help, version and a bad command line are answered before the rest of the daemon is loaded.
     prepareOptions(argv, tables);
-    // Its client's response parser compiled with V8's baseline compiler only (scripts/wasm-baseline.mjs): 200-300
-    // CPU-ms less per start, which the conformance suites pay ~40 times a run.
-    useBaselineWasmCompiler();
     const { startDaemon } = await import('./daemon/daemon.ts');
     handle = await startDaemon(argv, { tables });
   } catch (err) {

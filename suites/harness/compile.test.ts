@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { commonJsFileOf, compileEntries, currentBuild, REPO_ROOT, withoutTsx } from './compile.ts';
 import { chunkLoader, codeCacheFileOf } from '../../simulator/compiled.ts';
+import { codeCacheTag } from '../../scripts/wasm-baseline.mjs';
 
 test('compiled entries run under plain node with their sources\' import.meta.url and lazy imports', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'compile-test-'));
@@ -122,7 +123,9 @@ test('a chunk\'s import() of a module outside the build works in every run, also
     const file = commonJsFileOf(out.main);
     const loader = pathToFileURL(join(REPO_ROOT, 'scripts', 'commonjs-chunks.mjs')).href;
     // Plain node, as a check process runs it; the first run writes the code cache when it exits, the second uses it.
-    const script = `import { chunkLoader } from ${JSON.stringify(loader)};\nconsole.log(await chunkLoader(${JSON.stringify(dirname(file))}).load(${JSON.stringify(file)}).cores());\n`;
+    // Under this process's V8 flags (scripts/wasm-baseline.mjs), whose code cache file this process looks for.
+    const flags = codeCacheTag() ? `import { useBaselineWasmCompiler } from ${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'scripts', 'wasm-baseline.mjs')).href)};\nuseBaselineWasmCompiler();\n` : '';
+    const script = `${flags}import { chunkLoader } from ${JSON.stringify(loader)};\nconsole.log(await chunkLoader(${JSON.stringify(dirname(file))}).load(${JSON.stringify(file)}).cores());\n`;
     for (const run of ['first', 'from the code cache']) {
       const ran = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
       assert.equal(ran.stdout.trim(), 'function', `${run} run: ${ran.stderr}`);

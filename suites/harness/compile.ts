@@ -16,7 +16,7 @@
 // all match, the build is used without running esbuild (currentBuild). Undefined when anything fails: the caller
 // keeps tsx.
 //
-// Only node: modules here (and scripts/commonjs-chunks.mjs, which imports nothing): suites/index.ts reads this file
+// Only node: modules here (and scripts/commonjs-chunks.mjs, which imports only node's and wasm-baseline.mjs): suites/index.ts reads this file
 // through tsx on every start.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -115,10 +115,11 @@ function packagesStamp(root: string): number {
 
 /**
  * Changed when the form of the builds changes (2: a compiled command once wrote a helper module that called itself;
- * 3: the CommonJS chunks' other import()s became __nodeImport calls, commonjs-chunks.mjs; 4: the launchers compile
- * WebAssembly with V8's baseline compiler, scripts/wasm-baseline.mjs).
+ * 3: the CommonJS chunks' other import()s became __nodeImport calls, commonjs-chunks.mjs; 4, 5: the launchers compile
+ * WebAssembly with V8's baseline compiler, scripts/wasm-baseline.mjs, 5 for the whole process; 6: a build's directory
+ * is named by its CommonJS form too, so that launchers of an earlier form are not kept).
  */
-const BUILD_FORMAT = '4';
+const BUILD_FORMAT = '6';
 
 /** One manifest per checkout (worktrees share node_modules) and entry set. */
 function manifestPath(cacheName: string, entries: Record<string, string>, root: string): string {
@@ -218,8 +219,11 @@ export async function compileEntries(
     for (const name of Object.keys(entries)) commonJs?.push({ name: `${name}.mjs`, text: launcherOf(`${name}.js`, root) });
     files.push({ name: DYNAMIC_IMPORT_FILE, text: `export const ${DYNAMIC_IMPORT} = (specifier) => ${IMPORT_CALL}specifier);\n` });
     if (!Object.keys(entries).every((name) => files.some((f) => f.name === `${name}.js`))) return undefined;
+    // The directory is named by everything written into it: a launcher or chunk form of another version of this
+    // file gets a directory of its own, not the one of a build whose JavaScript happens to be the same.
     const hash = createHash('sha256');
     for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) hash.update(f.name).update('\0').update(f.text).update('\0');
+    for (const f of commonJs ?? []) hash.update(`${COMMONJS_DIR}/${f.name}`).update('\0').update(f.text).update('\0');
     const dir = join(cache, hash.digest('hex').slice(0, 16));
     if (existsSync(join(dir, `${Object.keys(entries)[0]}.js`))) utimesSync(dir, new Date(), new Date());
     else writeDirAside(dir, files);
@@ -269,9 +273,9 @@ function launcherOf(chunk: string, root: string): string {
   const wasm = pathToFileURL(join(root, 'scripts', 'wasm-baseline.mjs')).href;
   return [
     `// What plain node runs for ${chunk} of this build (suites/harness/compile.ts plainNodeEntry): its CommonJS form.`,
-    `import { chunkLoader } from ${JSON.stringify(loader)};`,
-    // undici's response parser compiled with V8's baseline compiler only: 200-300 CPU-ms less per process.
+    // WebAssembly (undici's response parser) with V8's baseline compiler only: 200-300 CPU-ms less per process.
     `import { useBaselineWasmCompiler } from ${JSON.stringify(wasm)};`,
+    `import { chunkLoader } from ${JSON.stringify(loader)};`,
     'useBaselineWasmCompiler();',
     `chunkLoader(import.meta.dirname).load(import.meta.dirname + ${JSON.stringify(`/${chunk}`)});`,
     '',
