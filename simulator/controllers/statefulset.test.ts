@@ -101,6 +101,8 @@ test('a partition keeps lower ordinals at the current revision; scaling down rem
     const pods = await api.list(`/api/v1/namespaces/${ns}/pods`);
     return pods.length === 1 && pods[0].metadata.name === 'db-0';
   }, 30_000);
+  // The list can show the deletion before the watch stream has delivered its event (a loaded CI machine did).
+  await eventually('both deletions watched', async () => watch.events.filter((e) => e.type === 'DELETED').length >= 2, 10_000);
   watch.stop();
   const deleted = watch.events.filter((e) => e.type === 'DELETED').map((e) => e.object.metadata.name);
   assert.deepEqual(deleted, ['db-2', 'db-1']);
