@@ -10,10 +10,14 @@ import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chunkLoader } from '../simulator/compiled.ts';
 import { commonJsFileOf, currentBuild, setCompiledSuites, SUITES_BUILD, suitesBuildEntries } from './harness/compile.ts';
+import { runNoTestsInProcess } from './harness/parent-process.ts';
 
 // START_TIMING=1: when this process started (epoch ms, node's own clock origin), for simulator/bench/startup.bench.ts
 // to time the first finished check from this process's start rather than from npx's.
 if (process.env.START_TIMING === '1') process.stderr.write(`start-timing: process started at ${performance.timeOrigin}\n`);
+
+// Before node:test is loaded: this process only starts the check processes (harness/parent-process.ts).
+runNoTestsInProcess();
 
 type Cli = typeof import('./cli/main.ts');
 const build = process.env.SUITES_COMPILED === '0' ? undefined : currentBuild(SUITES_BUILD, suitesBuildEntries());
