@@ -1,4 +1,4 @@
-// Runs every *.test.ts under spec-tables/, simulator/ and suites/ on node's test runner through tsx.
+// Runs every *.test.ts under spec-tables/, simulator/, suites/ and scripts/ on node's test runner through tsx.
 // Node 20 does not expand globs given to --test (Node 21+ does), so the files are listed here.
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -16,8 +16,8 @@
 // all match, the build is used without running esbuild (currentBuild). Undefined when anything fails: the caller
 // keeps tsx.
 //
-// Only node: modules here (and scripts/commonjs-chunks.mjs, which imports only node's and wasm-baseline.mjs): suites/index.ts reads this file
-// through tsx on every start.
+// Only node: modules here (and scripts/commonjs-chunks.mjs, which imports only node's and wasm-baseline.mjs):
+// suites/index.ts reads this file through tsx on every start.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
