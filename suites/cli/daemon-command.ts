@@ -3,6 +3,7 @@
 // compiled into one file for the run when that could be done (daemon/daemon-build.ts), else through tsx.
 
 import { existsSync } from 'node:fs';
+import { shellEscape } from '../daemon/daemon-process.ts';
 
 export const DAEMON_CMD_ENV = 'CONFORMANCE_DAEMON_CMD';
 /** The path of this project's daemon compiled for the run (set by cli/main.ts when no --daemon-cmd is given). */
@@ -15,6 +16,6 @@ export function daemonCommand(env: NodeJS.ProcessEnv = process.env): { command: 
   const cmd = env[DAEMON_CMD_ENV];
   if (cmd && cmd.trim() !== '') return { command: cmd, isDefault: false };
   const built = env[DAEMON_BUILD_ENV];
-  if (built && existsSync(built)) return { command: `node ${built.replace(/[^A-Za-z0-9_./:=,@%+-]/g, (c) => `\\${c}`)}`, isDefault: true };
+  if (built && existsSync(built)) return { command: `node ${shellEscape(built)}`, isDefault: true };
   return { command: DEFAULT_DAEMON_CMD, isDefault: true };
 }

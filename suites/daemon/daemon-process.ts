@@ -11,11 +11,24 @@ export interface Exit {
 }
 
 /**
- * A command line without shell syntax (a program, no VAR=value before it, and its words), which `exec` may prefix.
+ * The characters a shell word may hold unquoted, as the inside of a regular expression's character class (its "-"
+ * last, so that it stays a character and what is put before the class's end is not taken into a range).
  */
-const SIMPLE_COMMAND = /^[A-Za-z0-9_./:,@%+-]+( +[A-Za-z0-9_./:=,@%+\\-]+)*$/;
+const SHELL_SAFE = 'A-Za-z0-9_./:=,@%+-';
+const SAFE_WORD = new RegExp(`^[${SHELL_SAFE}]+$`);
+const UNSAFE_CHAR = new RegExp(`[^${SHELL_SAFE}]`, 'g');
 
-export const shellQuote = (arg: string) => (/^[A-Za-z0-9_./:=,@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
+/**
+ * A command line without shell syntax, which `exec` may prefix: a program (no VAR=value before it) and its words, of
+ * safe characters and the backslashes of shellEscape.
+ */
+const SIMPLE_COMMAND = new RegExp(`^[${SHELL_SAFE.replace('=', '')}]+( +[\\\\${SHELL_SAFE}]+)*$`);
+
+/** One word for the shell: as it is when safe, else in single quotes. */
+export const shellQuote = (arg: string) => (SAFE_WORD.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
+
+/** One word for the shell with every unsafe character backslash-escaped (a command line that stays SIMPLE_COMMAND). */
+export const shellEscape = (word: string) => word.replace(UNSAFE_CHAR, (c) => `\\${c}`);
 
 export class DaemonProcess {
   private out = '';
