@@ -227,8 +227,8 @@ export async function compileEntries(
     const dir = join(cache, hash.digest('hex').slice(0, 16));
     if (existsSync(join(dir, `${Object.keys(entries)[0]}.js`))) utimesSync(dir, new Date(), new Date());
     else writeDirAside(dir, files);
-    // The CommonJS form goes beside them (also into a build made before it was asked for); only an optimisation of
-    // the command's start, so a failure to write it fails nothing.
+    // The CommonJS form goes beside them (again, if an earlier try failed to write it); only an optimisation of the
+    // command's start, so a failure to write it fails nothing.
     if (commonJs && !existsSync(join(dir, COMMONJS_DIR))) {
       try {
         writeDirAside(join(dir, COMMONJS_DIR), commonJs);
