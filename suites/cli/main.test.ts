@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { main } from './main.ts';
@@ -38,6 +40,22 @@ test('an unreachable target exits 2 naming the target and the reason', async () 
   const r = await cli(['--target', 'http://127.0.0.1:1']);
   assert.equal(r.code, 2);
   assert.equal(r.err.trim(), 'error: target http://127.0.0.1:1 is unreachable: connect ECONNREFUSED 127.0.0.1:1');
+});
+
+test('a server that answers 200 without discovery lists exits 2 instead of passing with every check skipped', async () => {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const r = await cli(['--target', url, '--suite', 'crud']);
+    assert.equal(r.code, 2, r.err);
+    assert.equal(r.err.trim(), `error: target ${url} serves no discovery document (GET /api answered 200 without a "versions" list, GET /apis answered 200 without a "groups" list)`);
+  } finally {
+    server.close();
+  }
 });
 
 test('--list prints checks with their rows and runs nothing', async () => {

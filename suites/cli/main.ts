@@ -9,7 +9,7 @@ import { Progress, type ProgressStream } from './progress.ts';
 import { DAEMON_BUILD_ENV, DAEMON_CMD_ENV } from './daemon-command.ts';
 import { buildDaemon } from '../daemon/daemon-build.ts';
 import { normaliseTargetUrl, type TargetConnection } from '../harness/connection.ts';
-import { TargetClient, TransportError } from '../harness/client.ts';
+import { TargetClient, TransportError, type RawResponse } from '../harness/client.ts';
 import { loadCatalog } from '../harness/catalog.ts';
 import { compileSuites, runChecks, selectChecks, SelectionError, type CheckOutcome, type EngineResult } from '../harness/engine.ts';
 import { compareRuns, renderDivergences, type Divergence } from '../harness/differential.ts';
@@ -124,8 +124,12 @@ async function probe(connection: TargetConnection, vendor: string): Promise<void
   try {
     const res = await client.raw({ method: 'GET', path: '/api', headers: { Accept: 'application/json' }, timeoutMs: 10_000 });
     const apis = await client.raw({ method: 'GET', path: '/apis', headers: { Accept: 'application/json' }, timeoutMs: 10_000 });
-    if (res.status !== 200 && apis.status !== 200) {
-      throw new TargetError(`target ${connection.url} serves no discovery document (GET /api answered ${res.status}, GET /apis answered ${apis.status})`);
+    // A 200 is not enough: a server answering {} to everything would otherwise have every check skipped as "not
+    // served" and the run pass. An API server lists its versions at /api (APIVersions) or its groups at /apis.
+    const core = discoveryList(res, 'versions');
+    const groups = discoveryList(apis, 'groups');
+    if (core !== 'listed' && groups !== 'listed') {
+      throw new TargetError(`target ${connection.url} serves no discovery document (GET /api answered ${core}, GET /apis answered ${groups})`);
     }
   } catch (err) {
     if (err instanceof TransportError) {
@@ -133,6 +137,17 @@ async function probe(connection: TargetConnection, vendor: string): Promise<void
       throw new TargetError(`target ${connection.url} is unreachable: ${reason}`);
     }
     throw err;
+  }
+}
+
+/** 'listed' when the answer is a 200 whose JSON body has the list `field` (versions, groups), else what it was. */
+function discoveryList(res: RawResponse, field: string): string {
+  if (res.status !== 200) return String(res.status);
+  try {
+    const body = JSON.parse(res.text()) as Record<string, unknown> | null;
+    return Array.isArray(body?.[field]) ? 'listed' : `200 without a "${field}" list`;
+  } catch {
+    return '200 with a body that is not JSON';
   }
 }
 
