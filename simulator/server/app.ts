@@ -36,6 +36,7 @@ import { isOpenApiPath, serveOpenApi } from '../openapi/serve.ts';
 import { parseIncludeObject, tableSourceOf, toTable } from './table/table.ts';
 import { checkRequest, userOf } from './authorization/filter.ts';
 import { requestLogEntry, requestLogLine } from './request-log.ts';
+import { atTurnEnd, type TurnEndTask } from './turn-writes.ts';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -328,7 +329,7 @@ function sendError(ctx: ServerContext, request: FastifyRequest, reply: FastifyRe
  * request was read in is: only a request that waits on storage goes through a promise.
  */
 function dispatch(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): void {
-  let pending: FastifyReply | Promise<void> | void;
+  let pending: FastifyReply | Promise<void | Routed> | void;
   try {
     pending = answer(ctx, request, reply);
   } catch (e) {
@@ -341,9 +342,9 @@ function dispatch(ctx: ServerContext, request: FastifyRequest, reply: FastifyRep
 }
 
 /** dispatch's end for a request that waited: the same last word, and the same empty answer. */
-async function finishLater(pending: Promise<void>, reply: FastifyReply): Promise<void> {
+async function finishLater(pending: Promise<void | Routed>, reply: FastifyReply): Promise<void> {
   try {
-    await pending;
+    if ((await pending) === ANSWER_AT_TURN_END) return;
   } catch (e) {
     if (!reply.sent) reply.send(e);
     return;
@@ -354,7 +355,7 @@ async function finishLater(pending: Promise<void>, reply: FastifyReply): Promise
 }
 
 /** Answers at once (a reply, or nothing) or with a promise of the answer when the request waits on storage. */
-function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<void> | void {
+function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<void | Routed> | void {
   const url = request.url;
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
@@ -418,12 +419,48 @@ function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply
   }
 }
 
-async function routeAndSend(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/** What routeAndSend resolves to when its answer waits for the end of the turn (finishLater then leaves it alone). */
+const ANSWER_AT_TURN_END = 'answer at turn end';
+
+type Routed = typeof ANSWER_AT_TURN_END | undefined;
+
+async function routeAndSend(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<Routed> {
+  let outcome: ApiResult | ApiError;
   try {
     const result = await route(ctx, req, reply);
-    if (result !== undefined) sendRouted(ctx, req, request, reply, result);
+    if (result === undefined) return undefined;
+    outcome = result;
   } catch (e) {
-    sendError(ctx, request, reply, isApiError(e) ? e : internalError(e));
+    outcome = isApiError(e) ? e : internalError(e);
+  }
+  // Written with the other answers that became ready in this turn, at its end (turn-writes.ts).
+  atTurnEnd(new RoutedAnswer(ctx, req, request, reply, outcome));
+  return ANSWER_AT_TURN_END;
+}
+
+/** A routed request's answer, or its error, waiting for the end of the turn (turn-writes.ts). */
+class RoutedAnswer implements TurnEndTask {
+  constructor(
+    private readonly ctx: ServerContext,
+    private readonly req: ResourceRequest,
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+    private readonly outcome: ApiResult | ApiError,
+  ) {}
+
+  run(): void {
+    const { ctx, req, request, reply, outcome } = this;
+    try {
+      if (outcome instanceof ApiError) sendError(ctx, request, reply, outcome);
+      else sendRouted(ctx, req, request, reply, outcome);
+    } catch (e) {
+      try {
+        if (!reply.sent) sendError(ctx, request, reply, isApiError(e) ? e : internalError(e));
+      } catch {
+        // sendError's own fallback failed too: Fastify's error handler has the last word.
+        if (!reply.sent) reply.send(e);
+      }
+    }
   }
 }
 
