@@ -433,8 +433,14 @@ async function routeAndSend(ctx: ServerContext, req: ResourceRequest, request: F
   } catch (e) {
     outcome = isApiError(e) ? e : internalError(e);
   }
-  // Written with the other answers that became ready in this turn, at its end (turn-writes.ts).
-  atTurnEnd(new RoutedAnswer(ctx, req, request, reply, outcome));
+  const answer = new RoutedAnswer(ctx, req, request, reply, outcome);
+  // A read is answered at once: its client (kubectl, an informer's list) waits for that one answer. The answer to a
+  // write is written with the other writes' answers that became ready in this turn, at its end (turn-writes.ts).
+  if (req.method === 'GET') {
+    answer.run();
+    return undefined;
+  }
+  atTurnEnd(answer);
   return ANSWER_AT_TURN_END;
 }
 

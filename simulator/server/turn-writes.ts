@@ -1,6 +1,6 @@
-// Answers that waited on a promise (writes, lists: app.ts routeAndSend) are written together at the end of the turn
-// of the event loop in which they became ready (its check phase, setImmediate), one after another, instead of each
-// right after its own request's work.
+// The answers to writes (app.ts routeAndSend: POST, PUT, PATCH, DELETE) are written together at the end of the turn of
+// the event loop in which they became ready (its check phase, setImmediate), one after another, instead of each right
+// after its own request's work. Reads are answered at once: their clients wait for that one answer.
 //
 // Why: a client waiting for answers sleeps in epoll, and the write that makes one of its sockets readable wakes it:
 // on a virtual machine a cross-CPU interrupt, paid in the writer's system time. When the server is the busier side,
