@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MemoryStore } from './memory.ts';
+import { MemoryStore, prefixEnd } from './memory.ts';
 import { StoreError, type StoreEvent, type StoredObject } from './store.ts';
 
 const NAMESPACES = ['ns1', 'ns2', 'ns10'];
@@ -222,6 +222,50 @@ describe('MemoryStore against a snapshot-per-revision model', () => {
         runScenario(cfg, ops, limit),
       ),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('MemoryStore list: the keys under a prefix', () => {
+  // Code units near the ends of the range, so that prefixes ending in U+FFFF (no end to make) and keys just past a
+  // prefix's end are drawn often.
+  const unit = fc.constantFrom('a', 'b', '/', '0', '\u0000', '\uffff', '\ufffe', 'é');
+  const text = (maxLength: number) => fc.array(unit, { maxLength }).map((a) => a.join(''));
+
+  it('prefixEnd bounds exactly the strings that start with the prefix', () => {
+    fc.assert(
+      fc.property(text(4), text(6), (prefix, s) => {
+        const end = prefixEnd(prefix);
+        if (end === undefined) return prefix === '' || prefix.endsWith('\uffff');
+        return s.startsWith(prefix) === (s >= prefix && s < end);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a list, whole or in chunks from any start key, answers exactly the live keys under the prefix, in order', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(text(5).filter((k) => k !== ''), { maxLength: 30 }), text(3), fc.option(text(4), { nil: undefined }), fc.integer({ min: 1, max: 5 }), async (keys, prefix, startKey, limit) => {
+        const store = new MemoryStore();
+        // (The store refuses an empty key.)
+        for (const k of keys) await store.create(k, { metadata: { name: 'x' }, k });
+        const expected = keys.filter((k) => k.startsWith(prefix) && (startKey === undefined || k >= startKey)).sort();
+        const whole = await store.list(prefix, { startKey });
+        assert.deepEqual(whole.items.map((i) => i.key), expected);
+        assert.equal(whole.nextKey, undefined);
+        const paged: string[] = [];
+        let next = startKey;
+        for (let guard = 0; guard <= keys.length + 1; guard++) {
+          const page = await store.list(prefix, { startKey: next, limit });
+          assert.ok(page.items.length <= limit, `a page of ${page.items.length} items for limit ${limit}`);
+          paged.push(...page.items.map((i) => i.key));
+          if (page.nextKey === undefined) break;
+          next = page.nextKey;
+        }
+        assert.deepEqual(paged, expected);
+        await store.close();
+      }),
+      { numRuns: 300 },
     );
   });
 });
