@@ -14,7 +14,7 @@ import { isMainThread, parentPort } from 'node:worker_threads';
 import { tsxWorker } from './tsx-worker.ts';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import type { Measurement } from './measurement.ts';
+import { pairedRatio, type Measurement, type Pair } from './measurement.ts';
 
 
 const NS = 'bench';
@@ -116,31 +116,9 @@ async function throughput(url: string, total: number, make: (i: number) => { met
   return total / seconds;
 }
 
-/**
- * The simulator's throughput as a ratio to the bare route's: `rounds` pairs, each the two measured back to back
- * (which goes first alternates), and the median of the pairs' ratios. On a shared machine whose speed moves from
- * second to second, a pair measured together sees the same machine; the best of each side taken apart (what this
- * bench did before) could set a fast moment of one against a slow moment of the other, and moved the ratio by a
- * third between runs. The req/s printed are the median pair's.
- */
-type Pair = { ratio: number; sim: number; bare: number };
-
-async function pairedRatio(simUrl: string, bareUrl: string, total: number, make: Parameters<typeof throughput>[2], rounds = 5): Promise<Pair> {
-  const pairs: Pair[] = [];
-  for (let round = 0; round < rounds; round++) {
-    let sim: number;
-    let bare: number;
-    if (round % 2 === 0) {
-      bare = await throughput(bareUrl, total, make);
-      sim = await throughput(simUrl, total, make);
-    } else {
-      sim = await throughput(simUrl, total, make);
-      bare = await throughput(bareUrl, total, make);
-    }
-    pairs.push({ ratio: sim / bare, sim, bare });
-  }
-  pairs.sort((a, b) => a.ratio - b.ratio);
-  return pairs[Math.floor(pairs.length / 2)];
+/** The simulator's throughput as a ratio to the bare route's, paired (measurement.ts pairedRatio), 5 pairs. */
+async function simVsBare(simUrl: string, bareUrl: string, total: number, make: Parameters<typeof throughput>[2]): Promise<Pair> {
+  return (await pairedRatio(5, () => throughput(simUrl, total, make), () => throughput(bareUrl, total, make))).median;
 }
 
 /** Median time of one request, measured sequentially (latency, not throughput). */
@@ -186,9 +164,9 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     const get = () => ({ method: 'GET' as const, path: getPath, status: 200 });
     await throughput(simUrl, 5000, get); // warm-up (JIT)
     await throughput(bareUrl, 5000, get);
-    const g = await pairedRatio(simUrl, bareUrl, 20_000, get);
+    const g = await simVsBare(simUrl, bareUrl, 20_000, get);
     report({
-      name: `GET one ConfigMap (${ready.getBody.length} B): ${g.sim.toFixed(0)} req/s vs bare Fastify ${g.bare.toFixed(0)} req/s (median of 5 pairs)`,
+      name: `GET one ConfigMap (${ready.getBody.length} B): ${g.measured.toFixed(0)} req/s vs bare Fastify ${g.reference.toFixed(0)} req/s (median of 5 pairs)`,
       value: g.ratio,
       unit: 'x bare route',
       target: '>= 0.8',
@@ -204,9 +182,9 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     };
     await throughput(simUrl, 2000, create);
     await throughput(bareUrl, 2000, create);
-    const c = await pairedRatio(simUrl, bareUrl, 10_000, create);
+    const c = await simVsBare(simUrl, bareUrl, 10_000, create);
     report({
-      name: `create ConfigMap: ${c.sim.toFixed(0)} req/s vs bare Fastify ${c.bare.toFixed(0)} req/s (median of 5 pairs)`,
+      name: `create ConfigMap: ${c.measured.toFixed(0)} req/s vs bare Fastify ${c.reference.toFixed(0)} req/s (median of 5 pairs)`,
       value: c.ratio,
       unit: 'x bare route',
       target: '>= 0.5',
@@ -219,9 +197,9 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     const patch = () => ({ method: 'PATCH' as const, path: patchPath, body: PATCH(pseq++), contentType: 'application/strategic-merge-patch+json', status: 200 });
     await throughput(simUrl, 2000, patch);
     await throughput(bareUrl, 2000, patch);
-    const pr = await pairedRatio(simUrl, bareUrl, 10_000, patch);
+    const pr = await simVsBare(simUrl, bareUrl, 10_000, patch);
     report({
-      name: `strategic merge PATCH of one ConfigMap: ${pr.sim.toFixed(0)} req/s vs bare Fastify ${pr.bare.toFixed(0)} req/s (median of 5 pairs)`,
+      name: `strategic merge PATCH of one ConfigMap: ${pr.measured.toFixed(0)} req/s vs bare Fastify ${pr.reference.toFixed(0)} req/s (median of 5 pairs)`,
       value: pr.ratio,
       unit: 'x bare route',
       target: '>= 0.4',

@@ -15,7 +15,7 @@ import { findEtcd, startEtcd } from '../testing/etcd-test-server.ts';
 import { Etcd3 } from 'etcd3';
 import { Pool } from 'undici';
 import { startSimulator } from '../cluster.ts';
-import type { Measurement } from './measurement.ts';
+import { pairedRatio, type Measurement } from './measurement.ts';
 
 
 const CHUNK = 500;
@@ -86,14 +86,15 @@ async function rate(n: number, parallel: number, op: (i: number) => Promise<unkn
   return n / ((performance.now() - t0) / 1000);
 }
 
+/** Pairs of creates and puts measured back to back (the median pair's ratio is the figure). */
+const ROUNDS = 5;
+
 /**
  * HTTP creates of ConfigMaps through a simulator whose store is etcd, against etcd3's own puts of the bytes the
- * store writes for them (same size, same parallelism, same etcd): the median ratio of ROUNDS pairs measured back to back. The
+ * store writes for them (same size, same parallelism, same etcd), paired: the median ratio of ROUNDS pairs. The
  * simulator runs in a worker thread (as in api.bench.ts), so the HTTP load generator does not share its event loop:
  * the creates measure the API server, the puts the etcd client, each on its own thread.
  */
-const ROUNDS = 5;
-
 async function createsAgainstPuts(etcdUrl: string, log: (s: string) => void): Promise<Measurement> {
   const N = Number(process.env.BENCH_ETCD_CREATES ?? 2000);
   const PARALLEL = 64;
@@ -131,27 +132,15 @@ async function createsAgainstPuts(etcdUrl: string, log: (s: string) => void): Pr
       return m.calls;
     };
     const before = await calls();
-    // Pairs measured back to back, which side first alternating, and the median pair's ratio (as api.bench.ts does):
-    // the best of each side taken apart set a fast moment of one against a slow moment of the other, and the etcd
-    // client's own puts moved between 3,800 and 6,100/s within ten minutes on this machine (2026-11-27).
-    const pairs: Array<{ ratio: number; creates: number; puts: number }> = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const putRate = () => rate(N, PARALLEL, (i) => client.put(`/bench-puts/r${round}/cm-${i}`).value(stored).exec());
-      const createRate = () => rate(N, PARALLEL, (i) => post('/api/v1/namespaces/bench/configmaps', body(round, i)));
-      let puts: number;
-      let creates: number;
-      if (round % 2 === 0) {
-        puts = await putRate();
-        creates = await createRate();
-      } else {
-        creates = await createRate();
-        puts = await putRate();
-      }
-      pairs.push({ ratio: creates / puts, creates, puts });
-    }
-    pairs.sort((x, y) => x.ratio - y.ratio);
-    const { creates, puts } = pairs[ROUNDS >> 1];
-    log(`pairs (creates/s vs puts/s): ${pairs.map((x) => `${x.creates.toFixed(0)} vs ${x.puts.toFixed(0)}`).join(', ')}`);
+    // Paired (measurement.ts pairedRatio): the etcd client's own puts moved between 3,800 and 6,100/s within ten
+    // minutes on this machine (2026-11-27).
+    const { median, pairs } = await pairedRatio(
+      ROUNDS,
+      (round) => rate(N, PARALLEL, (i) => post('/api/v1/namespaces/bench/configmaps', body(round, i))),
+      (round) => rate(N, PARALLEL, (i) => client.put(`/bench-puts/r${round}/cm-${i}`).value(stored).exec()),
+    );
+    const { measured: creates, reference: puts } = median;
+    log(`pairs (creates/s vs puts/s): ${pairs.map((x) => `${x.measured.toFixed(0)} vs ${x.reference.toFixed(0)}`).join(', ')}`);
     const after = await calls();
     const per = (k: keyof EtcdCallCounts) => ((after[k] - before[k]) / (ROUNDS * N)).toFixed(2);
     log(`through etcd: ${creates.toFixed(0)} HTTP creates/s vs etcd3 client ${puts.toFixed(0)} puts/s of the same ${stored.length} bytes (${PARALLEL} in flight each)`);

@@ -35,6 +35,42 @@ export function percentile(xs: number[], p: number): number {
   return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * p))] : NaN;
 }
 
+/** One pair of a paired ratio: the rates of the side measured and of its reference, back to back. */
+export interface Pair {
+  ratio: number;
+  measured: number;
+  reference: number;
+}
+
+/**
+ * A rate as a ratio to a reference's: `rounds` pairs, each the two measured back to back (the reference first in even
+ * rounds), and the pair whose ratio is the median (its rates are what a bench prints). On a machine whose speed moves
+ * from second to second, a pair measured together sees the same machine; the best of each side taken apart (what the
+ * api and etcd benches did before) could set a fast moment of one against a slow moment of the other, and moved the
+ * api ratios by a third between runs. `round` is passed on, so that each round can write keys of its own.
+ */
+export async function pairedRatio(
+  rounds: number,
+  measured: (round: number) => Promise<number>,
+  reference: (round: number) => Promise<number>,
+): Promise<{ median: Pair; pairs: Pair[] }> {
+  const pairs: Pair[] = [];
+  for (let round = 0; round < rounds; round++) {
+    let m: number;
+    let r: number;
+    if (round % 2 === 0) {
+      r = await reference(round);
+      m = await measured(round);
+    } else {
+      m = await measured(round);
+      r = await reference(round);
+    }
+    pairs.push({ ratio: m / r, measured: m, reference: r });
+  }
+  pairs.sort((a, b) => a.ratio - b.ratio);
+  return { median: pairs[pairs.length >> 1], pairs };
+}
+
 export function formatLine(m: Measurement): string {
   return `${m.ok ? 'PASS' : 'FAIL'}  ${m.name}: ${Number.isFinite(m.value) ? m.value.toFixed(2) : m.value} ${m.unit} (target ${m.target})`;
 }
