@@ -433,18 +433,34 @@ async function routeAndSend(ctx: ServerContext, req: ResourceRequest, request: F
   } catch (e) {
     outcome = isApiError(e) ? e : internalError(e);
   }
-  const answer = new RoutedAnswer(ctx, req, request, reply, outcome);
   // A read is answered at once: its client (kubectl, an informer's list) waits for that one answer. The answer to a
   // write is written with the other writes' answers that became ready in this turn, at its end (turn-writes.ts).
   if (req.method === 'GET') {
-    answer.run();
+    sendOutcome(ctx, req, request, reply, outcome);
     return undefined;
   }
-  atTurnEnd(answer);
+  atTurnEnd(new RoutedAnswer(ctx, req, request, reply, outcome));
   return ANSWER_AT_TURN_END;
 }
 
-/** A routed request's answer, or its error, waiting for the end of the turn (turn-writes.ts). */
+/**
+ * Sends a routed request's result, or its error. It does not throw: a failure while sending goes to sendError, and a
+ * failure of that to Fastify's error handler (what finishLater did when routeAndSend sent its answer itself).
+ */
+function sendOutcome(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply, outcome: ApiResult | ApiError): void {
+  try {
+    if (outcome instanceof ApiError) sendError(ctx, request, reply, outcome);
+    else sendRouted(ctx, req, request, reply, outcome);
+  } catch (e) {
+    try {
+      if (!reply.sent) sendError(ctx, request, reply, isApiError(e) ? e : internalError(e));
+    } catch {
+      if (!reply.sent) reply.send(e);
+    }
+  }
+}
+
+/** A write's answer, or its error, waiting for the end of the turn (turn-writes.ts). */
 class RoutedAnswer implements TurnEndTask {
   constructor(
     private readonly ctx: ServerContext,
@@ -455,18 +471,7 @@ class RoutedAnswer implements TurnEndTask {
   ) {}
 
   run(): void {
-    const { ctx, req, request, reply, outcome } = this;
-    try {
-      if (outcome instanceof ApiError) sendError(ctx, request, reply, outcome);
-      else sendRouted(ctx, req, request, reply, outcome);
-    } catch (e) {
-      try {
-        if (!reply.sent) sendError(ctx, request, reply, isApiError(e) ? e : internalError(e));
-      } catch {
-        // sendError's own fallback failed too: Fastify's error handler has the last word.
-        if (!reply.sent) reply.send(e);
-      }
-    }
+    sendOutcome(this.ctx, this.req, this.request, this.reply, this.outcome);
   }
 }
 

@@ -12,9 +12,9 @@
 // 79-88 µs, creates per second +13%; the same for strategic merge PATCH.
 //
 // Go's server (what the real one is) writes each answer as it is made: the difference is only when the bytes leave,
-// never what they are or their order on a connection (one request at a time per connection in HTTP/1.1; a pipelined
-// one is read only after the answer before it is written). An answer waits at most for the rest of its turn, which the
-// per-client queues (fair-queue.ts) bound to their budget.
+// never what they are or their order on a connection (node's HTTP server holds the answer to a pipelined request
+// until the answers before it on that connection are out). An answer waits at most for the rest of its turn, which
+// the per-client queues (fair-queue.ts) bound to their budget.
 
 export interface TurnEndTask {
   run(): void;
