@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chunkLoader } from '../simulator/compiled.ts';
-import { commonJsFileOf, currentBuild, setCompiledSuites, SUITES_BUILD, suitesBuildEntries } from './harness/compile.ts';
+import { commonJsFileOf, currentBuild, setCompiledSuites, stopCompiler, SUITES_BUILD, suitesBuildEntries } from './harness/compile.ts';
 import { runNoTestsInProcess } from './harness/parent-process.ts';
 
 // START_TIMING=1: when this process started (epoch ms, node's own clock origin), for simulator/bench/startup.bench.ts
@@ -33,5 +33,7 @@ if (build && existsSync(commonJsFileOf(build['suites-cli']))) {
 } else cli = await import('./cli/main.ts');
 
 const code = await cli.main(process.argv.slice(2));
+// A build still running (the first run after an edit that ends early) is stopped rather than cut off (stopCompiler).
+await stopCompiler();
 // Open keep-alive sockets or a stopped simulator must not hold the exit.
 process.exit(code);

@@ -119,6 +119,22 @@ function packagesStamp(root: string): number {
  * WebAssembly with V8's baseline compiler, scripts/wasm-baseline.mjs, 5 for the whole process; 6: a build's directory
  * is named by its CommonJS form too, so that launchers of an earlier form are not kept).
  */
+/** The require that finds tsx's own esbuild (the project has no esbuild dependency of its own). */
+const esbuildRequire = (root: string): NodeJS.Require => createRequire(createRequire(join(root, 'package.json')).resolve('tsx'));
+
+/**
+ * Stops esbuild's service process if this process started one (a build still running when the command ends). A
+ * process that exits under a running build leaves the service without its input, and it then prints a Go deadlock
+ * report of ~150 goroutines on the command's stderr, after the command's own last line (seen when a run against a
+ * target without discovery exited 2 while the first run after an edit was building). The build is made again by the
+ * next run. Nothing is loaded for it when esbuild was never loaded.
+ */
+export async function stopCompiler(root = REPO_ROOT): Promise<void> {
+  const req = esbuildRequire(root);
+  if (!req.cache[req.resolve('esbuild')]) return;
+  await (req('esbuild') as { stop(): Promise<void> | void }).stop();
+}
+
 const BUILD_FORMAT = '6';
 
 /** One manifest per checkout (worktrees share node_modules) and entry set. */
@@ -188,7 +204,7 @@ export async function compileEntries(
   try {
     const started = Date.now();
     const packages = packagesStamp(root);
-    const esbuild = createRequire(createRequire(join(root, 'package.json')).resolve('tsx'))('esbuild') as Esbuild;
+    const esbuild = esbuildRequire(root)('esbuild') as Esbuild;
     const cache = join(root, 'node_modules', '.cache', cacheName);
     const staging = join(cache, 'staging');
     const out = await esbuild.build({
