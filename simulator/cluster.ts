@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from './server/context.ts';
 import { startApiServer, type ApiServerOptions } from './server/start.ts';
 import type { DaemonHandle } from './controllers/daemon/daemon.ts';
-import type { ControllerPlan } from './controllers/registry.ts';
+import type { ControllerPlan } from './controllers/daemon/registry.ts';
 import type { NodesHandle, NodesOptions } from './nodes/index.ts';
 import { buildSecureServing, type Credentials, type SecureServing, type SecurityFlags } from './server/secure-serving.ts';
 import { renderKubeconfig } from './client/kubeconfig.ts';
@@ -187,7 +187,7 @@ export async function startControllers(url: string, vendor: string, opts: Simula
   argv.push(...(opts.controllerArgs ?? []));
   let plans: Record<string, ControllerPlan> | undefined;
   if (opts.controllerClockSkewMs || opts.cronJobCheckIntervalMs) {
-    const [{ CONTROLLER_PLANS }, { cronJobController }] = await Promise.all([import('./controllers/registry.ts'), import('./controllers/cronjob.ts')]);
+    const [{ CONTROLLER_PLANS }, { cronJobController }] = await Promise.all([import('./controllers/daemon/registry.ts'), import('./controllers/cronjob.ts')]);
     const skew = opts.controllerClockSkewMs ?? 0;
     const cronjob = { checkIntervalMs: opts.cronJobCheckIntervalMs, now: () => new Date(Date.now() + skew) };
     plans = { cronjob: { ...CONTROLLER_PLANS.cronjob, create: () => cronJobController(cronjob) } };

@@ -15,7 +15,7 @@
 // not attached is marked detached, so the reconciler attaches it again.
 
 import { createHash } from 'node:crypto';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { attachableOf, podVolumes, type AttachableVolume } from '../api/volume-names.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';

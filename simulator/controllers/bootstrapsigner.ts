@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto';
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { isBootstrapToken, signingToken } from './bootstrap-tokens.ts';
 
 export const CLUSTER_INFO_NAMESPACE = 'kube-public';

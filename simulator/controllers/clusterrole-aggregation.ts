@@ -9,7 +9,7 @@ import { matchesRequirements, requirementsOf, type LabelSelector } from '../api/
 import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Informer } from '../client/informer.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 
 const CLUSTER_ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 

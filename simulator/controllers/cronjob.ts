@@ -16,7 +16,7 @@ import type { CronJobStatus } from '../api/types/index.ts';
 import { CronExpressionParser } from 'cron-parser';
 import type { KubeObject, ObjectMeta } from '../api/meta.ts';
 import { parseDurationMs } from '../../spec-tables/go-duration.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { jobFinished, jobStatus, type JobSpec } from './job.ts';

@@ -14,8 +14,8 @@ import { startTestCluster, eventually, type TestCluster } from '../testing/test-
 import { makePki, noOpenssl, type Pki } from '../testing/pki.ts';
 import { startSimulator } from '../cluster.ts';
 import { startDaemon } from './daemon/daemon.ts';
-import { prepareOptions } from './daemon/command-line.ts';
-import { UsageError } from './daemon/options.ts';
+import { prepareOptions } from './config/command-line.ts';
+import { UsageError } from './config/options.ts';
 import { loadSpecTables } from '../../spec-tables/index.ts';
 
 type Csr = KubeObject & { spec: Record<string, unknown>; status?: { certificate?: string; conditions?: Array<Record<string, string>> } };

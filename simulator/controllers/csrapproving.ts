@@ -11,7 +11,7 @@ import { APPROVED, conditionsOf, isApproved, isDenied, isNodeClientRequest, pars
 import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Informer } from '../client/informer.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { CSRS } from './csrsigning.ts';
 
 interface Recognizer {

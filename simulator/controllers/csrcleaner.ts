@@ -6,7 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import type { KubeObject } from '../api/meta.ts';
 import { APPROVED, DENIED, conditionsOf } from '../api/kinds/certificates.ts';
 import { ApiError } from '../client/api-client.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { CSRS } from './csrsigning.ts';
 import { sleep } from '../client/timers.ts';
 

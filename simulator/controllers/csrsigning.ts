@@ -15,8 +15,8 @@ import { FAILED, conditionsOf, isApproved, isDenied, isFailed, parseRequest } fr
 import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Informer } from '../client/informer.ts';
-import type { Controller, ControllerContext } from './controller.ts';
-import { readSigningCA, type SigningCA } from './daemon/credential-files.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
+import { readSigningCA, type SigningCA } from './config/credential-files.ts';
 
 export const CSRS = '/apis/certificates.k8s.io/v1beta1/certificatesigningrequests';
 const BACKDATE_MS = 5 * 60 * 1000;

@@ -25,7 +25,7 @@ import type { KubeObject } from '../api/meta.ts';
 import type { LabelSelector } from '../api/labels.ts';
 import { scaledValue } from '../api/kinds/int-or-percent.ts';
 import { ApiError } from '../client/api-client.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';

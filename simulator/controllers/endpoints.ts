@@ -6,7 +6,7 @@
 // deleted are left out. Services without a selector are not touched; a deleted Service's Endpoints go too.
 
 import type { KubeObject } from '../api/meta.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { PodIndex } from './replicaset.ts';

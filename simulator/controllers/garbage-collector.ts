@@ -14,7 +14,7 @@
 import type { KubeObject, OwnerReference } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
 import { collectionPathOf, discoverApiResources, hasVerbs, objectPathOf, resourceForKind, type ApiResource } from '../client/api-resources.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import {
   FOREGROUND_FINALIZER,
   GcGraph,

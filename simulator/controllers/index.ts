@@ -3,8 +3,8 @@
 // (including lost leadership, after which a supervisor is expected to restart the daemon, as with the real one).
 
 import { loadSpecTables } from '../../spec-tables/index.ts';
-import { DaemonExit, prepareOptions } from './daemon/command-line.ts';
-import { UsageError } from './daemon/options.ts';
+import { DaemonExit, prepareOptions } from './config/command-line.ts';
+import { UsageError } from './config/options.ts';
 
 async function main(): Promise<number> {
   let handle;

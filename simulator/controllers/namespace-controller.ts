@@ -9,7 +9,7 @@
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
 import { ApiResourceCache, collectionPathOf, hasVerbs, objectPathOf, type ApiResource } from '../client/api-resources.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { every } from '../client/timers.ts';
 

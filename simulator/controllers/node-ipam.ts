@@ -14,7 +14,7 @@ import type { KubeObject } from '../api/meta.ts';
 import { formatCidr4, overlaps, parseCidr4, subnet, type Cidr4 } from '../api/cidr.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import type { Informer } from '../client/informer.ts';
-import type { ControllerContext } from './controller.ts';
+import type { ControllerContext } from './kit/controller.ts';
 import { isNotFound, rfc3339 } from './workload-util.ts';
 import { untilAborted } from '../client/timers.ts';
 

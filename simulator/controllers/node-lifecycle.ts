@@ -32,7 +32,7 @@ import { ApiError } from '../client/api-client.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import type { Informer } from '../client/informer.ts';
 import { CONDITION_TAINTS, TAINT_NOT_READY, TAINT_UNREACHABLE, taintsOf, type Taint } from '../api/taints.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { NodeIpam } from './node-ipam.ts';
 import { TaintManager } from './taint-manager.ts';
 import { controllerRefOf, isConflict, isNotFound, podPath, rfc3339, specOf } from './workload-util.ts';

@@ -6,7 +6,7 @@
 
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { isTerminated, podPath, specOf } from './workload-util.ts';
 import { sleep } from '../client/timers.ts';

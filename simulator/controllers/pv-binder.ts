@@ -25,13 +25,13 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../api/meta.ts';
 import type { LabelSelector } from '../api/labels.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { quantityBytes } from '../api/kinds/volumes.ts';
 import { deleteObject, isConflict, isNotFound, selectorMatches, statusOf, type Obj } from './workload-util.ts';
-import { recyclerDeadlineSeconds, volumePluginConfig, type RecyclerConfig, type VolumePluginConfig } from './volume-plugins.ts';
+import { recyclerDeadlineSeconds, volumePluginConfig, type RecyclerConfig, type VolumePluginConfig } from './config/volume-plugins.ts';
 
 export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
 export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';

@@ -5,7 +5,7 @@
 // the pod cache is checked and then the API, so a pod made a moment ago still counts.
 
 import type { KubeObject } from '../api/meta.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { isConflict, isNotFound, isTerminated, type Obj } from './workload-util.ts';

@@ -2,7 +2,7 @@
 // replicaset.ts over core/v1 ReplicationControllers, whose selector is a plain label map (equality only)
 // and whose pods are owned with apiVersion v1, kind ReplicationController.
 
-import type { Controller } from './controller.ts';
+import type { Controller } from './kit/controller.ts';
 import { ReplicaManager, type ReplicaKind } from './replicaset.ts';
 import { specOf } from './workload-util.ts';
 

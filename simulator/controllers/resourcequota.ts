@@ -18,7 +18,7 @@
 // charged a create in between) computes again from the fresh quota.
 
 import type { KubeObject } from '../api/meta.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { formatUsage, matchesScopes, resourceOfName, tracks, usageOf } from '../api/quota-usage.ts';

@@ -8,7 +8,7 @@
 
 import type { KubeObject } from '../api/meta.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { setNodeCondition } from './node-ipam.ts';
 import { rfc3339 } from './workload-util.ts';
 import { sleep } from '../client/timers.ts';

@@ -13,7 +13,7 @@ import type { KubeObject } from '../api/meta.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { loadBalancerNameOf, type LoadBalancer } from './cloud/simulated-cloud.ts';
 import { isConflict, isNotFound, specOf } from './workload-util.ts';
 import { every } from '../client/timers.ts';

@@ -4,7 +4,7 @@
 
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';

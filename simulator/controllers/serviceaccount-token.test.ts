@@ -15,11 +15,11 @@ import { startTestCluster, eventually, type TestCluster } from '../testing/test-
 import { makePki, noOpenssl, type Pki } from '../testing/pki.ts';
 import { startSimulator } from '../cluster.ts';
 import { startDaemon, type DaemonHandle } from './daemon/daemon.ts';
-import { prepareOptions } from './daemon/command-line.ts';
-import { UsageError } from './daemon/options.ts';
+import { prepareOptions } from './config/command-line.ts';
+import { UsageError } from './config/options.ts';
 import { loadSpecTables } from '../../spec-tables/index.ts';
 import { serviceAccountToken } from './serviceaccount-token.ts';
-import { parsePrivateKeyPem } from './daemon/credential-files.ts';
+import { parsePrivateKeyPem } from './config/credential-files.ts';
 import { holdingProxy } from '../testing/holding-proxy.ts';
 
 type Secret = KubeObject & { type?: string; data?: Record<string, string> };

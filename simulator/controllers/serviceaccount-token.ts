@@ -14,8 +14,8 @@ import type { KubeObject } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Informer } from '../client/informer.ts';
-import type { Controller, ControllerContext } from './controller.ts';
-import { readPrivateKeyFile, readRootCAFile, type SigningKey } from './daemon/credential-files.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
+import { readPrivateKeyFile, readRootCAFile, type SigningKey } from './config/credential-files.ts';
 
 export const SA_TOKEN_TYPE = 'kubernetes.io/service-account-token';
 export const SA_NAME_ANNOTATION = 'kubernetes.io/service-account.name';

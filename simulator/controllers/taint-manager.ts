@@ -9,7 +9,7 @@ import type { KubeObject } from '../api/meta.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { taintsOf, tolerates, tolerationsOf, type Taint } from '../api/taints.ts';
-import type { ControllerContext } from './controller.ts';
+import type { ControllerContext } from './kit/controller.ts';
 import { isConflict, isNotFound, podPath, specOf } from './workload-util.ts';
 import { untilAborted } from '../client/timers.ts';
 

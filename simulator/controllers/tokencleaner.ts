@@ -7,7 +7,7 @@
 import type { KubeObject } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { expirationOf, isBootstrapToken, isExpired } from './bootstrap-tokens.ts';
 
 export const TOKEN_NAMESPACE = 'kube-system';

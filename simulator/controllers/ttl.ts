@@ -5,7 +5,7 @@
 // 10000 300 s (below 1800); beyond 600 s (below 9000). The count moves one step per node added or removed.
 
 import type { KubeObject } from '../api/meta.ts';
-import type { Controller, ControllerContext } from './controller.ts';
+import type { Controller, ControllerContext } from './kit/controller.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { isNotFound } from './workload-util.ts';
 

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import type { KubeObject } from '../api/meta.ts';
 import { Api, eventually, phaseOf, recordWatch, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 import { startDaemon, type DaemonHandle } from './daemon/daemon.ts';
-import { prepareOptions } from './daemon/command-line.ts';
-import { UsageError } from './daemon/options.ts';
+import { prepareOptions } from './config/command-line.ts';
+import { UsageError } from './config/options.ts';
 import { loadSpecTables } from '../../spec-tables/index.ts';
-import { recyclerDeadlineSeconds } from './volume-plugins.ts';
+import { recyclerDeadlineSeconds } from './config/volume-plugins.ts';
 import { volumeAttachmentName } from './attachdetach.ts';
 
 type Obj = Record<string, unknown>;

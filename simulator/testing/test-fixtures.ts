@@ -1,9 +1,9 @@
 // A small stand-in for the spec-table rows, shaped like spec-tables/index.ts, for unit tests that should not
 // depend on the whole table. The full table is exercised by options.spec-table.test.ts.
 
-import type { OptionRowLike } from '../controllers/daemon/options.ts';
-import type { FeatureGateRowLike } from '../controllers/daemon/feature-gates.ts';
-import type { ControllerRowLike } from '../controllers/daemon/controller-selection.ts';
+import type { OptionRowLike } from '../controllers/config/options.ts';
+import type { FeatureGateRowLike } from '../controllers/config/feature-gates.ts';
+import type { ControllerRowLike } from '../controllers/config/controller-selection.ts';
 
 const row = (name: string, type: string, dflt: unknown, group: string, purpose: string, constraints?: unknown[]): OptionRowLike =>
   ({ id: `option.${name.slice(2)}`, name, type, default: dflt, defaultText: dflt === null ? 'none' : String(dflt), purpose, group, constraints }) as OptionRowLike;

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '../../api/meta.ts';
 import { loadCloudConfig } from './simulated-cloud.ts';
 import { startDaemon } from '../daemon/daemon.ts';
-import { UsageError } from '../daemon/options.ts';
+import { UsageError } from '../config/options.ts';
 import { startSimulator } from '../../cluster.ts';
 import { eventually } from '../../testing/workload-test-env.ts';
 import { conditionOf, startNodeEnv, whenSeen, type NodeEnv } from '../../testing/node-test-env.ts';

@@ -8,7 +8,7 @@
 //   naming the option otherwise); /configz shows which were loaded (never their contents).
 
 import { readFileSync } from 'node:fs';
-import { UsageError, type DaemonOptions } from '../daemon/options.ts';
+import { UsageError, type DaemonOptions } from '../config/options.ts';
 import { CLOUD_PROVIDER_NAME, SimulatedCloud, loadCloudConfig } from './simulated-cloud.ts';
 
 /** A fatal start error: printed as a glog F line, exit code 255 (glog.Fatalf). */

@@ -4,9 +4,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FakeApi } from '../../testing/fake-api.ts';
 import { startDaemon, DaemonExit, type DaemonHandle } from './daemon.ts';
-import { UsageError } from './options.ts';
-import type { ControllerPlan } from '../registry.ts';
-import type { ControllerContext } from '../controller.ts';
+import { UsageError } from '../config/options.ts';
+import type { ControllerPlan } from './registry.ts';
+import type { ControllerContext } from '../kit/controller.ts';
 
 // The fake API speaks JSON only; the option is the daemon's own switch for it.
 const FAST_ELECTION = ['--x-api-content-type=application/json', '--leader-elect-lease-duration=1s', '--leader-elect-renew-deadline=600ms', '--leader-elect-retry-period=150ms'];

@@ -5,8 +5,8 @@
 
 import { setMaxListeners } from 'node:events';
 import { loadSpecTables, type SpecTables } from '../../../spec-tables/index.ts';
-import { UsageError, type DaemonOptions } from './options.ts';
-import { prepareOptions, PROGRAM, DAEMON_VERSION } from './command-line.ts';
+import { UsageError, type DaemonOptions } from '../config/options.ts';
+import { prepareOptions, PROGRAM, DAEMON_VERSION } from '../config/command-line.ts';
 import { DaemonMetrics } from '../../client/metrics.ts';
 import { startHttpService, type HttpService } from './http-service.ts';
 import { loadClientConfig } from '../../client/kubeconfig.ts';
@@ -15,11 +15,11 @@ import { ApiClient } from '../../client/api-client.ts';
 import { LeaderElector, type LockType } from '../../client/leader-election.ts';
 import { InformerFactory, resyncPeriodMs } from '../../client/informer.ts';
 import { discoverResources } from '../../client/discovery.ts';
-import { CONTROLLER_PLANS, decideStart, type ControllerPlan } from '../registry.ts';
-import type { ControllerContext } from '../controller.ts';
+import { CONTROLLER_PLANS, decideStart, type ControllerPlan } from './registry.ts';
+import type { ControllerContext } from '../kit/controller.ts';
 import type { ProtobufObjectCodec } from '../../client/protobuf-codec.ts';
 import { initCloud } from '../cloud/init-cloud.ts';
-import { scanFlexPlugins } from '../volume-plugins.ts';
+import { scanFlexPlugins } from '../config/volume-plugins.ts';
 import { sleep } from '../../client/timers.ts';
 
 export type ControllerState =
@@ -292,4 +292,4 @@ export async function startDaemon(argv: readonly string[], opts: StartDaemonOpti
 }
 
 export { UsageError };
-export { DAEMON_VERSION, PROGRAM, DaemonExit, prepareOptions } from './command-line.ts';
+export { DAEMON_VERSION, PROGRAM, DaemonExit, prepareOptions } from '../config/command-line.ts';

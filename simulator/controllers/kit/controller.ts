@@ -1,11 +1,11 @@
 // What every control loop of the daemon is given and must provide.
 
-import type { ApiClient } from '../client/api-client.ts';
-import type { DaemonOptions } from './daemon/options.ts';
-import type { FeatureGates } from './daemon/feature-gates.ts';
-import type { DaemonMetrics } from '../client/metrics.ts';
-import type { InformerFactory } from '../client/informer.ts';
-import type { SimulatedCloud } from './cloud/simulated-cloud.ts';
+import type { ApiClient } from '../../client/api-client.ts';
+import type { DaemonOptions } from '../config/options.ts';
+import type { FeatureGates } from '../config/feature-gates.ts';
+import type { DaemonMetrics } from '../../client/metrics.ts';
+import type { InformerFactory } from '../../client/informer.ts';
+import type { SimulatedCloud } from '../cloud/simulated-cloud.ts';
 
 export interface ControllerContext {
   client: ApiClient;

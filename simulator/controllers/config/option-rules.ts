@@ -8,7 +8,7 @@ import { UsageError, type DaemonOptions, type OptionDef } from './options.ts';
 import { parseGoDuration } from '../../../spec-tables/go-duration.ts';
 import { FeatureGates, UnknownFeatureGateError, type FeatureGateRowLike } from './feature-gates.ts';
 import { CredentialFileError, parseCertificatesPem, readPrivateKeyFile, readRootCAFile, readSigningCA } from './credential-files.ts';
-import { loadRecyclerTemplate } from '../volume-plugins.ts';
+import { loadRecyclerTemplate } from './volume-plugins.ts';
 import { selectControllers, UnknownControllerError, type ControllerRowLike, type ControllerSelection } from './controller-selection.ts';
 
 export interface ConstraintLike {

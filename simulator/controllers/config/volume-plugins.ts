@@ -10,9 +10,9 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
-import type { KubeObject } from '../api/meta.ts';
-import type { DaemonOptions } from './daemon/options.ts';
-import { quantityBytes } from '../api/kinds/volumes.ts';
+import type { KubeObject } from '../../api/meta.ts';
+import type { DaemonOptions } from './options.ts';
+import { quantityBytes } from '../../api/kinds/volumes.ts';
 
 const GI = 2 ** 30;
 

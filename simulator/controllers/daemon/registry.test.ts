@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadSpecTables } from '../../spec-tables/index.ts';
-import { OptionDefs, parseCommandLine, type DaemonOptions } from './daemon/options.ts';
-import { FeatureGates } from './daemon/feature-gates.ts';
+import { loadSpecTables } from '../../../spec-tables/index.ts';
+import { OptionDefs, parseCommandLine, type DaemonOptions } from '../config/options.ts';
+import { FeatureGates } from '../config/feature-gates.ts';
 import { CONTROLLER_PLANS, decideStart, type StartConditions } from './registry.ts';
 
 const tables = loadSpecTables();
