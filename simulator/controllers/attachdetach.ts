@@ -19,10 +19,9 @@ import type { Controller, ControllerContext } from './kit/controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { attachableOf, podVolumes, type AttachableVolume } from '../api/volume-names.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
-import { isConflict, isNotFound, isTerminated, type Obj } from './workload-util.ts';
-import { PVCS, PVS } from './pv-binder.ts';
+import { isConflict, isNotFound, isTerminated, type Obj } from './kit/workload-util.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
-export const VOLUME_ATTACHMENTS = '/apis/storage.k8s.io/v1beta1/volumeattachments';
 const RECONCILE_MS = 100;
 const MAX_WAIT_FOR_UNMOUNT_MS = 6 * 60_000;
 
@@ -54,11 +53,11 @@ export class AttachDetachController implements Controller {
   async run(ctx: ControllerContext): Promise<void> {
     this.ctx = ctx;
     this.events = new EventRecorder(ctx.client, { component: 'attachdetach-controller' }, { log: ctx.log, signal: ctx.signal });
-    this.pods = ctx.informers.informerFor('/api/v1/pods');
-    this.nodes = ctx.informers.informerFor('/api/v1/nodes');
-    this.pvcs = ctx.informers.informerFor(PVCS);
-    this.pvs = ctx.informers.informerFor(PVS);
-    this.vas = ctx.informers.informerFor(VOLUME_ATTACHMENTS);
+    this.pods = ctx.informers.informerFor(RESOURCE.pods.collection());
+    this.nodes = ctx.informers.informerFor(RESOURCE.nodes.collection());
+    this.pvcs = ctx.informers.informerFor(RESOURCE.persistentVolumeClaims.collection());
+    this.pvs = ctx.informers.informerFor(RESOURCE.persistentVolumes.collection());
+    this.vas = ctx.informers.informerFor(RESOURCE.volumeAttachments.collection());
     for (const inf of [this.pods, this.nodes, this.pvcs, this.pvs, this.vas]) if (!(await inf.waitForSync(ctx.signal))) return;
     // The actual state starts from what the nodes report attached (the controller may have restarted).
     for (const node of this.nodes.list()) {
@@ -165,7 +164,7 @@ export class AttachDetachController implements Controller {
       if (!va) {
         try {
           va = await client.create(
-            VOLUME_ATTACHMENTS,
+            RESOURCE.volumeAttachments.collection(),
             {
               apiVersion: 'storage.k8s.io/v1beta1',
               kind: 'VolumeAttachment',
@@ -176,12 +175,12 @@ export class AttachDetachController implements Controller {
           );
         } catch (err) {
           if (!isConflict(err)) throw err;
-          va = await client.get(`${VOLUME_ATTACHMENTS}/${name}`, undefined, signal);
+          va = await client.get(RESOURCE.volumeAttachments.named(name), undefined, signal);
         }
       }
       if ((va.status as Obj | undefined)?.attached !== true) {
         // The external attacher's step: the volume is now attached to the node.
-        await client.update(`${VOLUME_ATTACHMENTS}/${name}`, { ...va, status: { ...((va.status as Obj | undefined) ?? {}), attached: true } }, signal);
+        await client.update(RESOURCE.volumeAttachments.named(name), { ...va, status: { ...((va.status as Obj | undefined) ?? {}), attached: true } }, signal);
       }
     }
     this.ctx.log(`attached ${v.uniqueName} to node ${node}`);
@@ -207,7 +206,7 @@ export class AttachDetachController implements Controller {
         if (a && a.uniqueName !== v.uniqueName) continue;
         if (!a && pvName !== v.persistentVolumeName) continue;
         await this.ctx.client
-          .delete(`${VOLUME_ATTACHMENTS}/${va.metadata.name}`, undefined, this.ctx.signal)
+          .delete(RESOURCE.volumeAttachments.named(va.metadata.name ?? ''), undefined, this.ctx.signal)
           .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
       }
     }
@@ -223,7 +222,7 @@ export class AttachDetachController implements Controller {
         const driver = a.volume.csiDriver ?? name.slice('kubernetes.io/csi/'.length, name.indexOf('^'));
         const vaName = volumeAttachmentName(handle, driver, node);
         const va = await this.ctx.client
-          .get(`${VOLUME_ATTACHMENTS}/${vaName}`, undefined, this.ctx.signal)
+          .get(RESOURCE.volumeAttachments.named(vaName), undefined, this.ctx.signal)
           .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
         if (va && (va.status as Obj | undefined)?.attached === true) continue;
         this.ctx.log(`verify: ${name} is no longer attached to node ${node}; marked detached`);
@@ -241,7 +240,7 @@ export class AttachDetachController implements Controller {
         .sort((x, y) => x.name.localeCompare(y.name));
       try {
         await this.ctx.client.patch(
-          `/api/v1/nodes/${encodeURIComponent(node)}/status`,
+          RESOURCE.nodes.named(node, 'status'),
           { status: { volumesAttached: list.length ? list : null } },
           'application/merge-patch+json',
           this.ctx.signal,

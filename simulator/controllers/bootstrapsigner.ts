@@ -10,7 +10,8 @@ import type { KubeObject } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
-import { isBootstrapToken, signingToken } from './bootstrap-tokens.ts';
+import { isBootstrapToken, signingToken } from './kit/bootstrap-tokens.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const CLUSTER_INFO_NAMESPACE = 'kube-public';
 export const CLUSTER_INFO_NAME = 'cluster-info';
@@ -30,8 +31,8 @@ export class BootstrapSigner implements Controller {
   readonly stats = { signed: 0 };
 
   async run(ctx: ControllerContext): Promise<void> {
-    const configMaps = ctx.informers.informerFor(`/api/v1/namespaces/${CLUSTER_INFO_NAMESPACE}/configmaps`);
-    const secrets = ctx.informers.informerFor(`/api/v1/namespaces/${TOKEN_NAMESPACE}/secrets`);
+    const configMaps = ctx.informers.informerFor(RESOURCE.configMaps.collection(CLUSTER_INFO_NAMESPACE));
+    const secrets = ctx.informers.informerFor(RESOURCE.secrets.collection(TOKEN_NAMESPACE));
     const queue = new WorkQueue<string>({ name: 'bootstrap_signer', metrics: ctx.metrics });
     const onCM = (cm: KubeObject) => {
       if (cm.metadata.name === CLUSTER_INFO_NAME) queue.add(CLUSTER_INFO_NAME);
@@ -70,7 +71,7 @@ export class BootstrapSigner implements Controller {
       const same = Object.keys(next).length === Object.keys(data).length && Object.entries(next).every(([k, v]) => data[k] === v);
       if (same) return;
       try {
-        await ctx.client.update(`/api/v1/namespaces/${CLUSTER_INFO_NAMESPACE}/configmaps/${CLUSTER_INFO_NAME}`, { ...cm, data: next } as KubeObject, ctx.signal);
+        await ctx.client.update(RESOURCE.configMaps.object(CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME), { ...cm, data: next } as KubeObject, ctx.signal);
         this.stats.signed++;
       } catch (err) {
         if (err instanceof ApiError && err.code === 404) return;

@@ -10,8 +10,8 @@ import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Informer } from '../client/informer.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
-const CLUSTER_ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 
 type Rule = Record<string, unknown>;
 const selectorsOf = (cr: KubeObject): LabelSelector[] =>
@@ -44,7 +44,7 @@ export class ClusterRoleAggregationController implements Controller {
   readonly stats = { updated: 0 };
 
   async run(ctx: ControllerContext): Promise<void> {
-    const roles = ctx.informers.informerFor(CLUSTER_ROLES);
+    const roles = ctx.informers.informerFor(RESOURCE.clusterRoles.collection());
     const queue = new WorkQueue<string>({ name: 'ClusterRoleAggregator', metrics: ctx.metrics });
     const enqueueAll = () => {
       for (const cr of roles.list()) if (aggregates(cr)) queue.add(cr.metadata.name!);
@@ -61,7 +61,7 @@ export class ClusterRoleAggregationController implements Controller {
     const rules = aggregatedRules(cr, roles.list());
     if (isDeepStrictEqual(rules, rulesOf(cr))) return;
     try {
-      await ctx.client.update(`${CLUSTER_ROLES}/${encodeURIComponent(name)}`, { ...cr, rules } as KubeObject, ctx.signal);
+      await ctx.client.update(RESOURCE.clusterRoles.named(name), { ...cr, rules } as KubeObject, ctx.signal);
       this.stats.updated++;
     } catch (err) {
       if (err instanceof ApiError && err.code === 404) return;

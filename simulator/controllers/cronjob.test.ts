@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
 import { Api, eventually, podTemplate, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 import { cronJobController, nextScheduleTime, unmetScheduleTimes } from './cronjob.ts';
-import { jobController, jobFinished } from './job.ts';
+import { jobController } from './job.ts';
+import { jobFinished } from './kit/job-status.ts';
 
 test('next schedule times: five fields, descriptors, @every', () => {
   const t = new Date('2018-01-01T10:07:30.500Z');

@@ -19,10 +19,11 @@ import { parseDurationMs } from '../../spec-tables/go-duration.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
-import { jobFinished, jobStatus, type JobSpec } from './job.ts';
-import { controllerRefOf, createIn, deleteObject, isConflict, ownerRef, podPath, rfc3339, selectorMatches, specOf, writeStatus, type Obj } from './workload-util.ts';
+import { jobFinished, jobStatus, type JobSpec } from './kit/job-status.ts';
+import { controllerRefOf, createIn, deleteObject, isConflict, ownerRef, rfc3339, selectorMatches, specOf, writeStatus, type Obj } from './kit/workload-util.ts';
 import { sleep } from '../client/timers.ts';
 import { copyJson } from '../patch/json-value.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const MAX_MISSED_START_TIMES = 100;
 
@@ -83,8 +84,6 @@ export function unmetScheduleTimes(cj: KubeObject, now: Date): Date[] {
   return out;
 }
 
-const cronJobPath = (cj: KubeObject) => `/apis/batch/v1beta1/namespaces/${encodeURIComponent(cj.metadata.namespace ?? '')}/cronjobs/${encodeURIComponent(cj.metadata.name ?? '')}`;
-const jobPath = (ns: string, name: string) => `/apis/batch/v1/namespaces/${encodeURIComponent(ns)}/jobs/${encodeURIComponent(name)}`;
 
 export class CronJobController implements Controller {
   readonly name = 'cronjob';
@@ -93,9 +92,9 @@ export class CronJobController implements Controller {
 
   async run(ctx: ControllerContext): Promise<void> {
     this.events = new EventRecorder(ctx.client, { component: 'cronjob-controller' }, { log: ctx.log, signal: ctx.signal });
-    const cronJobs = ctx.informers.informerFor('/apis/batch/v1beta1/cronjobs');
-    const jobs = ctx.informers.informerFor('/apis/batch/v1/jobs');
-    const pods = ctx.informers.informerFor('/api/v1/pods');
+    const cronJobs = ctx.informers.informerFor(RESOURCE.cronJobs.collection());
+    const jobs = ctx.informers.informerFor(RESOURCE.jobs.collection());
+    const pods = ctx.informers.informerFor(RESOURCE.pods.collection());
     if (!(await cronJobs.waitForSync(ctx.signal)) || !(await jobs.waitForSync(ctx.signal))) return;
     const interval = this.opts.checkIntervalMs ?? 10_000;
     while (!ctx.signal.aborted) {
@@ -130,7 +129,7 @@ export class CronJobController implements Controller {
     let lastScheduleTime = oldStatus.lastScheduleTime;
     const write = async () => {
       const status: Obj = { ...(active.length ? { active } : {}), ...(lastScheduleTime ? { lastScheduleTime } : {}) };
-      await writeStatus(ctx.client, cronJobPath(cj), cj.status as Obj | undefined, status, ctx.signal, cj.metadata.resourceVersion);
+      await writeStatus(ctx.client, RESOURCE.cronJobs.of(cj, 'status'), cj.status as Obj | undefined, status, ctx.signal, cj.metadata.resourceVersion);
       for (const name of sawCompleted.splice(0)) this.events?.event(cjRef(), 'Normal', 'SawCompletedJob', `Saw completed job: ${name}`);
     };
     if (cj.metadata.deletionTimestamp || spec.suspend) return write();
@@ -178,10 +177,10 @@ export class CronJobController implements Controller {
       spec: copyJson(t.spec ?? {}),
     };
     try {
-      return await createIn(ctx.client, `/apis/batch/v1/namespaces/${encodeURIComponent(ns)}/jobs`, job, ctx.signal);
+      return await createIn(ctx.client, RESOURCE.jobs.collection(ns), job, ctx.signal);
     } catch (err) {
       // Already made for this time (an earlier pass whose status write was lost): not a second run.
-      if (isConflict(err)) return ctx.client.get(jobPath(ns, name), undefined, ctx.signal);
+      if (isConflict(err)) return ctx.client.get(RESOURCE.jobs.object(ns, name), undefined, ctx.signal);
       throw err;
     }
   }
@@ -190,13 +189,13 @@ export class CronJobController implements Controller {
   private async deleteJob(ctx: ControllerContext, cj: KubeObject, job: KubeObject | undefined, pods: Informer): Promise<void> {
     if (!job) return;
     const ns = job.metadata.namespace ?? 'default';
-    if (await deleteObject(ctx.client, jobPath(ns, job.metadata.name ?? ''), job.metadata.uid, ctx.signal)) {
+    if (await deleteObject(ctx.client, RESOURCE.jobs.object(ns, job.metadata.name ?? ''), job.metadata.uid, ctx.signal)) {
       this.events?.event(refOf(cj, 'batch/v1beta1', 'CronJob'), 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name}`);
     }
     const selector = specOf<JobSpec>(job).selector;
     for (const p of pods.list()) {
       if (p.metadata.namespace === ns && controllerRefOf(p)?.uid === job.metadata.uid && selectorMatches(selector, p.metadata.labels)) {
-        await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal);
+        await deleteObject(ctx.client, RESOURCE.pods.of(p), p.metadata.uid, ctx.signal);
       }
     }
   }

@@ -12,7 +12,7 @@ import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Informer } from '../client/informer.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
-import { CSRS } from './csrsigning.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 interface Recognizer {
   subresource: string;
@@ -38,7 +38,7 @@ export class CSRApprovingController implements Controller {
   readonly stats = { approved: 0, reviewsDenied: 0 };
 
   async run(ctx: ControllerContext): Promise<void> {
-    const csrs = ctx.informers.informerFor(CSRS);
+    const csrs = ctx.informers.informerFor(RESOURCE.certificateSigningRequests.collection());
     const queue = new WorkQueue<string>({ name: 'csrapproving', metrics: ctx.metrics });
     const enqueue = (o: KubeObject) => queue.add(o.metadata.name!);
     csrs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n) });
@@ -60,7 +60,7 @@ export class CSRApprovingController implements Controller {
         resourceAttributes: { group: 'certificates.k8s.io', resource: 'certificatesigningrequests', verb: 'create', subresource },
       },
     } as unknown as KubeObject;
-    const answer = await ctx.client.create('/apis/authorization.k8s.io/v1/subjectaccessreviews', review, ctx.signal);
+    const answer = await ctx.client.create(RESOURCE.subjectAccessReviews.collection(), review, ctx.signal);
     return (answer.status as { allowed?: boolean } | undefined)?.allowed === true;
   }
 
@@ -83,7 +83,7 @@ export class CSRApprovingController implements Controller {
       if (!(await this.allowed(ctx, csr, r.subresource))) continue;
       const condition = { type: APPROVED, status: 'True', reason: 'AutoApproved', message: r.message, lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
       try {
-        await ctx.client.update(`${CSRS}/${encodeURIComponent(name)}/approval`, { ...csr, status: { ...(csr.status as object), conditions: [...conditionsOf(csr), condition] } } as KubeObject, ctx.signal);
+        await ctx.client.update(RESOURCE.certificateSigningRequests.named(name, 'approval'), { ...csr, status: { ...(csr.status as object), conditions: [...conditionsOf(csr), condition] } } as KubeObject, ctx.signal);
         this.stats.approved++;
       } catch (err) {
         if (err instanceof ApiError && err.code === 404) return;

@@ -7,8 +7,8 @@ import type { KubeObject } from '../api/meta.ts';
 import { APPROVED, DENIED, conditionsOf } from '../api/kinds/certificates.ts';
 import { ApiError } from '../client/api-client.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
-import { CSRS } from './csrsigning.ts';
 import { sleep } from '../client/timers.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 const HOUR = 3600_000;
 export const APPROVED_EXPIRATION_MS = HOUR;
@@ -44,12 +44,12 @@ export class CSRCleaner implements Controller {
   async run(ctx: ControllerContext): Promise<void> {
     while (!ctx.signal.aborted) {
       try {
-        const list = await ctx.client.list(CSRS, undefined, ctx.signal);
+        const list = await ctx.client.list(RESOURCE.certificateSigningRequests.collection(), undefined, ctx.signal);
         for (const csr of list.items) {
           const why = cleanupReason(csr);
           if (!why) continue;
           try {
-            await ctx.client.delete(`${CSRS}/${encodeURIComponent(csr.metadata.name!)}`, { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: csr.metadata.uid } }, ctx.signal);
+            await ctx.client.delete(RESOURCE.certificateSigningRequests.named(csr.metadata.name!), { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: csr.metadata.uid } }, ctx.signal);
             this.stats.deleted++;
             ctx.log(`deleted csr ${csr.metadata.name}: ${why}`);
           } catch (err) {

@@ -17,8 +17,8 @@ import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Informer } from '../client/informer.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { readSigningCA, type SigningCA } from './config/credential-files.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
-export const CSRS = '/apis/certificates.k8s.io/v1beta1/certificatesigningrequests';
 const BACKDATE_MS = 5 * 60 * 1000;
 
 /** Signers this controller serves (a request without a signerName is a 1.9 request: this signer's). */
@@ -147,7 +147,7 @@ export class CSRSigningController implements Controller {
     // Checked at start (option-rules.ts); read again here.
     const issuer = await makeIssuer(readSigningCA(ctx.options.string('--cluster-signing-cert-file'), ctx.options.string('--cluster-signing-key-file')));
     const durationMs = ctx.options.durationMs('--experimental-cluster-signing-duration');
-    const csrs = ctx.informers.informerFor(CSRS);
+    const csrs = ctx.informers.informerFor(RESOURCE.certificateSigningRequests.collection());
     const queue = new WorkQueue<string>({ name: 'certificate', metrics: ctx.metrics });
     const enqueue = (o: KubeObject) => queue.add(o.metadata.name!);
     csrs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n) });
@@ -174,7 +174,7 @@ export class CSRSigningController implements Controller {
       if (!(e instanceof SigningRefused)) throw e;
       refusal = e.message;
     }
-    const path = `${CSRS}/${encodeURIComponent(name)}/status`;
+    const path = RESOURCE.certificateSigningRequests.named(name, 'status');
     const conditions = conditionsOf(csr);
     const nextStatus = pem
       ? { ...(csr.status as object), certificate: Buffer.from(pem).toString('base64') }

@@ -3,7 +3,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
-import { safeEncode } from './history.ts';
+import { safeEncode } from './kit/history.ts';
 import { Api, eventually, isReady, podTemplate, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 
 let env: WorkloadEnv;

@@ -18,13 +18,15 @@ import type { LabelSelector } from '../api/labels.ts';
 import { scaledValue } from '../api/kinds/int-or-percent.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
-import { WorkQueue, runWorkers } from '../client/work-queue.ts';
+import { WorkQueue } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
-import { PodIndex, claimPods } from './replicaset.ts';
-import { ensureRevision, ownedRevisions, pruneRevisions, safeEncode, type HistoryOwner } from './history.ts';
+import { claimPods } from './kit/claim.ts';
+import type { PodIndex } from './kit/pod-index.ts';
+import { LoopKit } from './kit/loop.ts';
+import { controllerKeyResolver, controllerNameOf } from './kit/owner.ts';
+import { ensureRevision, ownedRevisions, pruneRevisions, safeEncode, type HistoryOwner } from './kit/history.ts';
 import {
   Expectations,
-  controllerRefOf,
   createIn,
   deleteObject,
   inBatches,
@@ -35,15 +37,14 @@ import {
   omitEmpty,
   ownerRef,
   podFromTemplate,
-  podPath,
-  podsPath,
   specOf,
   statusOf,
   templateHash,
   writeStatus,
   type Obj,
   ownedPodHandler,
-} from './workload-util.ts';
+} from './kit/workload-util.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 interface Toleration {
   key?: string;
@@ -84,8 +85,6 @@ export function shouldRun(spec: DaemonSetSpec, node: KubeObject): boolean {
   return taints.every((t) => tolerates(tolerations, t));
 }
 
-const dsPath = (ds: KubeObject) =>
-  `/apis/apps/v1/namespaces/${encodeURIComponent(ds.metadata.namespace ?? '')}/daemonsets/${encodeURIComponent(ds.metadata.name ?? '')}`;
 const nodeOf = (pod: KubeObject) => specOf<{ nodeName?: string }>(pod).nodeName ?? '';
 
 export class DaemonSetController implements Controller {
@@ -93,19 +92,14 @@ export class DaemonSetController implements Controller {
   private events: EventRecorder | undefined;
 
   async run(ctx: ControllerContext): Promise<void> {
-    this.events = new EventRecorder(ctx.client, { component: 'daemonset-controller' }, { log: ctx.log, signal: ctx.signal });
-    const sets = ctx.informers.informerFor('/apis/apps/v1/daemonsets');
-    const nodes = ctx.informers.informerFor('/api/v1/nodes');
-    const podInformer = ctx.informers.informerFor('/api/v1/pods');
-    const pods = new PodIndex(podInformer);
-    const queue = new WorkQueue<string>({ name: 'daemonset', metrics: ctx.metrics });
+    const loop = new LoopKit(ctx, this.name, 'daemonset-controller');
+    this.events = loop.events;
+    const queue = loop.queue;
+    const sets = loop.informer(RESOURCE.daemonSets.collection());
+    const nodes = loop.informer(RESOURCE.nodes.collection());
+    const { informer: podInformer, index: pods } = loop.pods(RESOURCE.pods.collection());
     const expectations = new Expectations();
-    const ownerKey = (pod: KubeObject) => {
-      const ref = controllerRefOf(pod);
-      if (ref?.kind !== 'DaemonSet') return undefined;
-      const key = `${pod.metadata.namespace}/${ref.name}`;
-      return sets.get(key)?.metadata.uid === ref.uid ? key : undefined;
-    };
+    const ownerKey = controllerKeyResolver('DaemonSet', sets);
     const all = () => sets.list().forEach((ds) => queue.add(keyOf(ds)));
     sets.addEventHandler({ onAdd: (ds) => queue.add(keyOf(ds)), onUpdate: (_o, ds) => queue.add(keyOf(ds)), onDelete: (ds) => expectations.forget(keyOf(ds)) });
     nodes.addEventHandler({
@@ -117,15 +111,15 @@ export class DaemonSetController implements Controller {
       onDelete: all,
     });
     podInformer.addEventHandler(ownedPodHandler(ownerKey, expectations, (k) => queue.add(k), keyOf));
-    const revisions = ctx.informers.informerFor('/apis/apps/v1/controllerrevisions');
+    const revisions = loop.informer(RESOURCE.controllerRevisions.collection());
+    // A revision names its DaemonSet by name alone: queued whether or not the cached set has the uid.
     const revisionOwner = (r: KubeObject) => {
-      const ref = controllerRefOf(r);
-      if (ref?.kind === 'DaemonSet') queue.add(`${r.metadata.namespace}/${ref.name}`);
+      const name = controllerNameOf(r, 'DaemonSet');
+      if (name !== undefined) queue.add(`${r.metadata.namespace}/${name}`);
     };
     revisions.addEventHandler({ onAdd: revisionOwner, onDelete: revisionOwner });
-    for (const inf of [sets, nodes, podInformer, revisions]) if (!(await inf.waitForSync(ctx.signal))) return;
-    const work = (key: string) => this.sync(ctx, key, sets, nodes, pods, expectations, queue, revisions);
-    await runWorkers(queue, 2, work, ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
+    if (!(await loop.synced())) return;
+    await loop.work(2, (key) => this.sync(ctx, key, sets, nodes, pods, expectations, queue, revisions));
   }
 
   async sync(
@@ -194,14 +188,14 @@ export class DaemonSetController implements Controller {
       expectations.expectCreations(key, toCreate.length);
       const ref = ownerRef(ds, 'apps/v1', 'DaemonSet');
       await inBatches(toDelete, 20, async (p) => {
-        if (!(await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal))) expectations.deletionObserved(key, keyOf(p));
+        if (!(await deleteObject(ctx.client, RESOURCE.pods.of(p), p.metadata.uid, ctx.signal))) expectations.deletionObserved(key, keyOf(p));
         else this.events?.event(refOf(ds, 'apps/v1', 'DaemonSet'), 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
       });
       await inBatches(toCreate, 20, async (nodeName) => {
         let pod: KubeObject | undefined;
         try {
           const labels = { 'controller-revision-hash': hash, 'pod-template-generation': generation };
-          pod = await createIn(ctx.client, podsPath(ns), podFromTemplate(spec.template, ds, ref, { labels, nodeName }), ctx.signal);
+          pod = await createIn(ctx.client, RESOURCE.pods.collection(ns), podFromTemplate(spec.template, ds, ref, { labels, nodeName }), ctx.signal);
           if (pod) this.events?.event(refOf(ds, 'apps/v1', 'DaemonSet'), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
         } catch (err) {
           this.events?.event(refOf(ds, 'apps/v1', 'DaemonSet'), 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
@@ -241,7 +235,7 @@ export class DaemonSetController implements Controller {
         collisionCount,
       }),
     };
-    await writeStatus(ctx.client, dsPath(ds), ds.status as Obj | undefined, status, ctx.signal, ds.metadata.resourceVersion);
+    await writeStatus(ctx.client, RESOURCE.daemonSets.of(ds, 'status'), ds.status as Obj | undefined, status, ctx.signal, ds.metadata.resourceVersion);
     const waits = active.map((p) => msUntilAvailable(p, minReady)).filter((ms): ms is number => ms !== undefined);
     if (waits.length) queue.addAfter(key, Math.min(...waits) + 50);
   }

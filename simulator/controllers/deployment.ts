@@ -27,9 +27,12 @@ import { scaledValue } from '../api/kinds/int-or-percent.ts';
 import { ApiError } from '../client/api-client.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
-import { WorkQueue, runWorkers } from '../client/work-queue.ts';
+import { WorkQueue } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
-import { PodIndex, claimPods } from './replicaset.ts';
+import { claimPods } from './kit/claim.ts';
+import type { PodIndex } from './kit/pod-index.ts';
+import { LoopKit } from './kit/loop.ts';
+import { controllerKeyResolver, controllerNameOf } from './kit/owner.ts';
 import { DEPLOYMENT_ROLLBACK_TO } from '../api/kinds/deployment.ts';
 import type { DeploymentSpec as DeploymentSpecType, DeploymentStatus, PodTemplate, ReplicaSetSpec, ReplicaSetStatus } from '../api/types/index.ts';
 import {
@@ -45,9 +48,10 @@ import {
   writeStatus,
   type Condition,
   type Obj,
-} from './workload-util.ts';
+} from './kit/workload-util.ts';
 import { every } from '../client/timers.ts';
 import { copyJson } from '../patch/json-value.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const REVISION = 'deployment.kubernetes.io/revision';
 export const DESIRED_REPLICAS = 'deployment.kubernetes.io/desired-replicas';
@@ -71,7 +75,7 @@ type RSStatus = ReplicaSetStatus;
 export type { DeploymentSpecType as DeploymentSpec };
 
 const rsPathOf = (rs: KubeObject) =>
-  `/apis/apps/v1/namespaces/${encodeURIComponent(rs.metadata.namespace ?? '')}/replicasets/${encodeURIComponent(rs.metadata.name ?? '')}`;
+  RESOURCE.replicaSets.object(rs.metadata.namespace ?? '', rs.metadata.name ?? '');
 const rsSpec = (rs: KubeObject) => specOf<RSSpec>(rs);
 const rsStatus = (rs: KubeObject) => (rs.status ?? {}) as RSStatus;
 const replicasOf = (rs: KubeObject) => rsSpec(rs).replicas ?? 0;
@@ -125,18 +129,13 @@ export class DeploymentController implements Controller {
   private events: EventRecorder | undefined;
 
   async run(ctx: ControllerContext): Promise<void> {
-    this.events = new EventRecorder(ctx.client, { component: 'deployment-controller' }, { log: ctx.log, signal: ctx.signal });
-    const deployments = ctx.informers.informerFor('/apis/apps/v1/deployments');
-    const replicaSets = ctx.informers.informerFor('/apis/apps/v1/replicasets');
-    const podInformer = ctx.informers.informerFor('/api/v1/pods');
-    const pods = new PodIndex(podInformer);
-    const queue = new WorkQueue<string>({ name: 'deployment', metrics: ctx.metrics });
-    const ownerOf = (rs: KubeObject) => {
-      const ref = controllerRefOf(rs);
-      if (!ref || ref.kind !== 'Deployment') return undefined;
-      const key = `${rs.metadata.namespace}/${ref.name}`;
-      return deployments.get(key)?.metadata.uid === ref.uid ? key : undefined;
-    };
+    const loop = new LoopKit(ctx, this.name, 'deployment-controller');
+    this.events = loop.events;
+    const queue = loop.queue;
+    const deployments = loop.informer(RESOURCE.deployments.collection());
+    const replicaSets = loop.informer(RESOURCE.replicaSets.collection());
+    const { informer: podInformer, index: pods } = loop.pods(RESOURCE.pods.collection());
+    const ownerOf = controllerKeyResolver('Deployment', deployments);
     const onRS = (rs: KubeObject) => {
       const key = ownerOf(rs);
       if (key) return queue.add(key);
@@ -157,21 +156,16 @@ export class DeploymentController implements Controller {
     // Recreate waits for old pods to be gone: their deletion must wake the deployment.
     podInformer.addEventHandler({
       onDelete: (pod) => {
-        const ref = controllerRefOf(pod);
-        const rs = ref?.kind === 'ReplicaSet' ? replicaSets.get(`${pod.metadata.namespace}/${ref.name}`) : undefined;
+        const rsName = controllerNameOf(pod, 'ReplicaSet');
+        const rs = rsName === undefined ? undefined : replicaSets.get(`${pod.metadata.namespace}/${rsName}`);
         if (rs) onRS(rs);
       },
     });
     const period = ctx.options.durationMs('--deployment-controller-sync-period');
     const stopResync = every(period, ctx.signal, () => deployments.list().forEach((d) => queue.add(keyOf(d))));
-    if (!(await deployments.waitForSync(ctx.signal)) || !(await replicaSets.waitForSync(ctx.signal))) return;
-    await podInformer.waitForSync(ctx.signal);
     try {
-      await runWorkers(queue, ctx.options.int('--concurrent-deployment-syncs'), (key) => this.sync(ctx, key, deployments, replicaSets, pods, queue), ctx.signal, {
-        controller: this.name,
-        metrics: ctx.metrics,
-        log: ctx.log,
-      });
+      if (!(await loop.synced())) return;
+      await loop.work(ctx.options.int('--concurrent-deployment-syncs'), (key) => this.sync(ctx, key, deployments, replicaSets, pods, queue));
     } finally {
       stopResync();
     }
@@ -213,7 +207,7 @@ export class DeploymentController implements Controller {
       performed = true;
     }
     if (Object.keys(next.metadata.annotations ?? {}).length === 0) delete next.metadata.annotations;
-    const path = `/apis/apps/v1/namespaces/${encodeURIComponent(d.metadata.namespace ?? '')}/deployments/${encodeURIComponent(name)}`;
+    const path = RESOURCE.deployments.object(d.metadata.namespace ?? '', name);
     try {
       await ctx.client.update(path, next, ctx.signal);
     } catch (err) {
@@ -267,6 +261,7 @@ export class DeploymentController implements Controller {
 class DeploymentSync {
   private readonly spec: DeploymentSpec;
   private readonly path: string;
+  private readonly statusPath: string;
   private readonly ns: string;
   private newRSCreated = false;
 
@@ -280,7 +275,8 @@ class DeploymentSync {
   ) {
     this.spec = specOf<DeploymentSpec>(d);
     this.ns = d.metadata.namespace ?? 'default';
-    this.path = `/apis/apps/v1/namespaces/${encodeURIComponent(this.ns)}/deployments/${encodeURIComponent(d.metadata.name ?? '')}`;
+    this.path = RESOURCE.deployments.object(this.ns, d.metadata.name ?? '');
+    this.statusPath = RESOURCE.deployments.object(this.ns, d.metadata.name ?? '', 'status');
   }
 
   private get replicas(): number {
@@ -288,7 +284,7 @@ class DeploymentSync {
   }
 
   private rsPath(name: string): string {
-    return `/apis/apps/v1/namespaces/${encodeURIComponent(this.ns)}/replicasets/${encodeURIComponent(name)}`;
+    return RESOURCE.replicaSets.object(this.ns, name);
   }
 
   private split(): { newRS: KubeObject | undefined; oldRSs: KubeObject[] } {
@@ -382,7 +378,7 @@ class DeploymentSync {
     // Born at the size the rollout allows right now (NewRSNewReplicas), not at 0.
     (draft.spec as RSSpec).replicas = this.newRSReplicas(draft, oldRSs);
     try {
-      const rs = this.remember(await this.ctx.client.create(`/apis/apps/v1/namespaces/${encodeURIComponent(this.ns)}/replicasets`, draft, this.ctx.signal));
+      const rs = this.remember(await this.ctx.client.create(RESOURCE.replicaSets.collection(this.ns), draft, this.ctx.signal));
       if (replicasOf(rs) > 0) this.event('Normal', 'ScalingReplicaSet', `Scaled up replica set ${rs.metadata.name} to ${replicasOf(rs)}`);
       this.rsList.push(rs);
       this.newRSCreated = true;
@@ -396,7 +392,7 @@ class DeploymentSync {
         return other;
       }
       const next = { ...(this.d.status as Obj | undefined), collisionCount: (status.collisionCount ?? 0) + 1 };
-      await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, next, this.ctx.signal, this.d.metadata.resourceVersion);
+      await writeStatus(this.ctx.client, this.statusPath, this.d.status as Obj | undefined, next, this.ctx.signal, this.d.metadata.resourceVersion);
       throw new Error(`hash collision on ReplicaSet ${name}; collisionCount raised to ${next.collisionCount}`);
     }
   }
@@ -583,7 +579,7 @@ class DeploymentSync {
         message: 'Deployment is paused',
       });
     }
-    await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, status, this.ctx.signal, this.d.metadata.resourceVersion);
+    await writeStatus(this.ctx.client, this.statusPath, this.d.status as Obj | undefined, status, this.ctx.signal, this.d.metadata.resourceVersion);
     return undefined;
   }
 
@@ -657,7 +653,7 @@ class DeploymentSync {
     if (complete && mayCleanUp) await this.cleanup(oldRSs);
     // 409: the Deployment changed since it was read; its watch event queues it again (as in replicaset.ts).
     const rv = this.d.metadata.resourceVersion;
-    await writeStatus(this.ctx.client, this.path, this.d.status as Obj | undefined, status, this.ctx.signal, rv).catch((err: unknown) => {
+    await writeStatus(this.ctx.client, this.statusPath, this.d.status as Obj | undefined, status, this.ctx.signal, rv).catch((err: unknown) => {
       if (!isConflict(err)) throw err;
     });
     return requeueMs;

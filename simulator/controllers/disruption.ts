@@ -18,9 +18,10 @@ import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { percentOf } from '../api/kinds/int-or-percent.ts';
-import { controllerRefOf, isNotFound, isPodReady, selectorMatches, type Obj } from './workload-util.ts';
+import { controllerRefOf, isNotFound, isPodReady, selectorMatches, type Obj } from './kit/workload-util.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { every } from '../client/timers.ts';
+import { RESOURCE, type ResourcePaths } from '../client/resource-paths.ts';
 
 const DELETION_TIMEOUT_MS = 2 * 60_000;
 const RESYNC_MS = 30_000;
@@ -31,7 +32,16 @@ interface PdbSpec {
   selector?: LabelSelector;
 }
 
-const pdbPath = (ns: string, name: string) => `/apis/policy/v1beta1/namespaces/${encodeURIComponent(ns)}/poddisruptionbudgets/${encodeURIComponent(name)}`;
+/**
+ * The controllers whose replica count a pod's PDB reads (the real disruption controller's finders), by kind; a
+ * ReplicaSet controlled by a Deployment counts the Deployment's replicas.
+ */
+const SCALED_KINDS: Record<string, { paths: ResourcePaths; scaledBy?: { kind: string; paths: ResourcePaths } }> = {
+  ReplicationController: { paths: RESOURCE.replicationControllers },
+  ReplicaSet: { paths: RESOURCE.replicaSets, scaledBy: { kind: RESOURCE.deployments.kind, paths: RESOURCE.deployments } },
+  StatefulSet: { paths: RESOURCE.statefulSets },
+};
+
 const isEmptySelector = (s: LabelSelector | undefined) => !s || (Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0);
 
 export class DisruptionController implements Controller {
@@ -40,8 +50,8 @@ export class DisruptionController implements Controller {
 
   async run(ctx: ControllerContext): Promise<void> {
     this.events = new EventRecorder(ctx.client, { component: 'controllermanager' }, { log: ctx.log, signal: ctx.signal });
-    const pdbs = ctx.informers.informerFor('/apis/policy/v1beta1/poddisruptionbudgets');
-    const pods = ctx.informers.informerFor('/api/v1/pods');
+    const pdbs = ctx.informers.informerFor(RESOURCE.podDisruptionBudgets.collection());
+    const pods = ctx.informers.informerFor(RESOURCE.pods.collection());
     const queue = new WorkQueue<string>({ name: 'disruption', metrics: ctx.metrics });
     const forPod = (p: KubeObject) => {
       for (const b of pdbs.list()) {
@@ -66,25 +76,22 @@ export class DisruptionController implements Controller {
   ): Promise<{ uid: string; replicas: number } | undefined> {
     const ref = controllerRefOf(pod);
     if (!ref) return undefined;
-    const ns = encodeURIComponent(pod.metadata.namespace ?? 'default');
+    const ns = pod.metadata.namespace ?? 'default';
     const key = `${ref.kind}/${ref.uid}`;
     if (cache.has(key)) return cache.get(key) ?? undefined;
     const get = async (path: string) =>
       ctx.client.get(path, undefined, ctx.signal).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
     let out: { uid: string; replicas: number } | undefined;
-    const paths: Record<string, string> = {
-      ReplicationController: `/api/v1/namespaces/${ns}/replicationcontrollers/${encodeURIComponent(ref.name)}`,
-      ReplicaSet: `/apis/apps/v1/namespaces/${ns}/replicasets/${encodeURIComponent(ref.name)}`,
-      StatefulSet: `/apis/apps/v1/namespaces/${ns}/statefulsets/${encodeURIComponent(ref.name)}`,
-    };
-    if (paths[ref.kind]) {
-      const owner = await get(paths[ref.kind]);
+    const scaled = Object.hasOwn(SCALED_KINDS, ref.kind) ? SCALED_KINDS[ref.kind] : undefined;
+    if (scaled) {
+      const owner = await get(scaled.paths.object(ns, ref.name));
       if (owner && owner.metadata.uid === ref.uid) {
         out = { uid: owner.metadata.uid!, replicas: Number((owner.spec as Obj).replicas ?? 1) };
         // A ReplicaSet of a Deployment: the Deployment's replicas count.
-        const dref = ref.kind === 'ReplicaSet' ? controllerRefOf(owner) : undefined;
-        if (dref?.kind === 'Deployment') {
-          const d = await get(`/apis/apps/v1/namespaces/${ns}/deployments/${encodeURIComponent(dref.name)}`);
+        const up = scaled.scaledBy;
+        const dref = up ? controllerRefOf(owner) : undefined;
+        if (up && dref && dref.kind === up.kind) {
+          const d = await get(up.paths.object(ns, dref.name));
           if (d && d.metadata.uid === dref.uid) out = { uid: d.metadata.uid!, replicas: Number((d.spec as Obj).replicas ?? 1) };
         }
       }
@@ -161,7 +168,7 @@ export class DisruptionController implements Controller {
       disruptedPods: { ...Object.fromEntries(Object.keys((old.disruptedPods ?? {}) as Obj).map((k) => [k, null])), ...disrupted },
     };
     if (!isDeepStrictEqual(old, status)) {
-      await ctx.client.patch(`${pdbPath(ns, pdb.metadata.name ?? '')}/status`, { metadata: { resourceVersion: pdb.metadata.resourceVersion }, status: patchStatus }, 'application/merge-patch+json', ctx.signal).catch((err: unknown) => {
+      await ctx.client.patch(RESOURCE.podDisruptionBudgets.object(ns, pdb.metadata.name ?? '', 'status'), { metadata: { resourceVersion: pdb.metadata.resourceVersion }, status: patchStatus }, 'application/merge-patch+json', ctx.signal).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
     }

@@ -9,8 +9,9 @@ import type { KubeObject } from '../api/meta.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
-import { PodIndex } from './replicaset.ts';
-import { deleteObject, isConflict, isNotFound, isPodReady, isTerminated, selectorMatches, specOf, statusOf } from './workload-util.ts';
+import { PodIndex } from './kit/pod-index.ts';
+import { deleteObject, isConflict, isNotFound, isPodReady, isTerminated, selectorMatches, specOf, statusOf } from './kit/workload-util.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const TOLERATE_UNREADY = 'service.alpha.kubernetes.io/tolerate-unready-endpoints';
 
@@ -85,7 +86,7 @@ export function computeSubsets(svc: KubeObject, pods: KubeObject[]): Subset[] {
   }));
 }
 
-const endpointsPath = (ns: string, name?: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/endpoints${name ? `/${encodeURIComponent(name)}` : ''}`;
+const endpointsPath = (ns: string, name?: string) => (name ? RESOURCE.endpoints.object(ns, name) : RESOURCE.endpoints.collection(ns));
 /** The pod fields an endpoints entry depends on; other pod changes need no sync. */
 const podSignature = (p: KubeObject) => JSON.stringify([p.metadata.labels, statusOf(p).podIP, isPodReady(p), isTerminated(p), !!p.metadata.deletionTimestamp]);
 
@@ -93,10 +94,10 @@ export class EndpointsController implements Controller {
   readonly name = 'endpoint';
 
   async run(ctx: ControllerContext): Promise<void> {
-    const services = ctx.informers.informerFor('/api/v1/services');
-    const endpoints = ctx.informers.informerFor('/api/v1/endpoints');
-    const podInformer = ctx.informers.informerFor('/api/v1/pods');
-    const pods = new PodIndex(podInformer);
+    const services = ctx.informers.informerFor(RESOURCE.services.collection());
+    const endpoints = ctx.informers.informerFor(RESOURCE.endpoints.collection());
+    const podInformer = ctx.informers.informerFor(RESOURCE.pods.collection());
+    const pods = PodIndex.of(podInformer);
     const queue = new WorkQueue<string>({ name: 'endpoint', metrics: ctx.metrics });
     const servicesFor = (pod: KubeObject, also?: KubeObject) => {
       for (const svc of services.list()) {

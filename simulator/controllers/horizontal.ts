@@ -16,14 +16,16 @@
 // annotations autoscaling.alpha.kubernetes.io/conditions and .../current-metrics. Events SuccessfulRescale,
 // FailedGetScale, FailedGetResourceMetric, FailedComputeMetricsReplicas as the real controller posts them.
 
-import type { KubeObject } from '../api/meta.ts';
+import { parseApiVersion, type KubeObject } from '../api/meta.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { milliOf } from '../api/quantity-sum.ts';
-import { isNotFound, rfc3339, setCondition, type Condition, type Obj } from './workload-util.ts';
+import { isNotFound, rfc3339, setCondition, type Condition, type Obj } from './kit/workload-util.ts';
 import { every } from '../client/timers.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
+import { resourcePath } from '../client/api-client.ts';
 
 export const CONDITIONS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/conditions';
 export const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics';
@@ -37,19 +39,20 @@ interface HpaSpec {
   targetCPUUtilizationPercentage?: number;
 }
 
-const RESOURCE_OF: Record<string, string> = {
-  Deployment: 'deployments',
-  ReplicaSet: 'replicasets',
-  StatefulSet: 'statefulsets',
-  ReplicationController: 'replicationcontrollers',
+/** The kinds an HPA can scale: their resource, and the apiVersion a scaleTargetRef without one means. */
+const SCALE_TARGETS: Record<string, { resource: string; defaultApiVersion: string }> = {
+  Deployment: { resource: 'deployments', defaultApiVersion: 'extensions/v1beta1' },
+  ReplicaSet: { resource: 'replicasets', defaultApiVersion: 'extensions/v1beta1' },
+  StatefulSet: { resource: 'statefulsets', defaultApiVersion: 'extensions/v1beta1' },
+  ReplicationController: { resource: 'replicationcontrollers', defaultApiVersion: 'v1' },
 };
 
 export function scalePath(ns: string, ref: HpaSpec['scaleTargetRef']): string | undefined {
-  const resource = RESOURCE_OF[ref?.kind ?? ''];
-  if (!resource || !ref?.name) return undefined;
-  const apiVersion = ref.apiVersion || (ref.kind === 'ReplicationController' ? 'v1' : 'extensions/v1beta1');
-  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  return `${base}/namespaces/${encodeURIComponent(ns)}/${resource}/${encodeURIComponent(ref.name)}/scale`;
+  const target = Object.hasOwn(SCALE_TARGETS, ref?.kind ?? '') ? SCALE_TARGETS[ref?.kind ?? ''] : undefined;
+  if (!target || !ref?.name) return undefined;
+  // The reference's own apiVersion, served or not: a version the API lacks is its 404 to report, not ours to guess.
+  const { group, version } = parseApiVersion(ref.apiVersion || target.defaultApiVersion);
+  return resourcePath({ group, version, resource: target.resource, namespace: ns, name: ref.name, subresource: 'scale' });
 }
 
 /** The replica count the utilisation asks for (1.9 ReplicaCalculator.GetResourceReplicas, simplified to ready pods). */
@@ -73,7 +76,7 @@ export class HorizontalPodAutoscaler implements Controller {
 
   async run(ctx: ControllerContext): Promise<void> {
     this.events = new EventRecorder(ctx.client, { component: 'horizontal-pod-autoscaler' }, { log: ctx.log, signal: ctx.signal });
-    const hpas = ctx.informers.informerFor('/apis/autoscaling/v1/horizontalpodautoscalers');
+    const hpas = ctx.informers.informerFor(RESOURCE.horizontalPodAutoscalers.collection());
     const queue = new WorkQueue<string>({ name: 'horizontalpodautoscaler', metrics: ctx.metrics });
     hpas.addEventHandler({
       onAdd: (h) => queue.add(keyOf(h)),
@@ -96,7 +99,7 @@ export class HorizontalPodAutoscaler implements Controller {
     selector: string,
   ): Promise<{ requests: Map<string, number | undefined>; usage: Map<string, number> }> {
     const q = { labelSelector: selector };
-    const pods = (await ctx.client.list(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, q, ctx.signal)).items.filter(
+    const pods = (await ctx.client.list(RESOURCE.pods.collection(ns), q, ctx.signal)).items.filter(
       (p) => !p.metadata.deletionTimestamp && (p.status as Obj | undefined)?.phase !== 'Failed' && (p.status as Obj | undefined)?.phase !== 'Succeeded',
     );
     const requests = new Map<string, number | undefined>();
@@ -109,8 +112,8 @@ export class HorizontalPodAutoscaler implements Controller {
     }
     const restClients = ctx.options.bool('--horizontal-pod-autoscaler-use-rest-clients');
     const path = restClients
-      ? `/apis/metrics.k8s.io/v1beta1/namespaces/${encodeURIComponent(ns)}/pods`
-      : `/api/v1/namespaces/kube-system/services/http:heapster:/proxy/apis/metrics/v1alpha1/namespaces/${encodeURIComponent(ns)}/pods`;
+      ? RESOURCE.podMetrics.collection(ns)
+      : RESOURCE.services.proxy('kube-system', { scheme: 'http', name: 'heapster' }, `/apis/metrics/v1alpha1/namespaces/${encodeURIComponent(ns)}/pods`);
     let list;
     try {
       list = await ctx.client.list(path, q, ctx.signal);
@@ -338,14 +341,13 @@ export class HorizontalPodAutoscaler implements Controller {
     utilization: number | undefined,
     usageMilli = 0,
   ): Promise<void> {
-    const ns = encodeURIComponent(hpa.metadata.namespace ?? 'default');
-    const path = `/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers/${encodeURIComponent(hpa.metadata.name ?? '')}`;
+    const path = RESOURCE.horizontalPodAutoscalers.object(hpa.metadata.namespace ?? 'default', hpa.metadata.name ?? '', 'status');
     const next: Obj = { ...status, ...(utilization !== undefined ? { currentCPUUtilizationPercentage: utilization } : {}) };
     const old = (hpa.status ?? {}) as Obj;
     const patch: Obj = { ...next };
     for (const k of Object.keys(old)) if (!(k in next)) patch[k] = null;
     if (JSON.stringify(Object.entries(old).sort()) !== JSON.stringify(Object.entries(next).sort())) {
-      await ctx.client.patch(`${path}/status`, { status: patch }, 'application/merge-patch+json', ctx.signal).catch((err: unknown) => {
+      await ctx.client.patch(path, { status: patch }, 'application/merge-patch+json', ctx.signal).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
     }

@@ -7,17 +7,20 @@
 // way its active pods are deleted and counted as failed. Status: active, succeeded, failed, startTime,
 // completionTime (on success), conditions Complete / Failed.
 
-import type { JobStatus } from '../api/types/index.ts';
 import type { KubeObject } from '../api/meta.ts';
-import type { LabelSelector } from '../api/labels.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
-import { WorkQueue, runWorkers } from '../client/work-queue.ts';
+import { WorkQueue } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
-import { BURST_REPLICAS, PodIndex, claimPods, deletionRank } from './replicaset.ts';
+import { BURST_REPLICAS, claimPods, deletionRank } from './kit/claim.ts';
+import type { PodIndex } from './kit/pod-index.ts';
+import { LoopKit } from './kit/loop.ts';
+import { controllerKeyResolver } from './kit/owner.ts';
+import { jobFinished, jobStatus, type JobSpec, type JobStatus } from './kit/job-status.ts';
+
+export type { JobSpec, JobStatus };
 import {
   Expectations,
-  controllerRefOf,
   createIn,
   deleteObject,
   inBatches,
@@ -25,8 +28,6 @@ import {
   omitEmpty,
   ownerRef,
   podFromTemplate,
-  podPath,
-  podsPath,
   rfc3339,
   specOf,
   statusOf,
@@ -34,18 +35,8 @@ import {
   type Condition,
   type Obj,
   ownedPodHandler,
-} from './workload-util.ts';
-
-export interface JobSpec {
-  parallelism?: number;
-  completions?: number;
-  backoffLimit?: number;
-  activeDeadlineSeconds?: number;
-  selector?: LabelSelector;
-  template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Obj };
-}
-
-export type { JobStatus };
+} from './kit/workload-util.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export interface JobControllerOptions {
   workers?: number;
@@ -54,16 +45,7 @@ export interface JobControllerOptions {
   maxBackoffMs?: number;
 }
 
-export const jobStatus = (job: KubeObject) => (job.status ?? {}) as JobStatus;
 
-/** Finished: a Complete or Failed condition is True. */
-export function jobFinished(job: KubeObject): 'Complete' | 'Failed' | undefined {
-  const c = (jobStatus(job).conditions ?? []).find((x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True');
-  return c?.type as 'Complete' | 'Failed' | undefined;
-}
-
-const jobPath = (job: KubeObject) =>
-  `/apis/batch/v1/namespaces/${encodeURIComponent(job.metadata.namespace ?? '')}/jobs/${encodeURIComponent(job.metadata.name ?? '')}`;
 const restarts = (pod: KubeObject) =>
   ((pod.status as { containerStatuses?: Array<{ restartCount?: number }> } | undefined)?.containerStatuses ?? []).reduce(
     (n, c) => n + (c.restartCount ?? 0),
@@ -84,18 +66,13 @@ export class JobController implements Controller {
   constructor(private readonly opts: JobControllerOptions = {}) {}
 
   async run(ctx: ControllerContext): Promise<void> {
-    this.events = new EventRecorder(ctx.client, { component: 'job-controller' }, { log: ctx.log, signal: ctx.signal });
-    const jobs = ctx.informers.informerFor('/apis/batch/v1/jobs');
-    const podInformer = ctx.informers.informerFor('/api/v1/pods');
-    const pods = new PodIndex(podInformer);
-    const queue = new WorkQueue<string>({ name: 'job', metrics: ctx.metrics });
+    const loop = new LoopKit(ctx, this.name, 'job-controller');
+    this.events = loop.events;
+    const queue = loop.queue;
+    const jobs = loop.informer(RESOURCE.jobs.collection());
+    const { informer: podInformer, index: pods } = loop.pods(RESOURCE.pods.collection());
     const expectations = new Expectations();
-    const ownerKey = (pod: KubeObject) => {
-      const ref = controllerRefOf(pod);
-      if (ref?.kind !== 'Job') return undefined;
-      const key = `${pod.metadata.namespace}/${ref.name}`;
-      return jobs.get(key)?.metadata.uid === ref.uid ? key : undefined;
-    };
+    const ownerKey = controllerKeyResolver('Job', jobs);
     jobs.addEventHandler({
       onAdd: (j) => queue.add(keyOf(j)),
       onUpdate: (_o, j) => queue.add(keyOf(j)),
@@ -105,12 +82,8 @@ export class JobController implements Controller {
       },
     });
     podInformer.addEventHandler(ownedPodHandler(ownerKey, expectations, (k) => queue.add(k), keyOf));
-    if (!(await jobs.waitForSync(ctx.signal)) || !(await podInformer.waitForSync(ctx.signal))) return;
-    await runWorkers(queue, this.opts.workers ?? 5, (key) => this.sync(ctx, key, jobs, pods, expectations, queue), ctx.signal, {
-      controller: this.name,
-      metrics: ctx.metrics,
-      log: ctx.log,
-    });
+    if (!(await loop.synced())) return;
+    await loop.work(this.opts.workers ?? 5, (key) => this.sync(ctx, key, jobs, pods, expectations, queue));
   }
 
   async sync(ctx: ControllerContext, key: string, jobs: Informer, pods: PodIndex, expectations: Expectations, queue: WorkQueue<string>): Promise<void> {
@@ -142,7 +115,7 @@ export class JobController implements Controller {
     if (pastBackoff || pastDeadline) {
       // The job failed: its running pods are killed and count as failed (1.9: failed += active).
       await inBatches(active, 20, async (p) => {
-        if (await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal))
+        if (await deleteObject(ctx.client, RESOURCE.pods.of(p), p.metadata.uid, ctx.signal))
           this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
       });
       finished = pastDeadline
@@ -168,7 +141,7 @@ export class JobController implements Controller {
       if (deadlineMs !== undefined) queue.addAfter(key, Math.max(0, deadlineMs - now) + 20);
     }
     const status = omitEmpty({ startTime, completionTime, active: activeCount, succeeded: succeededCount, failed, conditions });
-    await writeStatus(ctx.client, jobPath(job), job.status as Obj | undefined, status, ctx.signal, job.metadata.resourceVersion);
+    await writeStatus(ctx.client, RESOURCE.jobs.of(job, 'status'), job.status as Obj | undefined, status, ctx.signal, job.metadata.resourceVersion);
     // After the status write, so that a retried sync does not record the end twice. 1.9 posts the failures as Normal.
     if (finished) this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Normal', finished[0], finished[1]);
   }
@@ -193,7 +166,7 @@ export class JobController implements Controller {
       const victims = [...active].sort(deletionRank).slice(0, active.length - want);
       for (const p of victims) expectations.expectDeletion(key, keyOf(p));
       await inBatches(victims, 20, async (p) => {
-        if (!(await deleteObject(ctx.client, podPath(p), p.metadata.uid, ctx.signal))) expectations.deletionObserved(key, keyOf(p));
+        if (!(await deleteObject(ctx.client, RESOURCE.pods.of(p), p.metadata.uid, ctx.signal))) expectations.deletionObserved(key, keyOf(p));
         else this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
       });
       return -victims.length;
@@ -221,7 +194,7 @@ export class JobController implements Controller {
     await inBatches(Array.from({ length: n }), 20, async () => {
       let pod: KubeObject | undefined;
       try {
-        pod = await createIn(ctx.client, podsPath(job.metadata.namespace ?? 'default'), podFromTemplate(spec.template, job, ref), ctx.signal);
+        pod = await createIn(ctx.client, RESOURCE.pods.collection(job.metadata.namespace ?? 'default'), podFromTemplate(spec.template, job, ref), ctx.signal);
         if (pod) this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
       } catch (err) {
         this.events?.event(refOf(job, 'batch/v1', 'Job'), 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);

@@ -12,6 +12,7 @@ import { ApiResourceCache, collectionPathOf, hasVerbs, objectPathOf, type ApiRes
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { every } from '../client/timers.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
 const BACKGROUND = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };
@@ -60,7 +61,7 @@ export class NamespaceController implements Controller {
     const queue = new WorkQueue<string>({ name: 'namespace', metrics: ctx.metrics });
     // Per namespace: how many times content was found remaining, to space the re-checks.
     const waits = new Map<string, number>();
-    const informer = ctx.informers.informerFor('/api/v1/namespaces');
+    const informer = ctx.informers.informerFor(RESOURCE.namespaces.collection());
     const consider = (obj: KubeObject) => {
       if (isTerminatingWithContentFinalizer(obj)) queue.add(obj.metadata.name!);
     };
@@ -89,7 +90,7 @@ export class NamespaceController implements Controller {
 
   /** One pass over a namespace: delete what is in it; finalize when nothing is left. */
   async sync(ctx: ControllerContext, discovery: ApiResourceCache, name: string): Promise<void> {
-    const nsPath = `/api/v1/namespaces/${encodeURIComponent(name)}`;
+    const nsPath = RESOURCE.namespaces.named(name);
     let ns: Namespace;
     try {
       ns = await ctx.client.get<Namespace>(nsPath, undefined, ctx.signal);

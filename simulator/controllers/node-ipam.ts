@@ -15,8 +15,10 @@ import { formatCidr4, overlaps, parseCidr4, subnet, type Cidr4 } from '../api/ci
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import type { Informer } from '../client/informer.ts';
 import type { ControllerContext } from './kit/controller.ts';
-import { isNotFound, rfc3339 } from './workload-util.ts';
+import { isNotFound, rfc3339 } from './kit/workload-util.ts';
+import { setNodeCondition } from './kit/node-conditions.ts';
 import { untilAborted } from '../client/timers.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 const podCIDROf = (node: KubeObject) => (node.spec as { podCIDR?: string } | undefined)?.podCIDR ?? '';
 
@@ -153,7 +155,7 @@ export class NodeIpam {
       }
       try {
         await this.ctx.client.patch(
-          `/api/v1/nodes/${encodeURIComponent(name)}`,
+          RESOURCE.nodes.named(name),
           { spec: { podCIDR: cidr } },
           'application/strategic-merge-patch+json',
           this.ctx.signal,
@@ -183,36 +185,4 @@ export class NodeIpam {
       this.inFlight.delete(name);
     }
   }
-}
-
-/** Sets one condition of a Node's status (added or replaced by type), re-reading on conflict. */
-export async function setNodeCondition(
-  ctx: ControllerContext,
-  name: string,
-  condition: { type: string; status: string; reason: string; message: string; lastHeartbeatTime: string; lastTransitionTime: string },
-): Promise<boolean> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    let node: KubeObject;
-    try {
-      node = await ctx.client.get(`/api/v1/nodes/${encodeURIComponent(name)}`, undefined, ctx.signal);
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
-    const conditions = [
-      ...((node.status as { conditions?: Array<{ type: string; status: string; lastTransitionTime?: string }> } | undefined)?.conditions ?? []),
-    ];
-    const i = conditions.findIndex((c) => c.type === condition.type);
-    if (i >= 0 && conditions[i].status === condition.status) return false;
-    if (i >= 0) conditions[i] = condition;
-    else conditions.push(condition);
-    try {
-      await ctx.client.update(`/api/v1/nodes/${encodeURIComponent(name)}/status`, { ...node, status: { ...(node.status ?? {}), conditions } }, ctx.signal);
-      return true;
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      if (!(err as { code?: number }).code || (err as { code?: number }).code !== 409) throw err;
-    }
-  }
-  return false;
 }

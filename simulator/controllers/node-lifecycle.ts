@@ -35,9 +35,10 @@ import { CONDITION_TAINTS, TAINT_NOT_READY, TAINT_UNREACHABLE, taintsOf, type Ta
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { NodeIpam } from './node-ipam.ts';
 import { TaintManager } from './taint-manager.ts';
-import { controllerRefOf, isConflict, isNotFound, podPath, rfc3339, specOf } from './workload-util.ts';
+import { controllerRefOf, isConflict, isNotFound, rfc3339, specOf } from './kit/workload-util.ts';
 import { sleep } from '../client/timers.ts';
 import { copyJson } from '../patch/json-value.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
 export const REGION_LABEL = 'failure-domain.beta.kubernetes.io/region';
@@ -193,8 +194,8 @@ export class NodeLifecycleController implements Controller {
     this.ctx = ctx;
     const o = ctx.options;
     this.events = new EventRecorder(ctx.client, { component: 'controllermanager' }, { log: ctx.log, signal: ctx.signal });
-    this.nodes = ctx.informers.informerFor('/api/v1/nodes');
-    this.pods = ctx.informers.informerFor('/api/v1/pods');
+    this.nodes = ctx.informers.informerFor(RESOURCE.nodes.collection());
+    this.pods = ctx.informers.informerFor(RESOURCE.pods.collection());
     const runTaintManager = o.bool('--enable-taint-manager');
     this.useTaintBasedEvictions = runTaintManager && ctx.gates.enabled('TaintBasedEvictions');
     this.evictionQps = o.float('--node-eviction-rate');
@@ -332,7 +333,7 @@ export class NodeLifecycleController implements Controller {
         if (current.status !== 'True' && !cloud.instanceExists(name)) {
           this.ctx.log(`deleting node ${name}: no longer present in the cloud provider`);
           this.nodeEvent(node, 'Normal', 'DeletingNode', `Node ${name} event: Deleting Node ${name} because it's not present according to cloud provider`);
-          await this.ctx.client.delete(`/api/v1/nodes/${encodeURIComponent(name)}`, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 }, signal).then(
+          await this.ctx.client.delete(RESOURCE.nodes.named(name), { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 }, signal).then(
             () => this.stats.deletedNodes++,
             (err: unknown) => !isNotFound(err) && this.ctx.log(`unable to delete node ${name}: ${(err as Error).message}`),
           );
@@ -352,7 +353,7 @@ export class NodeLifecycleController implements Controller {
         return await this.tryUpdateNodeStatus(n);
       } catch (err) {
         if (attempt >= 4 || !(err instanceof ApiError)) throw err;
-        n = await this.ctx.client.get(`/api/v1/nodes/${encodeURIComponent(n.metadata.name ?? '')}`, undefined, this.ctx.signal);
+        n = await this.ctx.client.get(RESOURCE.nodes.named(n.metadata.name ?? ''), undefined, this.ctx.signal);
       }
     }
   }
@@ -430,7 +431,7 @@ export class NodeLifecycleController implements Controller {
       }
       if (JSON.stringify(ready) !== JSON.stringify(currentReady ?? null) || !currentReady) {
         node.status = { ...(node.status ?? {}), conditions };
-        const updated = await this.ctx.client.update(`/api/v1/nodes/${encodeURIComponent(name)}/status`, node, this.ctx.signal);
+        const updated = await this.ctx.client.update(RESOURCE.nodes.named(name, 'status'), node, this.ctx.signal);
         this.stats.markedUnknown++;
         this.health.set(name, {
           probeTimestamp: saved.probeTimestamp,
@@ -548,7 +549,7 @@ export class NodeLifecycleController implements Controller {
         if (status.reason !== 'NodeLost') {
           await this.ctx.client
             .patch(
-              `${podPath(pod)}/status`,
+              RESOURCE.pods.of(pod, 'status'),
               { status: { reason: 'NodeLost', message: `Node ${nodeName} which was running pod ${pod.metadata.name} is unresponsive` } },
               'application/merge-patch+json',
               this.ctx.signal,
@@ -558,7 +559,7 @@ export class NodeLifecycleController implements Controller {
             });
         }
         this.events.event(refOf(pod, 'v1', 'Pod'), 'Normal', 'NodeControllerEviction', `Marking for deletion Pod ${pod.metadata.name} from Node ${nodeName}`);
-        await this.ctx.client.delete(podPath(pod), undefined, this.ctx.signal);
+        await this.ctx.client.delete(RESOURCE.pods.of(pod), undefined, this.ctx.signal);
       } catch (err) {
         if (isNotFound(err) || isConflict(err)) continue;
         this.ctx.log(`unable to evict pods of node ${nodeName}: ${(err as Error).message}`);
@@ -576,7 +577,7 @@ export class NodeLifecycleController implements Controller {
       ready.status = 'False';
       (ready as NodeCondition & { lastTransitionTime?: string }).lastTransitionTime = rfc3339();
       try {
-        await this.ctx.client.update(`${podPath(pod)}/status`, { ...pod, status: { ...(pod.status ?? {}), conditions } }, this.ctx.signal);
+        await this.ctx.client.update(RESOURCE.pods.of(pod, 'status'), { ...pod, status: { ...(pod.status ?? {}), conditions } }, this.ctx.signal);
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
@@ -615,7 +616,7 @@ export class NodeLifecycleController implements Controller {
       const next = [...kept, ...missing.map((a) => ({ ...a, timeAdded: rfc3339() }))];
       try {
         await this.ctx.client.patch(
-          `/api/v1/nodes/${encodeURIComponent(current.metadata.name ?? '')}`,
+          RESOURCE.nodes.named(current.metadata.name ?? ''),
           { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: { taints: next.length ? next : null } },
           'application/merge-patch+json',
           this.ctx.signal,
@@ -627,7 +628,7 @@ export class NodeLifecycleController implements Controller {
           this.ctx.log(`failed to swap taints of node ${current.metadata.name}: ${(err as Error).message}`);
           return false;
         }
-        current = await this.ctx.client.get(`/api/v1/nodes/${encodeURIComponent(current.metadata.name ?? '')}`, undefined, this.ctx.signal);
+        current = await this.ctx.client.get(RESOURCE.nodes.named(current.metadata.name ?? ''), undefined, this.ctx.signal);
       }
     }
     return false;
@@ -655,7 +656,7 @@ export class NodeLifecycleController implements Controller {
     if (extra.length === 0) return;
     await this.ctx.client
       .patch(
-        `/api/v1/nodes/${encodeURIComponent(node.metadata.name ?? '')}/status`,
+        RESOURCE.nodes.named(node.metadata.name ?? '', 'status'),
         { status: { addresses: [...have, ...extra] } },
         'application/merge-patch+json',
         this.ctx.signal,

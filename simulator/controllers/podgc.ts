@@ -8,8 +8,9 @@ import type { KubeObject } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import type { Informer } from '../client/informer.ts';
-import { isTerminated, podPath, specOf } from './workload-util.ts';
+import { isTerminated, specOf } from './kit/workload-util.ts';
 import { sleep } from '../client/timers.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export interface PodGCOptions {
   checkIntervalMs?: number;
@@ -21,8 +22,8 @@ export class PodGCController implements Controller {
   constructor(private readonly opts: PodGCOptions = {}) {}
 
   async run(ctx: ControllerContext): Promise<void> {
-    const pods = ctx.informers.informerFor('/api/v1/pods');
-    const nodes = ctx.informers.informerFor('/api/v1/nodes');
+    const pods = ctx.informers.informerFor(RESOURCE.pods.collection());
+    const nodes = ctx.informers.informerFor(RESOURCE.nodes.collection());
     if (!(await pods.waitForSync(ctx.signal)) || !(await nodes.waitForSync(ctx.signal))) return;
     const interval = this.opts.checkIntervalMs ?? 20_000;
     while (!ctx.signal.aborted) {
@@ -37,7 +38,7 @@ export class PodGCController implements Controller {
 
   private async forceDelete(ctx: ControllerContext, pod: KubeObject): Promise<void> {
     try {
-      await ctx.client.delete(podPath(pod), { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }, ctx.signal);
+      await ctx.client.delete(RESOURCE.pods.of(pod), { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }, ctx.signal);
     } catch (err) {
       if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err;
     }
@@ -62,7 +63,7 @@ export class PodGCController implements Controller {
       const nodeName = specOf<{ nodeName?: string }>(p).nodeName;
       if (nodeName && !nodeNames.has(nodeName)) {
         // The cache may not know a node that just registered: ask the API before deleting.
-        const exists = await ctx.client.get(`/api/v1/nodes/${encodeURIComponent(nodeName)}`, undefined, ctx.signal).then(
+        const exists = await ctx.client.get(RESOURCE.nodes.named(nodeName), undefined, ctx.signal).then(
           () => true,
           (err: unknown) => !(err instanceof ApiError && err.code === 404),
         );

@@ -30,21 +30,19 @@ import type { Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { quantityBytes } from '../api/kinds/volumes.ts';
-import { deleteObject, isConflict, isNotFound, selectorMatches, statusOf, type Obj } from './workload-util.ts';
+import { deleteObject, isConflict, isNotFound, selectorMatches, statusOf, type Obj } from './kit/workload-util.ts';
 import { recyclerDeadlineSeconds, volumePluginConfig, type RecyclerConfig, type VolumePluginConfig } from './config/volume-plugins.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
+import { storageClassOf } from './kit/storage-class.ts';
 
 export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
 export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
 export const ANN_PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
 export const ANN_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-provisioner';
-export const ANN_BETA_CLASS = 'volume.beta.kubernetes.io/storage-class';
 export const HOST_PATH_PROVISIONER = 'kubernetes.io/host-path';
 
-export const PVS = '/api/v1/persistentvolumes';
-export const PVCS = '/api/v1/persistentvolumeclaims';
-export const CLASSES = '/apis/storage.k8s.io/v1/storageclasses';
-export const pvPath = (name: string) => `${PVS}/${encodeURIComponent(name)}`;
-export const pvcPath = (ns: string, name: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/persistentvolumeclaims/${encodeURIComponent(name)}`;
+const pvPath = (name: string, subresource?: 'status') => RESOURCE.persistentVolumes.named(name, subresource);
+const pvcPath = (ns: string, name: string, subresource?: 'status') => RESOURCE.persistentVolumeClaims.object(ns, name, subresource);
 
 type Spec = Obj & {
   accessModes?: string[];
@@ -59,9 +57,9 @@ interface ClaimRef { kind?: string; namespace?: string; name?: string; uid?: str
 
 const spec = (o: KubeObject): Spec => (o.spec ?? {}) as Spec;
 const phase = (o: KubeObject) => (statusOf(o) as { phase?: string }).phase;
+const claimClass = storageClassOf;
+const volumeClass = storageClassOf;
 const ann = (o: KubeObject, k: string) => o.metadata.annotations?.[k];
-export const claimClass = (c: KubeObject): string => spec(c).storageClassName ?? ann(c, ANN_BETA_CLASS) ?? '';
-const volumeClass = (v: KubeObject): string => spec(v).storageClassName ?? ann(v, ANN_BETA_CLASS) ?? '';
 const requestOf = (c: KubeObject) => spec(c).resources?.requests?.storage;
 const capacityOf = (v: KubeObject) => spec(v).capacity?.storage;
 const claimKey = (ns: string, name: string) => `claim:${ns}/${name}`;
@@ -127,10 +125,10 @@ export class PersistentVolumeBinder implements Controller {
     this.ctx = ctx;
     this.plugins = volumePluginConfig(ctx.options);
     this.events = new EventRecorder(ctx.client, { component: 'persistentvolume-controller' }, { log: ctx.log, signal: ctx.signal });
-    this.pvs = ctx.informers.informerFor(PVS);
-    this.pvcs = ctx.informers.informerFor(PVCS);
-    this.classes = ctx.informers.informerFor(CLASSES);
-    this.pods = ctx.informers.informerFor('/api/v1/pods');
+    this.pvs = ctx.informers.informerFor(RESOURCE.persistentVolumes.collection());
+    this.pvcs = ctx.informers.informerFor(RESOURCE.persistentVolumeClaims.collection());
+    this.classes = ctx.informers.informerFor(RESOURCE.storageClasses.collection());
+    this.pods = ctx.informers.informerFor(RESOURCE.pods.collection());
     const queue = (this.queue = new WorkQueue<string>({ name: 'persistentvolume-binder', metrics: ctx.metrics }));
     const onVolume = (v: KubeObject) => queue.add(volumeKey(v.metadata.name ?? ''));
     const onClaim = (c: KubeObject) => queue.add(claimKey(c.metadata.namespace ?? '', c.metadata.name ?? ''));
@@ -214,7 +212,7 @@ export class PersistentVolumeBinder implements Controller {
 
   private async claimPhase(c: KubeObject, p: string): Promise<void> {
     await this.ctx.client
-      .patch(`${pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? '')}/status`, { status: { phase: p } }, 'application/merge-patch+json', this.ctx.signal)
+      .patch(pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? '', 'status'), { status: { phase: p } }, 'application/merge-patch+json', this.ctx.signal)
       .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
   }
 
@@ -242,7 +240,7 @@ export class PersistentVolumeBinder implements Controller {
       }
     }
     if (phase(v) !== 'Bound')
-      await client.patch(`${pvPath(v.metadata.name ?? '')}/status`, { status: { phase: 'Bound' } }, 'application/merge-patch+json', signal);
+      await client.patch(pvPath(v.metadata.name ?? '', 'status'), { status: { phase: 'Bound' } }, 'application/merge-patch+json', signal);
     const cAnn = c.metadata.annotations ?? {};
     if (spec(c).volumeName !== v.metadata.name || cAnn[ANN_BIND_COMPLETED] !== 'yes') {
       const annotations: Record<string, string> = { ...cAnn, [ANN_BIND_COMPLETED]: 'yes' };
@@ -267,7 +265,7 @@ export class PersistentVolumeBinder implements Controller {
       JSON.stringify(st.accessModes) !== JSON.stringify(want.accessModes)
     ) {
       await client
-        .patch(`${pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? '')}/status`, { status: want }, 'application/merge-patch+json', signal)
+        .patch(pvcPath(c.metadata.namespace ?? '', c.metadata.name ?? '', 'status'), { status: want }, 'application/merge-patch+json', signal)
         .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
     }
   }
@@ -320,7 +318,7 @@ export class PersistentVolumeBinder implements Controller {
       },
     };
     try {
-      await this.ctx.client.create(PVS, pv, this.ctx.signal);
+      await this.ctx.client.create(RESOURCE.persistentVolumes.collection(), pv, this.ctx.signal);
     } catch (err) {
       if (!isConflict(err)) {
         this.tell(c, 'Warning', 'ProvisioningFailed', `Failed to provision volume with StorageClass "${className}": ${(err as Error).message}`);
@@ -341,7 +339,7 @@ export class PersistentVolumeBinder implements Controller {
     if (phase(v) === p && (statusOf(v) as Obj).message === message) return;
     await this.ctx.client
       .patch(
-        `${pvPath(v.metadata.name ?? '')}/status`,
+        pvPath(v.metadata.name ?? '', 'status'),
         { status: { phase: p, message: message ?? null, reason: null } },
         'application/merge-patch+json',
         this.ctx.signal,
@@ -441,7 +439,7 @@ export class PersistentVolumeBinder implements Controller {
     delete pod.metadata.generateName;
     pod.spec.activeDeadlineSeconds = recyclerDeadlineSeconds(config.minimumTimeout, config.timeoutIncrement, capacityOf(v));
     pod.spec.volumes[0] = { name: pod.spec.volumes[0].name, ...source };
-    const podPath = `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(pod.metadata.name!)}`;
+    const podPath = RESOURCE.pods.object(ns, pod.metadata.name!);
     this.events.event(
       refOf(v, 'v1', 'PersistentVolume'),
       'Normal',
@@ -450,7 +448,7 @@ export class PersistentVolumeBinder implements Controller {
     );
     let created: KubeObject;
     try {
-      created = await this.ctx.client.create(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, pod, this.ctx.signal);
+      created = await this.ctx.client.create(RESOURCE.pods.collection(ns), pod, this.ctx.signal);
     } catch (err) {
       if (!isConflict(err)) return this.fail(v, 'VolumeFailedRecycle', `Recycle failed: unexpected error creating recycler pod: ${(err as Error).message}`);
       created = await this.ctx.client.get(podPath, undefined, this.ctx.signal); // a recycler a previous run started

@@ -12,8 +12,9 @@ import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { quantityBytes } from '../api/kinds/volumes.ts';
-import { isNotFound, rfc3339, statusOf, type Obj } from './workload-util.ts';
-import { CLASSES, PVCS, PVS, claimClass, pvPath, pvcPath } from './pv-binder.ts';
+import { isNotFound, rfc3339, statusOf, type Obj } from './kit/workload-util.ts';
+import { storageClassOf } from './kit/storage-class.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 const request = (c: KubeObject) => ((c.spec as Obj | undefined)?.resources as { requests?: Obj } | undefined)?.requests?.storage;
 const capacity = (c: KubeObject) => ((statusOf(c) as Obj).capacity as Obj | undefined)?.storage;
@@ -24,9 +25,9 @@ export class PersistentVolumeExpander implements Controller {
 
   async run(ctx: ControllerContext): Promise<void> {
     const events = new EventRecorder(ctx.client, { component: 'volume_expand' }, { log: ctx.log, signal: ctx.signal });
-    const pvcs = ctx.informers.informerFor(PVCS);
-    const pvs = ctx.informers.informerFor(PVS);
-    const classes = ctx.informers.informerFor(CLASSES);
+    const pvcs = ctx.informers.informerFor(RESOURCE.persistentVolumeClaims.collection());
+    const pvs = ctx.informers.informerFor(RESOURCE.persistentVolumes.collection());
+    const classes = ctx.informers.informerFor(RESOURCE.storageClasses.collection());
     const queue = new WorkQueue<string>({ name: 'volume_expand', metrics: ctx.metrics });
     pvcs.addEventHandler({ onAdd: (c) => queue.add(keyOf(c)), onUpdate: (_o, c) => queue.add(keyOf(c)) });
     for (const inf of [pvcs, pvs, classes]) if (!(await inf.waitForSync(ctx.signal))) return;
@@ -46,7 +47,7 @@ export class PersistentVolumeExpander implements Controller {
     const volumeName = String((c.spec as Obj).volumeName ?? '');
     const v = pvs.get(volumeName);
     if (!v) return;
-    const cls = classes.get(claimClass(c)) as Obj | undefined;
+    const cls = classes.get(storageClassOf(c)) as Obj | undefined;
     if (cls?.allowVolumeExpansion !== true) {
       const msg = 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize';
       if (this.told.get(c.metadata.uid ?? '') !== `${request(c)}`) {
@@ -58,12 +59,12 @@ export class PersistentVolumeExpander implements Controller {
     const ns = c.metadata.namespace ?? '';
     const name = c.metadata.name ?? '';
     const now = rfc3339();
-    const patchClaim = (status: Obj) => ctx.client.patch(`${pvcPath(ns, name)}/status`, { status }, 'application/merge-patch+json', ctx.signal);
+    const patchClaim = (status: Obj) => ctx.client.patch(RESOURCE.persistentVolumeClaims.object(ns, name, 'status'), { status }, 'application/merge-patch+json', ctx.signal);
     try {
       await patchClaim({ conditions: [{ type: 'Resizing', status: 'True', lastProbeTime: now, lastTransitionTime: now }] });
       const vs = (v.spec ?? {}) as Obj;
       await ctx.client.patch(
-        pvPath(volumeName),
+        RESOURCE.persistentVolumes.named(volumeName),
         { spec: { capacity: { ...((vs.capacity as Obj | undefined) ?? {}), storage: request(c) } } },
         'application/merge-patch+json',
         ctx.signal,

@@ -8,8 +8,8 @@ import type { KubeObject } from '../api/meta.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
-import { isConflict, isNotFound, isTerminated, type Obj } from './workload-util.ts';
-import { PVCS, pvcPath } from './pv-binder.ts';
+import { isConflict, isNotFound, isTerminated, type Obj } from './kit/workload-util.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
 
@@ -25,8 +25,8 @@ export class PvcProtectionController implements Controller {
   readonly name = 'pvc-protection';
 
   async run(ctx: ControllerContext): Promise<void> {
-    const pvcs = ctx.informers.informerFor(PVCS);
-    const pods = ctx.informers.informerFor('/api/v1/pods');
+    const pvcs = ctx.informers.informerFor(RESOURCE.persistentVolumeClaims.collection());
+    const pods = ctx.informers.informerFor(RESOURCE.pods.collection());
     const queue = new WorkQueue<string>({ name: 'pvcprotection', metrics: ctx.metrics });
     const onClaim = (c: KubeObject) => queue.add(keyOf(c));
     const onPod = (p: KubeObject) => {
@@ -50,13 +50,13 @@ export class PvcProtectionController implements Controller {
       if (!has) next = [...finalizers, PVC_PROTECTION_FINALIZER];
     } else if (has) {
       if (pods.list().some((p) => p.metadata.namespace === ns && podUsesClaim(p, name))) return;
-      const live = await ctx.client.list(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, undefined, ctx.signal);
+      const live = await ctx.client.list(RESOURCE.pods.collection(ns), undefined, ctx.signal);
       if (live.items.some((p) => podUsesClaim(p, name))) return;
       next = finalizers.filter((f) => f !== PVC_PROTECTION_FINALIZER);
     }
     if (!next) return;
     try {
-      await ctx.client.update(pvcPath(ns, name), { ...c, metadata: { ...c.metadata, finalizers: next } }, ctx.signal);
+      await ctx.client.update(RESOURCE.persistentVolumeClaims.object(ns, name), { ...c, metadata: { ...c.metadata, finalizers: next } }, ctx.signal);
       ctx.log(`${next.includes(PVC_PROTECTION_FINALIZER) ? 'added' : 'removed'} ${PVC_PROTECTION_FINALIZER} on ${key}`);
     } catch (err) {
       if (isNotFound(err)) return;

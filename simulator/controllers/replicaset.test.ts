@@ -3,7 +3,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
 import { Api, eventually, isReady, podTemplate, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
-import { deletionRank } from './replicaset.ts';
+import { deletionRank } from './kit/claim.ts';
 
 let env: WorkloadEnv;
 let api: Api;

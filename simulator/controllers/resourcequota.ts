@@ -17,13 +17,15 @@
 // Writes are PUTs of /status carrying the resourceVersion the usage was computed against: a 409 (admission
 // charged a create in between) computes again from the fresh quota.
 
-import type { KubeObject } from '../api/meta.ts';
+import { parseApiVersion, type KubeObject } from '../api/meta.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { formatUsage, matchesScopes, resourceOfName, tracks, usageOf } from '../api/quota-usage.ts';
-import { isConflict, isNotFound } from './workload-util.ts';
+import { isConflict, isNotFound } from './kit/workload-util.ts';
 import { isDeepStrictEqual } from 'node:util';
+import { RESOURCE, groupPath, groupVersionPath } from '../client/resource-paths.ts';
+import { resourcePath } from '../client/api-client.ts';
 
 interface QuotaView {
   spec?: { hard?: Record<string, string>; scopes?: string[] };
@@ -34,7 +36,6 @@ interface QuotaView {
 type Replenish = (resource: string, group: string) => (obj: KubeObject) => void;
 
 const view = (q: KubeObject) => q as unknown as QuotaView;
-const quotaPath = (q: KubeObject) => `/api/v1/namespaces/${encodeURIComponent(q.metadata.namespace ?? '')}/resourcequotas/${encodeURIComponent(q.metadata.name ?? '')}`;
 const rKey = (resource: string, group: string) => `${resource}.${group}`;
 
 /** The core kinds the real controller always watches (its replenishment informers). */
@@ -52,14 +53,14 @@ export class ResourceQuotaController implements Controller {
   readonly name = 'resourcequota';
   /** Informers of counted resources by "<resource>.<group>". */
   private readonly counted = new Map<string, Informer>();
-  /** Group → preferred version path prefix and the namespaced resources it serves (discovery, kept 30 s). */
-  private discovery = new Map<string, { base: string; resources: Set<string> } | null>();
+  /** Group → preferred version and the namespaced resources it serves (discovery, kept 30 s). */
+  private discovery = new Map<string, { version: string; resources: Set<string> } | null>();
   private discoveryAt = 0;
 
   async run(ctx: ControllerContext): Promise<void> {
     const workers = Math.max(1, ctx.options.int('--concurrent-resource-quota-syncs'));
     const periodMs = ctx.options.durationMs('--resource-quota-sync-period');
-    const quotas = ctx.informers.informerFor('/api/v1/resourcequotas');
+    const quotas = ctx.informers.informerFor(RESOURCE.resourceQuotas.collection());
     const queue = new WorkQueue<string>({ name: 'resourcequota_primary', metrics: ctx.metrics });
     const missing = new WorkQueue<string>({ name: 'resourcequota_priority', metrics: ctx.metrics });
     const enqueue = (q: KubeObject) => (hasUsageStats(q) ? queue : missing).add(keyOf(q));
@@ -117,22 +118,23 @@ export class ResourceQuotaController implements Controller {
     }
     if (!this.discovery.has(group)) {
       try {
-        let base = '/api/v1';
+        let version = 'v1';
         if (group) {
-          const g = (await ctx.client.request<{ preferredVersion?: { groupVersion?: string } }>('GET', `/apis/${encodeURIComponent(group)}`, { signal: ctx.signal })).body;
+          const g = (await ctx.client.request<{ preferredVersion?: { groupVersion?: string } }>('GET', groupPath(group), { signal: ctx.signal })).body;
           if (!g.preferredVersion?.groupVersion) throw new Error(`discovery of ${group}: no preferred version`);
-          base = `/apis/${g.preferredVersion.groupVersion}`;
+          version = parseApiVersion(g.preferredVersion.groupVersion).version;
         }
+        const base = groupVersionPath(group, version);
         const list = (await ctx.client.request<{ resources?: Array<{ name?: string; namespaced?: boolean; verbs?: string[] }> }>('GET', base, { signal: ctx.signal })).body;
         const resources = new Set((list.resources ?? []).filter((r) => r.name && !r.name.includes('/') && r.namespaced && (r.verbs ?? []).includes('list') && (r.verbs ?? []).includes('watch')).map((r) => r.name!));
-        this.discovery.set(group, { base, resources });
+        this.discovery.set(group, { version, resources });
       } catch (err) {
         if (!isNotFound(err)) throw err;
         this.discovery.set(group, null);
       }
     }
     const d = this.discovery.get(group);
-    return d && d.resources.has(resource) ? `${d.base}/${resource}` : undefined;
+    return d && d.resources.has(resource) ? resourcePath({ group, version: d.version, resource }) : undefined;
   }
 
   async sync(ctx: ControllerContext, key: string, quotas: Informer, replenish: Replenish, requeue: (key: string) => void): Promise<void> {
@@ -180,7 +182,7 @@ export class ResourceQuotaController implements Controller {
     const status = { hard, used };
     if (isDeepStrictEqual(view(q).status ?? {}, status)) return;
     try {
-      await ctx.client.update(`${quotaPath(q)}/status`, { ...q, apiVersion: 'v1', kind: 'ResourceQuota', status }, ctx.signal);
+      await ctx.client.update(RESOURCE.resourceQuotas.of(q, 'status'), { ...q, apiVersion: 'v1', kind: 'ResourceQuota', status }, ctx.signal);
     } catch (err) {
       if (isNotFound(err)) return;
       // Admission charged a create (or the spec changed) since the cached copy: compute again from the fresh one.

@@ -9,9 +9,10 @@
 import type { KubeObject } from '../api/meta.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
-import { setNodeCondition } from './node-ipam.ts';
-import { rfc3339 } from './workload-util.ts';
+import { setNodeCondition } from './kit/node-conditions.ts';
+import { rfc3339 } from './kit/workload-util.ts';
 import { sleep } from '../client/timers.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 const podCIDROf = (node: KubeObject) => (node.spec as { podCIDR?: string } | undefined)?.podCIDR ?? '';
 
@@ -22,7 +23,7 @@ export class RouteController implements Controller {
   async run(ctx: ControllerContext): Promise<void> {
     const cloud = ctx.cloud;
     if (!cloud) throw new Error('no cloud provider');
-    const nodes = ctx.informers.informerFor('/api/v1/nodes');
+    const nodes = ctx.informers.informerFor(RESOURCE.nodes.collection());
     const events = new EventRecorder(ctx.client, { component: 'route_controller' }, { log: ctx.log, signal: ctx.signal });
     if (!(await nodes.waitForSync(ctx.signal))) return;
     cloud.attachNodes((name) => nodes.get(name));

@@ -15,8 +15,9 @@ import { keyOf, type Informer } from '../client/informer.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { loadBalancerNameOf, type LoadBalancer } from './cloud/simulated-cloud.ts';
-import { isConflict, isNotFound, specOf } from './workload-util.ts';
+import { isConflict, isNotFound, specOf } from './kit/workload-util.ts';
 import { every } from '../client/timers.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 const MIN_RETRY_MS = 5_000;
 const MAX_RETRY_MS = 300_000;
@@ -27,7 +28,6 @@ interface ServiceSpec {
 }
 
 const isLoadBalancer = (svc: KubeObject | undefined) => specOf<ServiceSpec>(svc ?? { metadata: {} }).type === 'LoadBalancer';
-const svcPath = (ns: string, name: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/services/${encodeURIComponent(name)}`;
 
 export class ServiceController implements Controller {
   readonly name = 'service';
@@ -39,8 +39,8 @@ export class ServiceController implements Controller {
   async run(ctx: ControllerContext): Promise<void> {
     const cloud = ctx.cloud;
     if (!cloud) throw new Error('no cloud provider');
-    const services = ctx.informers.informerFor('/api/v1/services');
-    const nodes = ctx.informers.informerFor('/api/v1/nodes');
+    const services = ctx.informers.informerFor(RESOURCE.services.collection());
+    const nodes = ctx.informers.informerFor(RESOURCE.nodes.collection());
     const events = new EventRecorder(ctx.client, { component: 'service-controller' }, { log: ctx.log, signal: ctx.signal });
     const queue = new WorkQueue<string>({ name: 'service', metrics: ctx.metrics });
     services.addEventHandler({
@@ -152,7 +152,7 @@ export class ServiceController implements Controller {
     if (JSON.stringify(have) === JSON.stringify(ingress)) return;
     try {
       await ctx.client.patch(
-        `${svcPath(svc.metadata.namespace ?? 'default', svc.metadata.name ?? '')}/status`,
+        RESOURCE.services.object(svc.metadata.namespace ?? 'default', svc.metadata.name ?? '', 'status'),
         { status: { loadBalancer: ingress.length ? { ingress } : { ingress: null } } },
         'application/merge-patch+json',
         signal,

@@ -6,6 +6,7 @@ import type { KubeObject } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 
@@ -16,8 +17,8 @@ export class ServiceAccountController implements Controller {
   readonly name = 'serviceaccount';
 
   async run(ctx: ControllerContext): Promise<void> {
-    const namespaces = ctx.informers.informerFor('/api/v1/namespaces');
-    const accounts = ctx.informers.informerFor('/api/v1/serviceaccounts');
+    const namespaces = ctx.informers.informerFor(RESOURCE.namespaces.collection());
+    const accounts = ctx.informers.informerFor(RESOURCE.serviceAccounts.collection());
     const queue = new WorkQueue<string>({ name: 'serviceaccount', metrics: ctx.metrics });
     namespaces.addEventHandler({
       onAdd: (ns) => queue.add(ns.metadata.name!),
@@ -36,7 +37,7 @@ export class ServiceAccountController implements Controller {
       if (accounts.get(`${namespace}/${DEFAULT_SERVICE_ACCOUNT}`)) return;
       try {
         await ctx.client.create(
-          `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts`,
+          RESOURCE.serviceAccounts.collection(namespace),
           { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_SERVICE_ACCOUNT, namespace } },
           ctx.signal,
         );

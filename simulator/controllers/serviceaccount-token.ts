@@ -16,6 +16,7 @@ import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Informer } from '../client/informer.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { readPrivateKeyFile, readRootCAFile, type SigningKey } from './config/credential-files.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const SA_TOKEN_TYPE = 'kubernetes.io/service-account-token';
 export const SA_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
@@ -59,7 +60,6 @@ type Data = Record<string, string>;
 const dataOf = (s: KubeObject): Data => ((s as { data?: Data }).data ?? {}) as Data;
 const typeOf = (s: KubeObject): string | undefined => (s as { type?: string }).type;
 const secretsOf = (sa: KubeObject): Array<{ name?: string }> => ((sa as { secrets?: Array<{ name?: string }> }).secrets ?? []) as Array<{ name?: string }>;
-const enc = encodeURIComponent;
 
 /** Whether secret is a token Secret of sa (annotation name, and uid when the annotation carries one). */
 export function isTokenSecretOf(secret: KubeObject, sa: KubeObject): boolean {
@@ -95,8 +95,8 @@ export class ServiceAccountTokenController implements Controller {
     this.signer = readPrivateKeyFile(ctx.options.string('--service-account-private-key-file'));
     const caFile = ctx.options.string('--root-ca-file');
     this.rootCA = caFile ? readRootCAFile(caFile) : undefined;
-    const accounts = ctx.informers.informerFor('/api/v1/serviceaccounts');
-    const secrets = ctx.informers.informerFor('/api/v1/secrets');
+    const accounts = ctx.informers.informerFor(RESOURCE.serviceAccounts.collection());
+    const secrets = ctx.informers.informerFor(RESOURCE.secrets.collection());
     const saQueue = new WorkQueue<string>({ name: 'serviceaccount_tokens_service', metrics: ctx.metrics });
     const secretQueue = new WorkQueue<string>({ name: 'serviceaccount_tokens_secret', metrics: ctx.metrics });
     const saKey = (sa: KubeObject) => JSON.stringify([sa.metadata.namespace, sa.metadata.name, sa.metadata.uid]);
@@ -128,7 +128,7 @@ export class ServiceAccountTokenController implements Controller {
     fetchOnMiss: boolean,
   ): Promise<KubeObject | undefined> {
     let sa = accounts.get(`${ns}/${name}`);
-    if (!sa && fetchOnMiss) sa = await this.getLive(ctx, `/api/v1/namespaces/${enc(ns)}/serviceaccounts/${enc(name)}`);
+    if (!sa && fetchOnMiss) sa = await this.getLive(ctx, RESOURCE.serviceAccounts.object(ns, name));
     if (!sa || (uid && sa.metadata.uid !== uid)) return undefined;
     return sa;
   }
@@ -145,7 +145,7 @@ export class ServiceAccountTokenController implements Controller {
   private async deleteSecret(ctx: ControllerContext, ns: string, name: string, uid: string | undefined): Promise<void> {
     try {
       await ctx.client.delete(
-        `/api/v1/namespaces/${enc(ns)}/secrets/${enc(name)}`,
+        RESOURCE.secrets.object(ns, name),
         { kind: 'DeleteOptions', apiVersion: 'v1', ...(uid ? { preconditions: { uid } } : {}) },
         ctx.signal,
       );
@@ -175,7 +175,7 @@ export class ServiceAccountTokenController implements Controller {
   private async ensureReferencedToken(ctx: ControllerContext, secrets: Informer, key: AccountKey, cached: KubeObject): Promise<void> {
     if (await this.hasReferencedToken(ctx, secrets, cached)) return;
     // The cache may lag: decide on the live account.
-    const saPath = `/api/v1/namespaces/${enc(key.namespace)}/serviceaccounts/${enc(key.name)}`;
+    const saPath = RESOURCE.serviceAccounts.object(key.namespace, key.name);
     const live = await this.getLive(ctx, saPath);
     if (!live || live.metadata.uid !== key.uid || live.metadata.deletionTimestamp) return;
     if (await this.hasReferencedToken(ctx, secrets, live)) return;
@@ -189,7 +189,7 @@ export class ServiceAccountTokenController implements Controller {
     } as KubeObject;
     let created: KubeObject;
     try {
-      created = await ctx.client.create(`/api/v1/namespaces/${enc(key.namespace)}/secrets`, secret, ctx.signal);
+      created = await ctx.client.create(RESOURCE.secrets.collection(key.namespace), secret, ctx.signal);
     } catch (err) {
       // 403: the namespace is terminating; 404: it is gone. Nothing to do for this account.
       if (err instanceof ApiError && (err.code === 403 || err.code === 404)) return;
@@ -221,7 +221,7 @@ export class ServiceAccountTokenController implements Controller {
     for (const ref of secretsOf(sa)) {
       if (!ref.name) continue;
       let s = secrets.get(`${sa.metadata.namespace}/${ref.name}`);
-      if (!s) s = await this.getLive(ctx, `/api/v1/namespaces/${enc(sa.metadata.namespace!)}/secrets/${enc(ref.name)}`);
+      if (!s) s = await this.getLive(ctx, RESOURCE.secrets.object(sa.metadata.namespace!, ref.name));
       if (s && !s.metadata.deletionTimestamp && isTokenSecretOf(s, sa)) return true;
     }
     return false;
@@ -263,7 +263,7 @@ export class ServiceAccountTokenController implements Controller {
       return !!ca || !d.namespace || !d.token;
     };
     if (!needs(secret)) return;
-    const path = `/api/v1/namespaces/${enc(secret.metadata.namespace!)}/secrets/${enc(secret.metadata.name!)}`;
+    const path = RESOURCE.secrets.object(secret.metadata.namespace!, secret.metadata.name!);
     const live = await this.getLive(ctx, path);
     if (!live || live.metadata.uid !== secret.metadata.uid || !needs(live)) return;
     const d = { ...dataOf(live) };
@@ -282,7 +282,7 @@ export class ServiceAccountTokenController implements Controller {
   }
 
   private async removeReference(ctx: ControllerContext, key: SecretKey): Promise<void> {
-    const saPath = `/api/v1/namespaces/${enc(key.namespace)}/serviceaccounts/${enc(key.saName)}`;
+    const saPath = RESOURCE.serviceAccounts.object(key.namespace, key.saName);
     for (let attempt = 0; ; attempt++) {
       const sa = await this.getLive(ctx, saPath);
       if (!sa || (key.saUid && sa.metadata.uid !== key.saUid)) return;

@@ -22,10 +22,12 @@ import type { KubeObject } from '../api/meta.ts';
 import type { LabelSelector } from '../api/labels.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
-import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
-import { PodIndex, claimPods } from './replicaset.ts';
-import { ensureRevision, hashRevisionData, ownedRevisions, pruneRevisions, revisionsPath, templateOfRevision } from './history.ts';
+import { claimPods } from './kit/claim.ts';
+import type { PodIndex } from './kit/pod-index.ts';
+import { LoopKit } from './kit/loop.ts';
+import { controllerKeyResolver } from './kit/owner.ts';
+import { ensureRevision, hashRevisionData, ownedRevisions, pruneRevisions, revisionsPath, templateOfRevision } from './kit/history.ts';
 import {
   controllerRefOf,
   deleteObject,
@@ -33,15 +35,14 @@ import {
   isPodReady,
   omitEmpty,
   ownerRef,
-  podPath,
-  podsPath,
   specOf,
   statusOf,
   writeStatus,
   type Obj,
-} from './workload-util.ts';
+} from './kit/workload-util.ts';
 import { ApiError } from '../client/api-client.ts';
 import { copyJson } from '../patch/json-value.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const REVISION_LABEL = 'controller-revision-hash';
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
@@ -68,7 +69,6 @@ interface StatefulSetStatus {
   collisionCount?: number;
 }
 
-const setPath = (ns: string, name: string) => `/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/statefulsets/${encodeURIComponent(name)}`;
 
 /** The ordinal of a pod of the set, or -1 when the name is not `<set>-<n>`. */
 export function ordinalOf(setName: string, podName: string): number {
@@ -120,31 +120,28 @@ export class StatefulSetController implements Controller {
   private claimsServed = true;
 
   async run(ctx: ControllerContext): Promise<void> {
-    this.events = new EventRecorder(ctx.client, { component: 'statefulset-controller' }, { log: ctx.log, signal: ctx.signal });
-    const sets = ctx.informers.informerFor('/apis/apps/v1/statefulsets');
-    const podInformer = ctx.informers.informerFor('/api/v1/pods');
-    const revisions = ctx.informers.informerFor('/apis/apps/v1/controllerrevisions');
-    const pods = new PodIndex(podInformer);
-    const queue = new WorkQueue<string>({ name: 'statefulset', metrics: ctx.metrics });
-    const ownerKey = (o: KubeObject) => {
-      const ref = controllerRefOf(o);
-      if (ref?.kind !== 'StatefulSet') return undefined;
-      const key = `${o.metadata.namespace}/${ref.name}`;
-      return sets.get(key)?.metadata.uid === ref.uid ? key : undefined;
-    };
-    const enqueueOwner = (o: KubeObject) => {
+    const loop = new LoopKit(ctx, this.name, 'statefulset-controller');
+    this.events = loop.events;
+    const queue = loop.queue;
+    const sets = loop.informer(RESOURCE.statefulSets.collection());
+    const { informer: podInformer, index: pods } = loop.pods(RESOURCE.pods.collection());
+    const revisions = loop.informer(RESOURCE.controllerRevisions.collection());
+    const ownerKey = controllerKeyResolver('StatefulSet', sets);
+    // An orphan pod may be adopted by a set whose selector matches it (an orphan revision is not adopted here).
+    const enqueueOwner = (orphansMayBeAdopted: boolean) => (o: KubeObject) => {
       const k = ownerKey(o);
       if (k) queue.add(k);
-      else if (!controllerRefOf(o) && o.kind !== 'ControllerRevision') {
-        // An orphan pod may be adopted by a set whose selector matches it.
+      else if (orphansMayBeAdopted && !controllerRefOf(o)) {
         for (const s of sets.list()) if (s.metadata.namespace === o.metadata.namespace) queue.add(keyOf(s));
       }
     };
+    const onPod = enqueueOwner(true);
+    const onRevision = enqueueOwner(false);
     sets.addEventHandler({ onAdd: (s) => queue.add(keyOf(s)), onUpdate: (_o, s) => queue.add(keyOf(s)), onDelete: () => {} });
-    podInformer.addEventHandler({ onAdd: enqueueOwner, onUpdate: (_o, p) => enqueueOwner(p), onDelete: enqueueOwner });
-    revisions.addEventHandler({ onAdd: enqueueOwner, onUpdate: (_o, r) => enqueueOwner(r), onDelete: enqueueOwner });
-    if (!(await sets.waitForSync(ctx.signal)) || !(await podInformer.waitForSync(ctx.signal)) || !(await revisions.waitForSync(ctx.signal))) return;
-    await runWorkers(queue, 1, (key) => this.sync(ctx, key, sets, pods, revisions), ctx.signal, { controller: this.name, metrics: ctx.metrics, log: ctx.log });
+    podInformer.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p), onDelete: onPod });
+    revisions.addEventHandler({ onAdd: onRevision, onUpdate: (_o, r) => onRevision(r), onDelete: onRevision });
+    if (!(await loop.synced())) return;
+    await loop.work(1, (key) => this.sync(ctx, key, sets, pods, revisions));
   }
 
   async sync(ctx: ControllerContext, key: string, sets: Informer, pods: PodIndex, revisionInformer: Informer): Promise<void> {
@@ -216,7 +213,7 @@ export class StatefulSetController implements Controller {
     const out: Obj = { replicas: next.replicas, ...omitEmpty({ ...next, replicas: undefined }) };
     if (ensured.collisionCount || status.collisionCount !== undefined) out.collisionCount = ensured.collisionCount;
     const keep = new Set([next.currentRevision, next.updateRevision, ...members.map(revisionOf).filter((x): x is string => !!x)]);
-    await writeStatus(ctx.client, setPath(ns, name), set.status as Obj | undefined, out, ctx.signal, set.metadata.resourceVersion);
+    await writeStatus(ctx.client, RESOURCE.statefulSets.object(ns, name, 'status'), set.status as Obj | undefined, out, ctx.signal, set.metadata.resourceVersion);
     await pruneRevisions(ctx.client, owned, keep, spec.revisionHistoryLimit ?? 10, ctx.signal);
   }
 
@@ -290,7 +287,7 @@ export class StatefulSetController implements Controller {
 
   private async createPod(ctx: ControllerContext, set: KubeObject, pod: KubeObject, ref: ReturnType<typeof refOf>): Promise<void> {
     try {
-      await ctx.client.create(podsPath(pod.metadata.namespace ?? 'default'), pod, ctx.signal);
+      await ctx.client.create(RESOURCE.pods.collection(pod.metadata.namespace ?? 'default'), pod, ctx.signal);
       this.events?.event(ref, 'Normal', 'SuccessfulCreate', `create Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
     } catch (err) {
       if (err instanceof ApiError && err.code === 409) return; // the cache had not seen it yet
@@ -307,7 +304,7 @@ export class StatefulSetController implements Controller {
 
   private async deletePod(ctx: ControllerContext, set: KubeObject, pod: KubeObject, ref: ReturnType<typeof refOf>): Promise<void> {
     try {
-      if (await deleteObject(ctx.client, podPath(pod), pod.metadata.uid, ctx.signal)) {
+      if (await deleteObject(ctx.client, RESOURCE.pods.of(pod), pod.metadata.uid, ctx.signal)) {
         this.events?.event(ref, 'Normal', 'SuccessfulDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set.metadata.name} successful`);
       }
     } catch (err) {
@@ -330,7 +327,7 @@ export class StatefulSetController implements Controller {
       const labels = { ...specOf<StatefulSetSpec>(set).selector?.matchLabels, ...c.metadata?.labels };
       try {
         await ctx.client.create(
-          `/api/v1/namespaces/${encodeURIComponent(ns)}/persistentvolumeclaims`,
+          RESOURCE.persistentVolumeClaims.collection(ns),
           { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claimName, namespace: ns, labels }, spec: c.spec ?? {} },
           ctx.signal,
         );

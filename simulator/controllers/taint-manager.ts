@@ -10,8 +10,9 @@ import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { keyOf, type Informer } from '../client/informer.ts';
 import { taintsOf, tolerates, tolerationsOf, type Taint } from '../api/taints.ts';
 import type { ControllerContext } from './kit/controller.ts';
-import { isConflict, isNotFound, podPath, specOf } from './workload-util.ts';
+import { isConflict, isNotFound, specOf } from './kit/workload-util.ts';
 import { untilAborted } from '../client/timers.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 interface Scheduled {
   createdAt: number;
@@ -118,7 +119,7 @@ export class TaintManager {
   private async deletePod(pod: KubeObject): Promise<void> {
     this.events.event(refOf(pod, 'v1', 'Pod'), 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${keyOf(pod)}`);
     try {
-      await this.ctx.client.delete(podPath(pod), { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: pod.metadata.uid } }, this.ctx.signal);
+      await this.ctx.client.delete(RESOURCE.pods.of(pod), { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: pod.metadata.uid } }, this.ctx.signal);
       this.stats.deleted++;
     } catch (err) {
       if (!isNotFound(err) && !isConflict(err) && !this.ctx.signal.aborted) this.ctx.log(`taint manager: deleting ${keyOf(pod)}: ${(err as Error).message}`);

@@ -8,7 +8,8 @@ import type { KubeObject } from '../api/meta.ts';
 import { ApiError } from '../client/api-client.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
-import { expirationOf, isBootstrapToken, isExpired } from './bootstrap-tokens.ts';
+import { expirationOf, isBootstrapToken, isExpired } from './kit/bootstrap-tokens.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const TOKEN_NAMESPACE = 'kube-system';
 /** A timer cannot wait longer than about 24.8 days; later expiries are looked at again then. */
@@ -19,7 +20,7 @@ export class TokenCleaner implements Controller {
   readonly stats = { deleted: 0 };
 
   async run(ctx: ControllerContext): Promise<void> {
-    const secrets = ctx.informers.informerFor(`/api/v1/namespaces/${TOKEN_NAMESPACE}/secrets`);
+    const secrets = ctx.informers.informerFor(RESOURCE.secrets.collection(TOKEN_NAMESPACE));
     const queue = new WorkQueue<string>({ name: 'token_cleaner', metrics: ctx.metrics });
     const enqueue = (s: KubeObject) => {
       if (isBootstrapToken(s)) queue.add(s.metadata.name!);
@@ -35,7 +36,7 @@ export class TokenCleaner implements Controller {
         return;
       }
       try {
-        await ctx.client.delete(`/api/v1/namespaces/${TOKEN_NAMESPACE}/secrets/${encodeURIComponent(name)}`, { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: s.metadata.uid } }, ctx.signal);
+        await ctx.client.delete(RESOURCE.secrets.object(TOKEN_NAMESPACE, name), { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: s.metadata.uid } }, ctx.signal);
         this.stats.deleted++;
         ctx.log(`deleted expired bootstrap token secret ${TOKEN_NAMESPACE}/${name}`);
       } catch (err) {

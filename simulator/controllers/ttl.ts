@@ -7,7 +7,8 @@
 import type { KubeObject } from '../api/meta.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { WorkQueue, runWorkers } from '../client/work-queue.ts';
-import { isNotFound } from './workload-util.ts';
+import { isNotFound } from './kit/workload-util.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const TTL_ANNOTATION = 'node.alpha.kubernetes.io/ttl';
 
@@ -30,7 +31,7 @@ export class TtlController implements Controller {
   }
 
   async run(ctx: ControllerContext): Promise<void> {
-    const nodes = ctx.informers.informerFor('/api/v1/nodes');
+    const nodes = ctx.informers.informerFor(RESOURCE.nodes.collection());
     const queue = new WorkQueue<string>({ name: 'ttlcontroller', metrics: ctx.metrics });
     const enqueueAll = () => nodes.list().forEach((n) => queue.add(n.metadata.name ?? ''));
     nodes.addEventHandler({
@@ -60,7 +61,7 @@ export class TtlController implements Controller {
     const want = String(this.desiredTtl);
     if (node.metadata.annotations?.[TTL_ANNOTATION] === want) return;
     try {
-      await ctx.client.patch(`/api/v1/nodes/${encodeURIComponent(node.metadata.name ?? '')}`, { metadata: { annotations: { [TTL_ANNOTATION]: want } } }, 'application/strategic-merge-patch+json', signal);
+      await ctx.client.patch(RESOURCE.nodes.named(node.metadata.name ?? ''), { metadata: { annotations: { [TTL_ANNOTATION]: want } } }, 'application/strategic-merge-patch+json', signal);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

@@ -18,6 +18,7 @@ import { SimKubelet, type KubeletOptions } from './kubelet.ts';
 import { DEFAULT_NODE_SHAPE, type NodePlacement, type NodeShape } from './node-object.ts';
 import { ANN_NODE_STATE, type NodeState } from './annotations.ts';
 import { SimScheduler } from './scheduler.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export interface NodesOptions {
   /** Number of nodes (default 3). */
@@ -163,8 +164,8 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
     clients.push(eventClient);
     schedulerEvents = new EventRecorder(eventClient, { component: 'default-scheduler' }, { log, signal: lifetime.signal });
   }
-  const pods = new Informer(schedulerClient, '/api/v1/pods', { log });
-  const nodes = new Informer(schedulerClient, '/api/v1/nodes', { log });
+  const pods = new Informer(schedulerClient, RESOURCE.pods.collection(), { log });
+  const nodes = new Informer(schedulerClient, RESOURCE.nodes.collection(), { log });
   const scheduler =
     opts.scheduler === false
       ? undefined
@@ -220,7 +221,7 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
     async setNodeState(name, state) {
       const kubelet = kubelets.get(name);
       if (!kubelet) throw new Error(`no simulated node ${name}`);
-      await schedulerClient.patch(`/api/v1/nodes/${encodeURIComponent(name)}`, { metadata: { annotations: { [ANN_NODE_STATE]: state } } }, 'application/merge-patch+json');
+      await schedulerClient.patch(RESOURCE.nodes.named(name), { metadata: { annotations: { [ANN_NODE_STATE]: state } } }, 'application/merge-patch+json');
       for (let i = 0; i < 400 && kubelet.nodeState !== state; i++) await new Promise((r) => setTimeout(r, 25));
     },
     close: closeAll,

@@ -20,6 +20,7 @@ import { containersOf, newContainerID, podStatus, type ContainerState } from './
 import { newPodRun, podStages, type PodRun } from './pod-stages.ts';
 import { StageEngine } from './stages.ts';
 import { attachableOf, podVolumes } from '../api/volume-names.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export interface KubeletOptions extends BehaviourDefaults {
   shape: NodeShape;
@@ -37,7 +38,6 @@ export interface KubeletOptions extends BehaviourDefaults {
   placement?: NodePlacement;
 }
 
-const podPath = (ns: string, name: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}`;
 const isGone = (err: unknown) => err instanceof ApiError && (err.code === 404 || err.code === 409);
 const phaseOf = (pod: KubeObject) => statusAs<PodStatus>(pod).phase;
 
@@ -135,7 +135,7 @@ export class SimKubelet {
     if (this.down || this.stopped) return;
     const now = rfc3339();
     this.client
-      .patch(`/api/v1/nodes/${encodeURIComponent(this.nodeName)}/status`, { status: { conditions: nodeConditions(now, this.readyTransition, this.state === 'ready') } }, 'application/strategic-merge-patch+json')
+      .patch(RESOURCE.nodes.named(this.nodeName, 'status'), { status: { conditions: nodeConditions(now, this.readyTransition, this.state === 'ready') } }, 'application/strategic-merge-patch+json')
       .catch((err: unknown) => !this.stopped && this.opts.log(`node ${this.nodeName}: heartbeat failed: ${(err as Error).message}`));
   }
 
@@ -143,10 +143,10 @@ export class SimKubelet {
   async register(signal?: AbortSignal): Promise<void> {
     const node = nodeObject(this.nodeName, this.index, this.opts.shape, new Date(), this.opts.placement);
     try {
-      await this.client.create('/api/v1/nodes', node, signal);
+      await this.client.create(RESOURCE.nodes.collection(), node, signal);
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 409)) throw err;
-      await this.client.patch(`/api/v1/nodes/${encodeURIComponent(this.nodeName)}/status`, { status: node.status }, 'application/merge-patch+json', signal);
+      await this.client.patch(RESOURCE.nodes.named(this.nodeName, 'status'), { status: node.status }, 'application/merge-patch+json', signal);
     }
     this.readyTransition = rfc3339();
     this.heartbeat = setInterval(() => this.postHeartbeat(), this.opts.heartbeatMs);
@@ -248,10 +248,10 @@ export class SimKubelet {
     const names = inline.map((v) => v.uniqueName);
     try {
       for (const claim of claims) {
-        const c = await this.client.get(`/api/v1/namespaces/${encodeURIComponent(run.namespace)}/persistentvolumeclaims/${encodeURIComponent(claim)}`);
+        const c = await this.client.get(RESOURCE.persistentVolumeClaims.object(run.namespace, claim));
         const volumeName = (c.spec as { volumeName?: string } | undefined)?.volumeName;
         if (!volumeName || (c.status as { phase?: string } | undefined)?.phase !== 'Bound') return;
-        const pv = await this.client.get(`/api/v1/persistentvolumes/${encodeURIComponent(volumeName)}`);
+        const pv = await this.client.get(RESOURCE.persistentVolumes.named(volumeName));
         const a = attachableOf((pv.spec ?? {}) as Record<string, unknown>, volumeName);
         if (a) names.push(a.uniqueName);
       }
@@ -271,7 +271,7 @@ export class SimKubelet {
     if (text === this.reportedInUse) return;
     this.reportedInUse = text;
     this.client
-      .patch(`/api/v1/nodes/${encodeURIComponent(this.nodeName)}/status`, { status: { volumesInUse: list.length ? list : null } }, 'application/merge-patch+json')
+      .patch(RESOURCE.nodes.named(this.nodeName, 'status'), { status: { volumesInUse: list.length ? list : null } }, 'application/merge-patch+json')
       .catch((err: unknown) => {
         this.reportedInUse = '';
         if (!this.stopped) this.opts.log(`node ${this.nodeName}: volumesInUse: ${(err as Error).message}`);
@@ -302,7 +302,7 @@ export class SimKubelet {
       if (run.done || this.stopped || this.down) return;
       try {
         const status = podStatus(run.pod, run.view);
-        const updated = await this.client.patch(`${podPath(run.namespace, run.name)}/status`, { status }, 'application/merge-patch+json');
+        const updated = await this.client.patch(RESOURCE.pods.object(run.namespace, run.name, 'status'), { status }, 'application/merge-patch+json');
         if (updated.metadata.uid === run.uid) run.pod = updated;
       } catch (err) {
         if (isGone(err)) return;
@@ -403,7 +403,7 @@ export class SimKubelet {
         return;
       }
       try {
-        await this.client.delete(podPath(run.namespace, run.name), { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
+        await this.client.delete(RESOURCE.pods.object(run.namespace, run.name), { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
       } catch (err) {
         if (!isGone(err) && !this.stopped) this.opts.log(`node ${this.nodeName}: confirming deletion of ${run.namespace}/${run.name}: ${(err as Error).message}`);
       }

@@ -25,6 +25,7 @@ import { WorkQueue, runWorkers } from '../client/work-queue.ts';
 import { rfc3339 } from './node-object.ts';
 import { taintsOf, toleratesAll, type Taint } from '../api/taints.ts';
 import { PodBackoff } from './pod-backoff.ts';
+import { RESOURCE } from '../client/resource-paths.ts';
 
 export const DEFAULT_SCHEDULER = 'default-scheduler';
 
@@ -218,7 +219,7 @@ export class SimScheduler {
     if (shown?.status === 'False' && shown.reason === 'Unschedulable' && shown.message === want.message) return;
     const cond = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: rfc3339(), reason: 'Unschedulable', message: want.message };
     const ns = encodeURIComponent(pod.metadata.namespace ?? 'default');
-    await this.client.patch(`/api/v1/namespaces/${ns}/pods/${encodeURIComponent(pod.metadata.name ?? '')}/status`, { status: { conditions: [cond] } }, 'application/merge-patch+json', signal).catch(() => undefined);
+    await this.client.patch(RESOURCE.pods.object(ns, pod.metadata.name ?? '', 'status'), { status: { conditions: [cond] } }, 'application/merge-patch+json', signal).catch(() => undefined);
   }
 
   /** Why a node does not take the pod (undefined: it does). */
@@ -268,7 +269,7 @@ export class SimScheduler {
     const node = this.pick(pod);
     const ns = pod.metadata.namespace ?? 'default';
     const name = pod.metadata.name ?? '';
-    const podPath = `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}`;
+    const bindingPath = RESOURCE.pods.object(ns, name, 'binding');
     if (node === undefined) {
       const { total, reasons } = this.candidates(pod);
       this.stats.unschedulable++;
@@ -284,7 +285,7 @@ export class SimScheduler {
     this.reserve(key, node);
     try {
       await this.client.create(
-        `${podPath}/binding`,
+        bindingPath,
         { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: ns }, target: { apiVersion: 'v1', kind: 'Node', name: node } },
         signal,
       );
@@ -299,7 +300,7 @@ export class SimScheduler {
       if (err instanceof ApiError && err.code === 409) return;
       if (err instanceof ApiError && err.code === 404) {
         if (!this.sources.pod(key)) return;
-        if (!this.bindingMissingNoted) this.opts.log(`scheduler: POST ${podPath}/binding answered 404; does the API serve pods/binding?`);
+        if (!this.bindingMissingNoted) this.opts.log(`scheduler: POST ${bindingPath} answered 404; does the API serve pods/binding?`);
         this.bindingMissingNoted = true;
         this.queue.addAfter(key, this.opts.retryMs);
         return;

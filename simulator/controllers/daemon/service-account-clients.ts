@@ -9,6 +9,7 @@
 import { ApiClient, type ApiClientOptions } from '../../client/api-client.ts';
 import type { ClientConfig } from '../../client/kubeconfig.ts';
 import type { KubeObject } from '../../api/meta.ts';
+import { RESOURCE } from '../../client/resource-paths.ts';
 
 /** The real 1.9 service-account name of each controller (cmd/kube-controller-manager). */
 export const CONTROLLER_SERVICE_ACCOUNTS: Record<string, string> = {
@@ -80,7 +81,7 @@ export async function serviceAccountClient(
 ): Promise<ApiClient | undefined> {
   const account = CONTROLLER_SERVICE_ACCOUNTS[controller];
   if (!account) return ownClient(root, controller, signal);
-  const saPath = `/api/v1/namespaces/${NS}/serviceaccounts/${account}`;
+  const saPath = RESOURCE.serviceAccounts.object(NS, account);
   let announced = false;
   for (let delay = 100; !signal.aborted; delay = Math.min(delay * 2, 2_000)) {
     try {
@@ -89,9 +90,9 @@ export async function serviceAccountClient(
         sa = await root.get(saPath, undefined, signal);
       } catch (err) {
         if ((err as { code?: number }).code !== 404) throw err;
-        sa = await root.create(`/api/v1/namespaces/${NS}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account, namespace: NS } } as KubeObject, signal);
+        sa = await root.create(RESOURCE.serviceAccounts.collection(NS), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account, namespace: NS } } as KubeObject, signal);
       }
-      const secrets = await root.list(`/api/v1/namespaces/${NS}/secrets`, undefined, signal);
+      const secrets = await root.list(RESOURCE.secrets.collection(NS), undefined, signal);
       const token = secrets.items.find((s) => {
         const a = s.metadata.annotations ?? {};
         return (s as { type?: string }).type === 'kubernetes.io/service-account-token' && a['kubernetes.io/service-account.name'] === account && a['kubernetes.io/service-account.uid'] === sa!.metadata.uid;

@@ -4,12 +4,12 @@
 // many creates and deletes a controller still waits to see in its caches, so that a lagging cache never makes
 // it create or delete twice), conditions that keep their transition time, and status writes as merge patches.
 
-import type { EventHandler } from '../client/informer.ts';
-import type { KubeObject, OwnerReference } from '../api/meta.ts';
-import { matchesRequirements, requirementsOf, type LabelSelector } from '../api/labels.ts';
-import { ApiError, type ApiClient } from '../client/api-client.ts';
-import type { Condition, PodStatus } from '../api/types/index.ts';
-import { copyJson } from '../patch/json-value.ts';
+import type { EventHandler } from '../../client/informer.ts';
+import type { KubeObject, OwnerReference } from '../../api/meta.ts';
+import { matchesRequirements, requirementsOf, type LabelSelector } from '../../api/labels.ts';
+import { ApiError, type ApiClient } from '../../client/api-client.ts';
+import type { Condition, PodStatus } from '../../api/types/index.ts';
+import { copyJson } from '../../patch/json-value.ts';
 
 export type Obj = Record<string, unknown>;
 
@@ -61,9 +61,6 @@ export function ownerRef(owner: KubeObject, apiVersion: string, kind: string): O
   return { apiVersion, kind, name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
 }
 
-const ns = (obj: KubeObject) => obj.metadata.namespace ?? 'default';
-export const podsPath = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`;
-export const podPath = (pod: KubeObject) => `${podsPath(ns(pod))}/${encodeURIComponent(pod.metadata.name ?? '')}`;
 
 interface PodTemplate {
   metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
@@ -86,7 +83,7 @@ export function podFromTemplate(
     kind: 'Pod',
     metadata: {
       generateName: extra.generateName ?? `${owner.metadata.name}-`,
-      namespace: ns(owner),
+      namespace: owner.metadata.namespace ?? 'default',
       ...(Object.keys(labels).length ? { labels } : {}),
       ...(annotations && Object.keys(annotations).length ? { annotations: { ...annotations } } : {}),
       ownerReferences: [ref],
@@ -126,7 +123,8 @@ export async function deleteObject(client: ApiClient, path: string, uid?: string
  */
 export async function writeStatus<T extends KubeObject>(
   client: ApiClient,
-  path: string,
+  /** The object's status subresource path. */
+  statusPath: string,
   oldStatus: Obj | undefined,
   status: Obj,
   signal?: AbortSignal,
@@ -140,7 +138,7 @@ export async function writeStatus<T extends KubeObject>(
   // key back to the queue to be computed again from the fresh object, as the real controllers' updates do.
   const body: Obj = resourceVersion ? { metadata: { resourceVersion }, status: patch } : { status: patch };
   try {
-    return await client.patch<T>(`${path}/status`, body, 'application/merge-patch+json', signal);
+    return await client.patch<T>(statusPath, body, 'application/merge-patch+json', signal);
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;

@@ -2,7 +2,7 @@
 // package reads them: name "bootstrap-token-<id>", data token-id / token-secret / expiration (RFC 3339) /
 // usage-bootstrap-signing. An expiration that does not parse counts as expired, as in the real helper.
 
-import type { KubeObject } from '../api/meta.ts';
+import type { KubeObject } from '../../api/meta.ts';
 
 export const BOOTSTRAP_TOKEN_TYPE = 'bootstrap.kubernetes.io/token';
 export const BOOTSTRAP_TOKEN_PREFIX = 'bootstrap-token-';

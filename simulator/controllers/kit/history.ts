@@ -7,9 +7,10 @@
 // beyond spec.revisionHistoryLimit, oldest first.
 
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject } from '../api/meta.ts';
-import type { ApiClient } from '../client/api-client.ts';
+import type { KubeObject } from '../../api/meta.ts';
+import type { ApiClient } from '../../client/api-client.ts';
 import { controllerRefOf, isConflict, isNotFound, ownerRef, templateHash, type Obj } from './workload-util.ts';
+import { RESOURCE } from '../../client/resource-paths.ts';
 
 /** rand.SafeEncodeString: digits and letters that cannot spell words. */
 const SAFE = 'bcdfghjklmnpqrstvwxz2456789';
@@ -17,7 +18,7 @@ export function safeEncode(s: string): string {
   return [...Buffer.from(s, 'utf8')].map((b) => SAFE[b % SAFE.length]).join('');
 }
 
-export const revisionsPath = (ns: string) => `/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/controllerrevisions`;
+export const revisionsPath = (ns: string) => RESOURCE.controllerRevisions.collection(ns);
 
 /** The patch a revision stores: the whole template, replacing whatever the owner has. */
 export function revisionData(template: unknown): Obj {
