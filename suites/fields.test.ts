@@ -7,7 +7,7 @@ import { assertFailed, closeTargets, runThroughProxy } from './harness/testdata/
 import { jsonOf, pathOf, withJson } from './harness/testdata/proxy-server.ts';
 import { isRfc3339Utc, shapeFindings, typeProblem, jsonFieldRows } from './harness/shapes.ts';
 import { decodeEnvelope, stringAt, WireError } from './harness/pb-envelope.ts';
-import { expectedSelection, gateHelpProblem, readSelection } from './daemon-controllers.suite.ts';
+import { expectedSelection, gateHelpProblem, readSelection } from './daemon-controllers/selection.ts';
 import { loadSpecTables } from '../spec-tables/index.ts';
 
 after(closeTargets);
