@@ -130,3 +130,76 @@ test('no import cycles between production files (type-only imports excepted)', (
   for (const f of graph.keys()) if (!state.has(f)) visit(f);
   assert.deepEqual(cycles, []);
 });
+
+// ---------------------------------------------------------------------------------------------------------
+// Inside controllers/: the daemon's configuration (config/) is read by everything and reads none of it; the
+// simulated cloud (cloud/) and the kit (kit/) the loops share sit above it; the loops (one file per control loop,
+// plus the parts of one loop) above those; the daemon command (daemon/, with the registry of controllers) on top
+// (index.ts, the daemon's entry point, above all). A loop imports no other loop's file: what two loops share is
+// in kit/. Nor does a controllers/ or nodes/ file branch on a kind name (`kind === 'Deployment'`): per-kind
+// behaviour is declared in a table beside the kind or resolved from the API's resource table.
+
+const CONTROLLERS = 'simulator/controllers/';
+/** The floors inside controllers/, lowest first; a file may import its own floor and those below. */
+const CONTROLLER_FLOORS = ['config', 'cloud', 'kit', 'loops', 'daemon', 'entry'] as const;
+
+function controllerFloorOf(file: string): (typeof CONTROLLER_FLOORS)[number] {
+  const rest = file.slice(CONTROLLERS.length);
+  if (rest === 'index.ts') return 'entry';
+  const dir = rest.includes('/') ? rest.slice(0, rest.indexOf('/')) : '';
+  if (dir === '') return 'loops';
+  assert.ok((CONTROLLER_FLOORS as readonly string[]).includes(dir), `${file}: folder ${dir} of controllers/ is not a floor of simulator/layout.test.ts (add it where it belongs)`);
+  return dir as (typeof CONTROLLER_FLOORS)[number];
+}
+
+const controllerEdges = edges.filter((e) => e.from.startsWith(CONTROLLERS) && e.to.startsWith(CONTROLLERS));
+
+test('controllers/: imports point down its floors (config → cloud → kit → loops → daemon command)', () => {
+  const bad = controllerEdges
+    .filter((e) => CONTROLLER_FLOORS.indexOf(controllerFloorOf(e.to)) > CONTROLLER_FLOORS.indexOf(controllerFloorOf(e.from)))
+    .map((e) => `${e.from}:${e.line} (${controllerFloorOf(e.from)}) imports ${e.to} (${controllerFloorOf(e.to)})`);
+  assert.deepEqual(bad, [], `imports that run up a floor inside controllers/:\n${bad.join('\n')}`);
+});
+
+test('controllers/: no loop imports another loop (the controllers the registry starts)', () => {
+  // The loops are the files daemon/registry.ts imports; the other top-level files are parts of one loop.
+  const loops = new Set(edges.filter((e) => e.from === `${CONTROLLERS}daemon/registry.ts` && controllerFloorOf(e.to) === 'loops').map((e) => e.to));
+  assert.ok(loops.size > 20, `daemon/registry.ts should import every loop (found ${loops.size})`);
+  const bad = controllerEdges.filter((e) => controllerFloorOf(e.from) === 'loops' && loops.has(e.to) && e.to !== e.from).map((e) => `${e.from}:${e.line} imports ${e.to}`);
+  assert.deepEqual(bad, [], `loops importing another loop's file (move what they share to kit/):\n${bad.join('\n')}`);
+});
+
+test('controllers/: no import cycle, type-only imports included', () => {
+  const graph = new Map<string, string[]>();
+  for (const e of controllerEdges) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+  const state = new Map<string, 1 | 2>();
+  const cycles: string[] = [];
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 1);
+    stack.push(f);
+    for (const t of graph.get(f) ?? []) {
+      if (state.get(t) === 1) cycles.push([...stack.slice(stack.indexOf(t)), t].join(' → '));
+      else if (!state.has(t)) visit(t);
+    }
+    stack.pop();
+    state.set(f, 2);
+  };
+  for (const f of graph.keys()) if (!state.has(f)) visit(f);
+  assert.deepEqual(cycles, []);
+});
+
+test('controllers/ and nodes/ build no URL by hand and branch on no kind name', () => {
+  // A recycler pod template file must decode as a Pod: a check of the file's format, not per-kind behaviour.
+  const allowedKindChecks = new Set(['simulator/controllers/config/volume-plugins.ts']);
+  const bad: string[] = [];
+  for (const file of production.filter((f) => f.startsWith(CONTROLLERS) || f.startsWith('simulator/nodes/'))) {
+    const lines = readFileSync(join(REPO, file), 'utf8').split('\n');
+    lines.forEach((text, i) => {
+      if (/^\s*(\/\/|\*)/.test(text)) return;
+      if (/['`]\/apis?\/[^'`]/.test(text) || /['`]\/apis?['`]/.test(text)) bad.push(`${file}:${i + 1}: a hand-built API path (use client/resource-paths.ts)`);
+      if (/\bkind\s*[!=]==?\s*'[A-Z]/.test(text) && !allowedKindChecks.has(file)) bad.push(`${file}:${i + 1}: branches on a kind name`);
+    });
+  }
+  assert.deepEqual(bad, []);
+});

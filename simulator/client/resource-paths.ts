@@ -71,13 +71,6 @@ export function served(apiVersion: string, plural: string): ResourcePaths {
   return new ResourcePaths(def);
 }
 
-/** The paths of the resource that serves `kind` at `apiVersion` (an owner reference's target), if the registry has one. */
-export function pathsOfKind(apiVersion: string, kind: string): ResourcePaths | undefined {
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-  const def = RESOURCES.find((r) => r.group === group && r.version === version && r.kind === kind && !r.customResourceDefinition);
-  return def ? new ResourcePaths(def) : undefined;
-}
-
 /** The resources the API clients of this repository use, by name. */
 export const RESOURCE = {
   namespaces: served('v1', 'namespaces'),
@@ -109,8 +102,12 @@ export const RESOURCE = {
   clusterRoles: served('rbac.authorization.k8s.io/v1', 'clusterroles'),
 } as const;
 
-/** Discovery: the list of API groups. */
-export const API_GROUPS_PATH = '/apis';
+/**
+ * Heapster's pod metrics of a namespace (its own model API, `/apis/metrics/v1alpha1/...`), reached through the
+ * proxy of the kube-system/heapster service, as 1.9's legacy HPA metrics client reads them.
+ */
+export const heapsterPodMetricsPath = (namespace: string): string =>
+  RESOURCE.services.proxy('kube-system', { scheme: 'http', name: 'heapster' }, `/apis/metrics/v1alpha1/namespaces/${encodeURIComponent(namespace)}/pods`);
 
 /** Discovery: the resources of one group version (`/api/v1`, `/apis/apps/v1`). */
 export const groupVersionPath = (group: string, version: string): string => (group ? `/apis/${group}/${version}` : `/api/${version}`);

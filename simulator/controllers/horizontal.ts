@@ -24,7 +24,7 @@ import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { milliOf } from '../api/quantity-sum.ts';
 import { isNotFound, rfc3339, setCondition, type Condition, type Obj } from './kit/workload-util.ts';
 import { every } from '../client/timers.ts';
-import { RESOURCE } from '../client/resource-paths.ts';
+import { RESOURCE, heapsterPodMetricsPath } from '../client/resource-paths.ts';
 import { resourcePath } from '../client/api-client.ts';
 
 export const CONDITIONS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/conditions';
@@ -113,7 +113,7 @@ export class HorizontalPodAutoscaler implements Controller {
     const restClients = ctx.options.bool('--horizontal-pod-autoscaler-use-rest-clients');
     const path = restClients
       ? RESOURCE.podMetrics.collection(ns)
-      : RESOURCE.services.proxy('kube-system', { scheme: 'http', name: 'heapster' }, `/apis/metrics/v1alpha1/namespaces/${encodeURIComponent(ns)}/pods`);
+      : heapsterPodMetricsPath(ns);
     let list;
     try {
       list = await ctx.client.list(path, q, ctx.signal);

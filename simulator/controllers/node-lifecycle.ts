@@ -35,7 +35,8 @@ import { CONDITION_TAINTS, TAINT_NOT_READY, TAINT_UNREACHABLE, taintsOf, type Ta
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import { NodeIpam } from './node-ipam.ts';
 import { TaintManager } from './taint-manager.ts';
-import { controllerRefOf, isConflict, isNotFound, rfc3339, specOf } from './kit/workload-util.ts';
+import { isConflict, isNotFound, rfc3339, specOf } from './kit/workload-util.ts';
+import { controllerNameOf } from './kit/owner.ts';
 import { sleep } from '../client/timers.ts';
 import { copyJson } from '../patch/json-value.ts';
 import { RESOURCE } from '../client/resource-paths.ts';
@@ -543,7 +544,8 @@ export class NodeLifecycleController implements Controller {
     let ok = true;
     for (const pod of this.podsOn(nodeName)) {
       if (pod.metadata.deletionTimestamp) continue;
-      if (controllerRefOf(pod)?.kind === 'DaemonSet') continue;
+      // A DaemonSet's pod would only be made again on the same node (the real deletePods leaves them too).
+      if (controllerNameOf(pod, RESOURCE.daemonSets.kind) !== undefined) continue;
       try {
         const status = (pod.status ?? {}) as { reason?: string };
         if (status.reason !== 'NodeLost') {
