@@ -341,13 +341,14 @@ export class HorizontalPodAutoscaler implements Controller {
     utilization: number | undefined,
     usageMilli = 0,
   ): Promise<void> {
-    const path = RESOURCE.horizontalPodAutoscalers.object(hpa.metadata.namespace ?? 'default', hpa.metadata.name ?? '', 'status');
+    const path = RESOURCE.horizontalPodAutoscalers.object(hpa.metadata.namespace ?? 'default', hpa.metadata.name ?? '');
+    const statusPath = RESOURCE.horizontalPodAutoscalers.object(hpa.metadata.namespace ?? 'default', hpa.metadata.name ?? '', 'status');
     const next: Obj = { ...status, ...(utilization !== undefined ? { currentCPUUtilizationPercentage: utilization } : {}) };
     const old = (hpa.status ?? {}) as Obj;
     const patch: Obj = { ...next };
     for (const k of Object.keys(old)) if (!(k in next)) patch[k] = null;
     if (JSON.stringify(Object.entries(old).sort()) !== JSON.stringify(Object.entries(next).sort())) {
-      await ctx.client.patch(path, { status: patch }, 'application/merge-patch+json', ctx.signal).catch((err: unknown) => {
+      await ctx.client.patch(statusPath, { status: patch }, 'application/merge-patch+json', ctx.signal).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
     }
