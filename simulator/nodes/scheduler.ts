@@ -218,7 +218,7 @@ export class SimScheduler {
     const shown = ((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).find((c) => c.type === 'PodScheduled');
     if (shown?.status === 'False' && shown.reason === 'Unschedulable' && shown.message === want.message) return;
     const cond = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: rfc3339(), reason: 'Unschedulable', message: want.message };
-    const ns = encodeURIComponent(pod.metadata.namespace ?? 'default');
+    const ns = pod.metadata.namespace ?? 'default';
     await this.client.patch(RESOURCE.pods.object(ns, pod.metadata.name ?? '', 'status'), { status: { conditions: [cond] } }, 'application/merge-patch+json', signal).catch(() => undefined);
   }
 
