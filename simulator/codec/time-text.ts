@@ -3,7 +3,7 @@
 // text itself is spec-tables/go-duration.ts, the one parser of the repository). Errors are the codec's
 // encode/decode errors, which the server answers with 400.
 
-import { formatGoDuration, parseGoDuration } from '../../spec-tables/go-duration.ts';
+import { formatGoDuration, parseGoDuration } from '../util/go-duration.ts';
 import { ProtobufDecodeError, ProtobufEncodeError } from './errors.ts';
 
 /** Seconds of Go's zero time (0001-01-01T00:00:00Z): decodes back to the zero time, i.e. JSON null. */

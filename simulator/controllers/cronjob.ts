@@ -15,14 +15,14 @@
 import type { CronJobStatus } from '../api/types/index.ts';
 import { CronExpressionParser } from 'cron-parser';
 import type { KubeObject, ObjectMeta } from '../api/meta.ts';
-import { parseDurationMs } from '../../spec-tables/go-duration.ts';
+import { parseDurationMs } from '../util/go-duration.ts';
 import type { Controller, ControllerContext } from './controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { jobFinished, jobStatus, type JobSpec } from './job.ts';
 import { controllerRefOf, createIn, deleteObject, isConflict, ownerRef, podPath, rfc3339, selectorMatches, specOf, writeStatus, type Obj } from './workload-util.ts';
 import { sleep } from '../client/timers.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 
 export const MAX_MISSED_START_TIMES = 100;
 

@@ -47,7 +47,7 @@ import {
   type Obj,
 } from './workload-util.ts';
 import { every } from '../client/timers.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 
 export const REVISION = 'deployment.kubernetes.io/revision';
 export const DESIRED_REPLICAS = 'deployment.kubernetes.io/desired-replicas';

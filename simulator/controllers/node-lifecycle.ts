@@ -37,7 +37,7 @@ import { NodeIpam } from './node-ipam.ts';
 import { TaintManager } from './taint-manager.ts';
 import { controllerRefOf, isConflict, isNotFound, podPath, rfc3339, specOf } from './workload-util.ts';
 import { sleep } from '../client/timers.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 
 export const ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';
 export const REGION_LABEL = 'failure-domain.beta.kubernetes.io/region';

@@ -41,7 +41,7 @@ import {
   type Obj,
 } from './workload-util.ts';
 import { ApiError } from '../client/api-client.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 
 export const REVISION_LABEL = 'controller-revision-hash';
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';

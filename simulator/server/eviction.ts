@@ -17,7 +17,7 @@ import { deleteResource } from './generic-store.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from './context.ts';
 import { nowTimestamp, storeErrorToApi } from './handlers/common.ts';
 import { writeOptions } from './handlers/write.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 
 const PODS = { group: '', resource: 'pods' };
 export const EVICTION_REFUSED = "Cannot evict pod as it would violate the pod's disruption budget.";

@@ -27,7 +27,7 @@ import { StoreError, type StoredObject } from '../storage/store.ts';
 import { conflict, forbidden, invalid, invalidValue, notFound, type FieldError } from './errors.ts';
 import type { ServerContext } from './context.ts';
 import { groupResource, initSystemMeta, selfLinkOf, storeErrorToApi, toStored } from './handlers/common.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 
 /** Options every write path takes. */
 export interface WriteOptions {

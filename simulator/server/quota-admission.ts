@@ -22,7 +22,7 @@ import type { ServerContext } from './context.ts';
 import { forbidden } from './errors.ts';
 import { groupResource } from './handlers/common.ts';
 import { LIVE_LOOKUP_TTL_MS } from './object-cache.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 
 interface QuotaView {
   spec?: { hard?: Record<string, string>; scopes?: string[] };

@@ -8,7 +8,7 @@ import { apiVersionOf } from '../../api/meta.ts';
 import type { TypeSchema } from '../../api/schema.ts';
 import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
 import { applyPatch, PatchError, UnsupportedPatchTypeError } from '../../patch/index.ts';
-import type { JsonValue } from '../../patch/json-value.ts';
+import type { JsonValue } from '../../util/json-value.ts';
 import { updateResource, type UpdateTarget } from '../generic-store.ts';
 import type { StoredObject } from '../../storage/store.ts';
 import { ApiError, badRequest, unsupportedMediaType } from '../errors.ts';

@@ -12,7 +12,7 @@ import { ContinueTokenError, decodeContinueToken, encodeContinueToken, queryHash
 import { ApiError, badRequest, expired, notFound, timeout } from '../errors.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from '../context.ts';
 import { boolParam, groupResource, groupVersionPath, intParam, keyOf, present } from './common.ts';
-import { copyJson } from '../../patch/json-value.ts';
+import { copyJson } from '../../util/json-value.ts';
 
 export async function get(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
   return answerGet(req, await ctx.store.get(keyOf(req, req.name!)));

@@ -15,7 +15,7 @@ import { groupResource, keyOf, present, readObjectBody } from './common.ts';
 import { checkScaleBody, scaleOf } from './scale.ts';
 import { writeOptions } from './write-options.ts';
 import { VIRTUAL_CREATES } from './virtual.ts';
-import { copyJson } from '../../patch/json-value.ts';
+import { copyJson } from '../../util/json-value.ts';
 
 export { bindPodSubresource } from './virtual.ts';
 
