@@ -30,7 +30,7 @@ import { get, getNow, list } from './handlers/read.ts';
 import { deleteCollection, deleteObject } from './handlers/delete.ts';
 import { prepareWatch } from './handlers/watch.ts';
 import { patch } from './handlers/patch.ts';
-import { groupResource } from './handlers/common.ts';
+import { groupResource } from './registry/system-meta.ts';
 import { apiVersionOf } from '../api/meta.ts';
 import { isOpenApiPath, serveOpenApi } from '../openapi/serve.ts';
 import { parseIncludeObject, tableSourceOf, toTable } from './table/table.ts';

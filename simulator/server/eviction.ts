@@ -13,9 +13,10 @@ import type { DeleteOptions, KubeObject } from '../api/meta.ts';
 import { matchesRequirements, requirementsOf, type LabelSelector } from '../api/labels.ts';
 import { ApiError, badRequest, notFound } from './errors.ts';
 import { decodeBody } from './serializers.ts';
-import { deleteResource } from './generic-store.ts';
+import { deleteResource } from './registry/store.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from './context.ts';
-import { nowTimestamp, storeErrorToApi } from './handlers/common.ts';
+import { nowTimestamp } from './registry/system-meta.ts';
+import { storeErrorToApi } from './registry/store-errors.ts';
 import { writeOptions } from './handlers/write.ts';
 import { copyJson } from '../util/json-value.ts';
 

@@ -10,7 +10,7 @@ import { apiVersionOf } from '../api/meta.ts';
 import { containerUsage, formatCpu, formatMemory, isRunning } from '../api/pod-usage.ts';
 import { notFound } from './errors.ts';
 import { type ApiResult, type ResourceRequest, type ServerContext } from './context.ts';
-import { nowTimestamp, selfLinkOf } from './handlers/common.ts';
+import { nowTimestamp, selfLinkOf } from './registry/system-meta.ts';
 import { compileSelectors } from './handlers/read.ts';
 
 const WINDOW = '30s';

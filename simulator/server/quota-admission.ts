@@ -17,10 +17,10 @@ import type { KubeObject } from '../api/meta.ts';
 import { milliOf } from '../api/quantity-sum.ts';
 import { formatOf, formatUsage, matchesScopes, missingCompute, tracks, usageOf, type Usage } from '../api/quota-usage.ts';
 import { formatQuantity } from '../api/quantity-sum.ts';
-import type { AdmissionAttributes, AdmissionHook } from './generic-store.ts';
+import type { AdmissionAttributes, AdmissionHook } from './admission/attributes.ts';
 import type { ServerContext } from './context.ts';
 import { forbidden } from './errors.ts';
-import { groupResource } from './handlers/common.ts';
+import { groupResource } from './registry/system-meta.ts';
 import { LIVE_LOOKUP_TTL_MS } from './object-cache.ts';
 import { copyJson } from '../util/json-value.ts';
 

@@ -109,7 +109,6 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   await ensureKubernetesService(ctx, host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port);
   // CustomResourceDefinitions already stored (a restart on etcd) are served before the first request is.
   const customResources = new CustomResourceController(ctx);
-  ctx.customResources = customResources;
   await customResources.start();
   await opts.postStart?.(ctx);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;

@@ -3,11 +3,13 @@
 
 import type { DeleteOptions, PropagationPolicy } from '../../api/meta.ts';
 import { collectionPrefix } from '../../api/registry.ts';
-import { deleteResource } from '../generic-store.ts';
+import { deleteResource } from '../registry/store.ts';
 import { badRequest, conflict, invalid, invalidValue, notSupported, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
-import { boolParam, groupResource, intParam, nowTimestamp, present, storeErrorToApi, successStatus } from './common.ts';
+import { boolParam, intParam, present, successStatus } from './common.ts';
+import { groupResource, nowTimestamp } from '../registry/system-meta.ts';
+import { storeErrorToApi } from '../registry/store-errors.ts';
 import { writeOptions } from './write.ts';
 import { compileSelectors } from './read.ts';
 

@@ -11,7 +11,8 @@ import { StoreError, type StoredObject } from '../../storage/store.ts';
 import { ContinueTokenError, decodeContinueToken, encodeContinueToken, queryHashOf } from '../../storage/continue-token.ts';
 import { ApiError, badRequest, expired, notFound, timeout } from '../errors.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from '../context.ts';
-import { boolParam, groupResource, groupVersionPath, intParam, keyOf, present } from './common.ts';
+import { boolParam, intParam, keyOf, present } from './common.ts';
+import { groupResource, groupVersionPath } from '../registry/system-meta.ts';
 import { copyJson } from '../../util/json-value.ts';
 
 export async function get(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
@@ -159,4 +160,4 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
   return { code: 200, object: listObj, listSources: sources };
 }
 
-export { groupVersionPath };
+

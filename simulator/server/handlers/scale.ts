@@ -7,7 +7,7 @@ import { parseApiVersion } from '../../api/meta.ts';
 import type { ResourceDef, ScaleDef } from '../../api/registry.ts';
 import { scaleSelector } from '../../api/strategy.ts';
 import { ApiError, badRequest, invalid, invalidValue, type FieldError } from '../errors.ts';
-import { selfLinkOf } from './common.ts';
+import { selfLinkOf } from '../registry/system-meta.ts';
 
 export function scaleDefOf(def: ResourceDef): ScaleDef {
   const s = def.subresources.scale;

@@ -6,7 +6,7 @@ import type { KubeObject } from '../../api/meta.ts';
 import { badRequest, conflict, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
-import { nowTimestamp } from './common.ts';
+import { nowTimestamp } from '../registry/system-meta.ts';
 import { createAccessReview, createRulesReview } from '../access-review.ts';
 import { writeOptions } from './write-options.ts';
 
