@@ -276,12 +276,46 @@ export class Registry {
   }
 }
 
+/** Where a kind's objects are stored: every ResourceDef is one; the storage of the server's own objects names one. */
+export type StorageRef = Pick<ResourceDef, 'storageResource' | 'namespaced'>;
+
+/**
+ * The storage of the objects the server reads or writes itself, beside a request for them (namespaces a write
+ * checks, quotas it charges, PDBs an eviction reads, RBAC objects the authorizer caches...).
+ */
+export const STORAGE_REFS = {
+  namespaces: { storageResource: 'namespaces', namespaced: false },
+  pods: { storageResource: 'pods', namespaced: true },
+  nodes: { storageResource: 'nodes', namespaced: false },
+  services: { storageResource: 'services', namespaced: true },
+  endpoints: { storageResource: 'endpoints', namespaced: true },
+  resourceQuotas: { storageResource: 'resourcequotas', namespaced: true },
+  podDisruptionBudgets: { storageResource: 'poddisruptionbudgets', namespaced: true },
+  customResourceDefinitions: { storageResource: 'customresourcedefinitions', namespaced: false },
+  secrets: { storageResource: 'secrets', namespaced: true },
+  serviceAccounts: { storageResource: 'serviceaccounts', namespaced: true },
+  clusterRoles: { storageResource: 'clusterroles', namespaced: false },
+  clusterRoleBindings: { storageResource: 'clusterrolebindings', namespaced: false },
+  roles: { storageResource: 'roles', namespaced: true },
+  roleBindings: { storageResource: 'rolebindings', namespaced: true },
+  ranges: { storageResource: 'ranges', namespaced: false },
+} as const satisfies Record<string, StorageRef>;
+
+/**
+ * The one key function of storage: /registry/<storage resource>/[<namespace>/][<name>]. Without a name, the prefix
+ * of a collection (every namespace when namespace is undefined). Every key the server reads or writes is made here.
+ */
+export function storageKey(ref: StorageRef, namespace: string | undefined, name?: string): string {
+  if (name !== undefined) return ref.namespaced ? `/registry/${ref.storageResource}/${namespace}/${name}` : `/registry/${ref.storageResource}/${name}`;
+  return ref.namespaced && namespace !== undefined ? `/registry/${ref.storageResource}/${namespace}/` : `/registry/${ref.storageResource}/`;
+}
+
 /** Storage key of one object: /registry/<storage resource>/[<namespace>/]<name>. */
-export function objectKey(def: ResourceDef, namespace: string | undefined, name: string): string {
-  return def.namespaced ? `/registry/${def.storageResource}/${namespace}/${name}` : `/registry/${def.storageResource}/${name}`;
+export function objectKey(def: StorageRef, namespace: string | undefined, name: string): string {
+  return storageKey(def, namespace, name);
 }
 
 /** Prefix of a collection: every namespace when namespace is undefined. */
-export function collectionPrefix(def: ResourceDef, namespace: string | undefined): string {
-  return def.namespaced && namespace !== undefined ? `/registry/${def.storageResource}/${namespace}/` : `/registry/${def.storageResource}/`;
+export function collectionPrefix(def: StorageRef, namespace: string | undefined): string {
+  return storageKey(def, namespace);
 }

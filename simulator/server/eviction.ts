@@ -19,6 +19,7 @@ import { nowTimestamp } from './registry/system-meta.ts';
 import { storeErrorToApi } from './registry/store-errors.ts';
 import { writeOptions } from './handlers/write.ts';
 import { copyJson } from '../util/json-value.ts';
+import { getStored, listStored, STORAGE_REFS, updateStored } from './registry/storage.ts';
 
 const PODS = { group: '', resource: 'pods' };
 export const EVICTION_REFUSED = "Cannot evict pod as it would violate the pod's disruption budget.";
@@ -44,11 +45,11 @@ export async function evictPod(ctx: ServerContext, req: ResourceRequest): Promis
   if (meta.name !== undefined && meta.name !== name) throw badRequest(`name in URL does not match name in Eviction object`);
   const deleteOptions = (raw.deleteOptions ?? {}) as DeleteOptions;
   const wopts = writeOptions(req);
-  const pod = (await ctx.store.get(`/registry/pods/${ns}/${name}`))?.value;
+  const pod = (await getStored(ctx, req.def, ns, name))?.value;
   if (!pod) throw notFound(PODS, name);
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
   if (phase !== 'Succeeded' && phase !== 'Failed') {
-    const { items } = await ctx.store.list(`/registry/poddisruptionbudgets/${ns}/`);
+    const { items } = await listStored(ctx, STORAGE_REFS.podDisruptionBudgets, ns);
     const budgets = items.map((i) => i.value).filter((b) => selects(b, pod));
     if (budgets.length > 1) throw new ApiError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
     if (budgets.length === 1) {
@@ -60,7 +61,7 @@ export async function evictPod(ctx: ServerContext, req: ResourceRequest): Promis
       };
       check(pdb);
       if (!wopts.dryRun) {
-        await ctx.store.guaranteedUpdate(`/registry/poddisruptionbudgets/${ns}/${pdb.metadata.name}`, (cur) => {
+        await updateStored(ctx, STORAGE_REFS.podDisruptionBudgets, ns, pdb.metadata.name!, (cur) => {
           if (!cur) throw tooManyRequests(EVICTION_REFUSED);
           check(cur.value);
           const next = copyJson(cur.value) as KubeObject;

@@ -12,6 +12,7 @@ import { notFound } from './errors.ts';
 import { type ApiResult, type ResourceRequest, type ServerContext } from './context.ts';
 import { nowTimestamp, selfLinkOf } from './registry/system-meta.ts';
 import { compileSelectors } from './handlers/read.ts';
+import { listStored, STORAGE_REFS } from './registry/storage.ts';
 
 const WINDOW = '30s';
 
@@ -60,7 +61,7 @@ function nodeMetrics(ctx: ServerContext, req: ResourceRequest, node: KubeObject,
 }
 
 async function runningPods(ctx: ServerContext, namespace: string | undefined): Promise<KubeObject[]> {
-  const { items } = await ctx.store.list(namespace ? `/registry/pods/${namespace}/` : '/registry/pods/');
+  const { items } = await listStored(ctx, STORAGE_REFS.pods, namespace);
   return items.map((i) => i.value).filter(isRunning);
 }
 
@@ -73,7 +74,7 @@ export async function readMetrics(ctx: ServerContext, req: ResourceRequest): Pro
     const pods = await runningPods(ctx, req.namespace);
     objects = pods.filter((p) => req.name === undefined || p.metadata.name === req.name).map((p) => podMetrics(ctx, req, p));
   } else {
-    const { items } = await ctx.store.list('/registry/nodes/');
+    const { items } = await listStored(ctx, STORAGE_REFS.nodes, undefined);
     const pods = await runningPods(ctx, undefined);
     objects = items.map((i) => i.value).filter((n) => req.name === undefined || n.metadata.name === req.name).map((n) => nodeMetrics(ctx, req, n, pods));
   }

@@ -23,6 +23,7 @@ import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
 import { loadKindRules } from '../api/kinds/index.ts';
 import { decodeObject, encodeObject, encodeWatchEvent, hasProtobuf } from '../codec/protobuf.ts';
+import { createStored, getStored, STORAGE_REFS } from './registry/storage.ts';
 
 export interface ApiServerOptions {
   port?: number;
@@ -174,11 +175,9 @@ async function closeWithin(app: FastifyInstance, unused: Set<Socket>, graceMs: n
 
 async function bootstrapNamespaces(ctx: ServerContext): Promise<void> {
   for (const name of SYSTEM_NAMESPACES) {
-    const key = `/registry/namespaces/${name}`;
-    if (await ctx.store.get(key)) continue;
+    if (await getStored(ctx, STORAGE_REFS.namespaces, undefined, name)) continue;
     const ts = ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    await ctx.store
-      .create(key, {
+    await createStored(ctx, STORAGE_REFS.namespaces, undefined, name, {
         kind: 'Namespace',
         apiVersion: 'v1',
         metadata: { name, selfLink: `/api/v1/namespaces/${name}`, uid: crypto.randomUUID(), creationTimestamp: ts },

@@ -12,6 +12,7 @@ import type { Store, StoreEvent } from '../../storage/store.ts';
 import type { KubeObject } from '../../api/meta.ts';
 import type { UserInfo } from '../authentication/user.ts';
 import type { Attributes, Authorizer, AuthorizerDecision, NonResourceRule, ResourceRule, RulesResult } from './authorizer.ts';
+import { STORAGE_REFS, storageKey } from '../../api/registry.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
@@ -40,10 +41,10 @@ interface BindingObject extends KubeObject {
 }
 
 export const RBAC_PREFIXES = {
-  clusterroles: '/registry/clusterroles/',
-  clusterrolebindings: '/registry/clusterrolebindings/',
-  roles: '/registry/roles/',
-  rolebindings: '/registry/rolebindings/',
+  clusterroles: storageKey(STORAGE_REFS.clusterRoles, undefined),
+  clusterrolebindings: storageKey(STORAGE_REFS.clusterRoleBindings, undefined),
+  roles: storageKey(STORAGE_REFS.roles, undefined),
+  rolebindings: storageKey(STORAGE_REFS.roleBindings, undefined),
 } as const;
 
 const has = (list: string[] | undefined, v: string) => (list ?? []).includes('*') || (list ?? []).includes(v);

@@ -3,7 +3,6 @@
 import type { KubeObject, Status } from '../../api/meta.ts';
 import { apiVersionOf, parseApiVersion } from '../../api/meta.ts';
 import type { ResourceDef } from '../../api/registry.ts';
-import { objectKey } from '../../api/registry.ts';
 import { convertBodyVersion, fromStorageVersion } from '../../api/conversion.ts';
 import { checkBodyShape, decodeAsTyped } from '../shape-check.ts';
 import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
@@ -12,12 +11,6 @@ import { groupVersionPath, selfLinkOf } from '../registry/system-meta.ts';
 import { decodeBody } from '../serializers.ts';
 import { queryBool, queryInt } from '../query-params.ts';
 import { header, type ResourceRequest, type ServerContext } from '../context.ts';
-
-export function keyOf(req: ResourceRequest, name: string): string {
-  return objectKey(req.def, req.namespace, name);
-}
-
-
 
 /** A stored object as the request's version shows it. */
 export function present(def: ResourceDef, stored: KubeObject): KubeObject {

@@ -2,7 +2,6 @@
 // path of the generic store (../generic-store.ts: finalizers, the kind's grace period, removal or marking).
 
 import type { DeleteOptions, PropagationPolicy } from '../../api/meta.ts';
-import { collectionPrefix } from '../../api/registry.ts';
 import { deleteResource } from '../registry/store.ts';
 import { badRequest, conflict, invalid, invalidValue, notSupported, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
@@ -12,6 +11,7 @@ import { groupResource, nowTimestamp } from '../registry/system-meta.ts';
 import { storeErrorToApi } from '../registry/store-errors.ts';
 import { writeOptions } from './write.ts';
 import { compileSelectors } from './read.ts';
+import { listStored } from '../registry/storage.ts';
 
 const POLICIES: PropagationPolicy[] = ['Orphan', 'Background', 'Foreground'];
 
@@ -64,7 +64,7 @@ export async function deleteCollection(ctx: ServerContext, req: ResourceRequest)
   const filter = compileSelectors(req);
   const opts = readDeleteOptions(ctx, req);
   const wopts = writeOptions(req, opts.dryRun);
-  const { items } = await ctx.store.list(collectionPrefix(def, req.namespace), { filter });
+  const { items } = await listStored(ctx, def, req.namespace, { filter });
   // The options apply to each item, preconditions included; a precondition that does not hold for one of them
   // fails the request before anything is deleted (409), rather than half-way through.
   const pre = opts.preconditions;

@@ -9,6 +9,7 @@ import { header, type ApiResult, type ResourceRequest, type ServerContext } from
 import { nowTimestamp } from '../registry/system-meta.ts';
 import { createAccessReview, createRulesReview } from '../access-review.ts';
 import { writeOptions } from './write-options.ts';
+import { getStored, STORAGE_REFS, updateStored } from '../registry/storage.ts';
 
 export type VirtualCreate = (ctx: ServerContext, req: ResourceRequest, obj: KubeObject) => Promise<ApiResult> | ApiResult;
 
@@ -37,7 +38,6 @@ async function bindPod(ctx: ServerContext, namespace: string, name: string, bind
   if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') errs.push(invalidValue('target.kind', target.kind, 'must be empty or Node'));
   if (errs.length) throw invalid('Binding', '', name, errs);
   const nodeName = target.name as string;
-  const key = `/registry/pods/${namespace}/${name}`;
   const bind = (cur: { value: KubeObject } | undefined): KubeObject => {
     if (!cur) throw notFound(PODS, name);
     const pod = cur.value;
@@ -56,8 +56,8 @@ async function bindPod(ctx: ServerContext, namespace: string, name: string, bind
     return { ...pod, metadata, spec: { ...spec, nodeName }, status } as KubeObject;
   };
   // dryRun=All: the binding is checked against the pod as it is, and nothing is written.
-  if (dryRun) bind(await ctx.store.get(key));
-  else await ctx.store.guaranteedUpdate(key, bind);
+  if (dryRun) bind(await getStored(ctx, STORAGE_REFS.pods, namespace, name));
+  else await updateStored(ctx, STORAGE_REFS.pods, namespace, name, bind);
   return { code: 201, object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
 }
 

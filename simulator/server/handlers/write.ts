@@ -4,7 +4,6 @@
 
 import type { KubeObject } from '../../api/meta.ts';
 import { apiVersionOf } from '../../api/meta.ts';
-import { objectKey } from '../../api/registry.ts';
 import { DEPLOYMENT_ROLLBACK_TO } from '../../api/kinds/deployment.ts';
 import { validateAnnotations } from '../../api/validation/object-meta.ts';
 import { createResource, updateResource } from '../registry/store.ts';
@@ -12,12 +11,13 @@ import type { UpdateTarget } from '../admission/attributes.ts';
 import { badRequest, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
-import { keyOf, present, readObjectBody } from './common.ts';
+import { present, readObjectBody } from './common.ts';
 import { groupResource } from '../registry/system-meta.ts';
 import { checkScaleBody, scaleOf } from './scale.ts';
 import { writeOptions } from './write-options.ts';
 import { VIRTUAL_CREATES } from './virtual.ts';
 import { copyJson } from '../../util/json-value.ts';
+import { getStored, updateStored } from '../registry/storage.ts';
 
 export { bindPodSubresource } from './virtual.ts';
 
@@ -82,7 +82,7 @@ export const finalizeNamespace = (ctx: ServerContext, req: ResourceRequest) => p
 // ---- scale ----
 
 export async function getScale(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
-  const cur = await ctx.store.get(keyOf(req, req.name!));
+  const cur = await getStored(ctx, req.def, req.namespace, req.name!);
   if (!cur) throw notFound(groupResource(req.def), req.name!);
   return { code: 200, object: scaleOf(req.def, cur.value) };
 }
@@ -130,8 +130,8 @@ export async function rollbackDeployment(ctx: ServerContext, req: ResourceReques
   const updatedAnnotations = (raw.updatedAnnotations ?? {}) as Record<string, string>;
   const { dryRun } = writeOptions(req);
   if (dryRun) {
-    if (!(await ctx.store.get(objectKey(def, req.namespace, name)))) throw notFound(groupResource(def), name);
-  } else await ctx.store.guaranteedUpdate(objectKey(def, req.namespace, name), (cur) => {
+    if (!(await getStored(ctx, def, req.namespace, name))) throw notFound(groupResource(def), name);
+  } else await updateStored(ctx, def, req.namespace, name, (cur) => {
     if (!cur) throw notFound(groupResource(def), name);
     const next = copyJson(cur.value) as KubeObject;
     next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...updatedAnnotations, [DEPLOYMENT_ROLLBACK_TO]: String(revision) };

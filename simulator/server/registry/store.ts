@@ -14,7 +14,8 @@
 
 import type { DeleteOptions, KubeObject } from '../../api/meta.ts';
 import type { ResourceDef } from '../../api/registry.ts';
-import { objectKey } from '../../api/registry.ts';
+import { objectKey, storageKey } from '../../api/registry.ts';
+import { getStored, STORAGE_REFS } from './storage.ts';
 import { generateName } from '../../api/names.ts';
 import { canonicalObject } from '../../api/conversion.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../api/validation/object-meta.ts';
@@ -84,8 +85,6 @@ function validateNew(def: ResourceDef, obj: KubeObject): FieldError[] {
   return [...validateKind(obj, def), ...validateObjectMeta(def, obj.metadata)];
 }
 
-const NAMESPACE_KEY = (ns: string) => `/registry/namespaces/${ns}`;
-
 /** Writes into a namespace need it to exist and not be terminating. */
 export async function checkNamespaceWritable(ctx: ServerContext, def: ResourceDef, namespace: string, name: string): Promise<void> {
   const ns = await namespaceOf(ctx, namespace);
@@ -101,11 +100,11 @@ export async function checkNamespaceWritable(ctx: ServerContext, def: ResourceDe
  * created through another server), is not synced yet, or saw it deleted lately (forceLiveLookup).
  */
 async function namespaceOf(ctx: ServerContext, namespace: string): Promise<KubeObject | undefined> {
-  const key = NAMESPACE_KEY(namespace);
+  const key = storageKey(STORAGE_REFS.namespaces, undefined, namespace);
   const cache = ctx.listers?.namespaces;
   const cached = cache?.get(key);
   if (cached && !cache!.recentlyDeleted(key)) return cached;
-  return (await ctx.store.get(key, { serializable: true }))?.value;
+  return (await getStored(ctx, STORAGE_REFS.namespaces, undefined, namespace, { serializable: true }))?.value;
 }
 
 /** A new object, up to the point of storing it: system metadata, defaults, the kind's create preparation, validation. */
