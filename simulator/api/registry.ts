@@ -2,63 +2,12 @@
 // per-kind behaviour are derived from these declarations.
 
 import type { GroupVersion } from './meta.ts';
-import type { KindStrategy } from './strategy.ts';
+import type { ResourceDef, ScaleDef, Verb } from './resource-types.ts';
 import { apiVersionOf } from './meta.ts';
 
-export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+export type { NameRule, ResourceDef, ScaleDef, SubresourceName, Verb } from './resource-types.ts';
 
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-
-/** How a subresource reads and writes its parent. */
-export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'eviction' | 'approval'
-  // pods: the container output and the streaming subresources (server/pod-log.ts).
-  | 'log' | 'exec' | 'attach' | 'portforward';
-
-export interface ScaleDef {
-  /**
-   * The Scale type this group serves: autoscaling/v1 for apps/v1 and core, extensions/v1beta1 for extensions, and
-   * the betas' own Scale (extensions shape) for apps/v1beta1 and apps/v1beta2 StatefulSets.
-   */
-  apiVersion: 'autoscaling/v1' | 'extensions/v1beta1' | 'apps/v1beta1' | 'apps/v1beta2';
-}
-
-export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
-
-export interface ResourceDef extends GroupVersion {
-  kind: string;
-  /** The plural resource name used in paths. */
-  resource: string;
-  singular: string;
-  namespaced: boolean;
-  shortNames?: string[];
-  categories?: string[];
-  verbs: Verb[];
-  subresources: Partial<Record<SubresourceName, true | ScaleDef>>;
-  /** Storage prefix shared by every group that serves the same objects (deployments in apps and extensions). */
-  storageResource: string;
-  /** The version objects are stored in; reads through another version convert. */
-  storageApiVersion: string;
-  nameRule: NameRule;
-  /** metadata.generation starts at 1 and increases on spec changes. */
-  tracksGeneration?: boolean;
-  /** PUT of a missing object creates it (the real server allows this for some kinds). */
-  allowCreateOnUpdate?: boolean;
-  /** Deleting without a propagation policy orphans dependents (extensions/v1beta1 workloads). */
-  defaultOrphan?: boolean;
-  /** A virtual type: POST only, nothing stored (SubjectAccessReview). */
-  virtual?: boolean;
-  /** Computed from live state on every read, nothing stored: get and list only (metrics.k8s.io). */
-  computed?: boolean;
-  /** Other apiVersions of this group accepted in request bodies and converted (spec 9). */
-  acceptedBodyVersions?: string[];
-  /**
-   * Served from a CustomResourceDefinition (its name): JSON and YAML only (spec 4.1), no strategic merge patch,
-   * behaviour from `strategy`. Added and removed at run time as CRDs are established and deleted.
-   */
-  customResourceDefinition?: string;
-  /** A strategy of this definition alone (custom resources), used instead of the kind's registered ones. */
-  strategy?: KindStrategy;
-}
 
 const CORE: GroupVersion = { group: '', version: 'v1' };
 const APPS: GroupVersion = { group: 'apps', version: 'v1' };

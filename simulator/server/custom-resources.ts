@@ -9,7 +9,7 @@ import type { KubeObject } from '../api/meta.ts';
 import type { ResourceDef } from '../api/registry.ts';
 import { customResourceDefs, customResourceStorage } from '../api/custom-resource.ts';
 import { CRD_CLEANUP_FINALIZER, effectiveVersions, type Crd, type CrdCondition, type CrdNames } from '../api/kinds/custom-resource-definition.ts';
-import { StoreError, type StoreEvent, type WatchHandle } from '../storage/store.ts';
+import { StoreError, type StoredObject, type StoreEvent, type WatchHandle } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
 import { deleteStored, getStored, listStored, STORAGE_REFS, updateStored, watchStored } from './registry/storage.ts';
 
@@ -118,9 +118,9 @@ export class CustomResourceController {
     const status = { conditions: conds, acceptedNames, storedVersions };
     if (JSON.stringify(status) === JSON.stringify(crd.status)) return;
     await updateStored(this.ctx, CRDS, undefined, name, (c) => {
-        if (!c || c.value.metadata.deletionTimestamp) return undefined;
-        return { ...c.value, status } as KubeObject;
-      })
+      if (!c || c.value.metadata.deletionTimestamp) return undefined;
+      return { ...c.value, status } as KubeObject;
+    })
       .catch(() => {});
   }
 
@@ -137,8 +137,9 @@ export class CustomResourceController {
         { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' },
         now,
       );
-      await updateStored(this.ctx, CRDS, undefined, name, (c) => (c ? ({ ...c.value, status: { ...(c.value.status as object), conditions: conds } } as KubeObject) : undefined))
-        .catch(() => {});
+      const terminating = (c: StoredObject | undefined) =>
+        c ? ({ ...c.value, status: { ...(c.value.status as object), conditions: conds } } as KubeObject) : undefined;
+      await updateStored(this.ctx, CRDS, undefined, name, terminating).catch(() => {});
       for (;;) {
         const page = await listStored(this.ctx, instances, undefined, { limit: 500 });
         if (page.items.length === 0) break;
@@ -149,13 +150,13 @@ export class CustomResourceController {
       }
     }
     const out = await updateStored(this.ctx, CRDS, undefined, name, (c) => {
-        if (!c) return undefined;
-        const rest = (c.value.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
-        // Nothing else holds it: gone, as the generic store removes an object whose last finalizer went.
-        if (rest.length === 0) return null;
-        if (rest.length === (c.value.metadata.finalizers ?? []).length) return undefined;
-        return { ...c.value, metadata: { ...c.value.metadata, finalizers: rest } } as KubeObject;
-      })
+      if (!c) return undefined;
+      const rest = (c.value.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
+      // Nothing else holds it: gone, as the generic store removes an object whose last finalizer went.
+      if (rest.length === 0) return null;
+      if (rest.length === (c.value.metadata.finalizers ?? []).length) return undefined;
+      return { ...c.value, metadata: { ...c.value.metadata, finalizers: rest } } as KubeObject;
+    })
       .catch(() => undefined);
     if (out?.deleted) this.unserve(crd.metadata.name!);
   }

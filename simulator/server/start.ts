@@ -178,12 +178,12 @@ async function bootstrapNamespaces(ctx: ServerContext): Promise<void> {
     if (await getStored(ctx, STORAGE_REFS.namespaces, undefined, name)) continue;
     const ts = ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
     await createStored(ctx, STORAGE_REFS.namespaces, undefined, name, {
-        kind: 'Namespace',
-        apiVersion: 'v1',
-        metadata: { name, selfLink: `/api/v1/namespaces/${name}`, uid: crypto.randomUUID(), creationTimestamp: ts },
-        spec: { finalizers: ['kubernetes'] },
-        status: { phase: 'Active' },
-      })
+      kind: 'Namespace',
+      apiVersion: 'v1',
+      metadata: { name, selfLink: `/api/v1/namespaces/${name}`, uid: crypto.randomUUID(), creationTimestamp: ts },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    })
       .catch((e: unknown) => {
         // Another API server on the same etcd made it between our get and create: it exists, which is the point.
         if (!(e instanceof StoreError && e.code === 'KeyExists')) throw e;

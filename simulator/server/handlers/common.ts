@@ -93,10 +93,6 @@ function badMetadata(def: ResourceDef, field: string, want: string): ApiError {
 }
 
 
-
-
-
-
 export function successStatus(def: ResourceDef, name: string, uid: string | undefined): Status {
   return {
     kind: 'Status',

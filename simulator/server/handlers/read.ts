@@ -11,7 +11,7 @@ import { ContinueTokenError, decodeContinueToken, encodeContinueToken, queryHash
 import { ApiError, badRequest, expired, notFound, timeout } from '../errors.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from '../context.ts';
 import { boolParam, intParam, present } from './common.ts';
-import { groupResource, groupVersionPath } from '../registry/system-meta.ts';
+import { groupResource } from '../registry/system-meta.ts';
 import { copyJson } from '../../util/json-value.ts';
 import { collectionKey, currentRevision, getStored, getStoredNow, listStored, oldestRevision, readsNow } from '../registry/storage.ts';
 
@@ -158,5 +158,3 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
   }
   return { code: 200, object: listObj, listSources: sources };
 }
-
-

@@ -19,7 +19,13 @@ export interface StorageHolder {
 /** A change to apply in a read-modify-write: the next object, null to delete, undefined to leave it. */
 export type StorageModify = (current: StoredObject | undefined) => KubeObject | null | undefined | Promise<KubeObject | null | undefined>;
 
-export function getStored(ctx: StorageHolder, ref: StorageRef, namespace: string | undefined, name: string, opts?: ReadOptions): Promise<StoredObject | undefined> {
+export function getStored(
+  ctx: StorageHolder,
+  ref: StorageRef,
+  namespace: string | undefined,
+  name: string,
+  opts?: ReadOptions,
+): Promise<StoredObject | undefined> {
   return ctx.store.get(storageKey(ref, namespace, name), opts);
 }
 
@@ -51,7 +57,13 @@ export function collectionKey(ref: StorageRef, namespace: string | undefined): s
  * A read-modify-write of storage with no strategy (the real registry's direct storage writes: binding, rollback,
  * status a controller of the server writes, a quota's charge).
  */
-export function updateStored(ctx: StorageHolder, ref: StorageRef, namespace: string | undefined, name: string, fn: StorageModify): Promise<{ result?: StoredObject; deleted?: StoredObject }> {
+export function updateStored(
+  ctx: StorageHolder,
+  ref: StorageRef,
+  namespace: string | undefined,
+  name: string,
+  fn: StorageModify,
+): Promise<{ result?: StoredObject; deleted?: StoredObject }> {
   return ctx.store.guaranteedUpdate(storageKey(ref, namespace, name), fn);
 }
 
@@ -61,7 +73,13 @@ export function createStored(ctx: StorageHolder, ref: StorageRef, namespace: str
 }
 
 /** Removes an object with no strategy (the instances of a deleted CRD). */
-export function deleteStored(ctx: StorageHolder, ref: StorageRef, namespace: string | undefined, name: string, expectedRevision?: number): Promise<StoredObject> {
+export function deleteStored(
+  ctx: StorageHolder,
+  ref: StorageRef,
+  namespace: string | undefined,
+  name: string,
+  expectedRevision?: number,
+): Promise<StoredObject> {
   return ctx.store.delete(storageKey(ref, namespace, name), expectedRevision === undefined ? undefined : { expectedRevision });
 }
 

@@ -9,17 +9,17 @@
 // Pods that already finished (Succeeded, Failed) are deleted without consulting budgets. Answers a Success Status
 // (201) as the real subresource does. dryRun: the checks run, nothing is written.
 
-import type { DeleteOptions, KubeObject } from '../api/meta.ts';
-import { matchesRequirements, requirementsOf, type LabelSelector } from '../api/labels.ts';
-import { ApiError, badRequest, notFound } from './errors.ts';
-import { decodeBody } from './serializers.ts';
-import { deleteResource } from './registry/store.ts';
-import { header, type ApiResult, type ResourceRequest, type ServerContext } from './context.ts';
-import { nowTimestamp } from './registry/system-meta.ts';
-import { storeErrorToApi } from './registry/store-errors.ts';
-import { writeOptions } from './handlers/write.ts';
-import { copyJson } from '../util/json-value.ts';
-import { getStored, listStored, STORAGE_REFS, updateStored } from './registry/storage.ts';
+import type { DeleteOptions, KubeObject } from '../../api/meta.ts';
+import { matchesRequirements, requirementsOf, type LabelSelector } from '../../api/labels.ts';
+import { ApiError, badRequest, notFound } from '../errors.ts';
+import { decodeBody } from '../serializers.ts';
+import { deleteResource } from '../registry/store.ts';
+import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
+import { nowTimestamp } from '../registry/system-meta.ts';
+import { storeErrorToApi } from '../registry/store-errors.ts';
+import { writeOptions } from '../handlers/write.ts';
+import { copyJson } from '../../util/json-value.ts';
+import { getStored, listStored, STORAGE_REFS, updateStored } from '../registry/storage.ts';
 
 const PODS = { group: '', resource: 'pods' };
 export const EVICTION_REFUSED = "Cannot evict pod as it would violate the pod's disruption budget.";

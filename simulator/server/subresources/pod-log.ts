@@ -9,13 +9,12 @@
 // simulated (never a NotFound that would read as a missing pod).
 
 import type { FastifyReply } from 'fastify';
-import type { KubeObject } from '../api/meta.ts';
-import { objectKey } from '../api/registry.ts';
-import { badRequest, invalid, invalidValue, notFound, type FieldError } from './errors.ts';
-import type { ResourceRequest, ServerContext } from './context.ts';
-import { canonicalTime } from './shape-check.ts';
-import { queryBool, queryInt } from './query-params.ts';
-import { getStored } from './registry/storage.ts';
+import type { KubeObject } from '../../api/meta.ts';
+import { badRequest, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
+import type { ResourceRequest, ServerContext } from '../context.ts';
+import { canonicalTime } from '../shape-check.ts';
+import { queryBool, queryInt } from '../query-params.ts';
+import { getStored } from '../registry/storage.ts';
 
 export const LOG_ANNOTATION = 'simulator.cluster.local/log';
 
