@@ -1,7 +1,9 @@
 // The house rules of the source tree, checked from the files themselves (see the root README's "Design"):
 // imports point one way — entry points → cluster.ts → (server | controllers | nodes) → client →
 // (codec, patch, storage, openapi) → api → spec-tables → util —, no production file imports a test helper or a test,
-// and there is no import cycle between production files. A new file that breaks a rule fails here with the
+// and there is no import cycle between production files. Inside the rooms listed in INNER_FLOORS, the rooms within
+// (folders and named files) are floors too, and imports point down them; in CYCLE_FREE no two files import each
+// other even through type-only imports; in KIND_BLIND no file outside api/kinds/ branches on a kind name. A new file that breaks a rule fails here with the
 // import that does it, so the layout cannot drift back.
 
 import { test } from 'node:test';
@@ -133,4 +135,92 @@ test('no import cycles between production files (type-only imports excepted)', (
   };
   for (const f of graph.keys()) if (!state.has(f)) visit(f);
   assert.deepEqual(cycles, []);
+});
+
+/**
+ * The floors inside a room, top first: each a list of folders ("handlers/") and files ("context.ts") relative to
+ * the room; a file named by no floor is on the top one ('*'). A file may import its own floor and the floors below,
+ * never one above (value or type imports). The controllers' floors join this table the same way.
+ */
+const INNER_FLOORS: Record<string, string[][]> = {
+  'simulator/server': [
+    // The app and what composes the server: http/ (body, dispatch, reply), start, the server's own loops.
+    ['*'],
+    // The subresources' storage (one file per subresource, the table) and the computed metrics API.
+    ['subresources/', 'metrics-api.ts'],
+    // The verb handlers, and the access reviews they create.
+    ['handlers/', 'access-review.ts'],
+    // The registry: every read and write of storage, system metadata, store errors.
+    ['registry/'],
+    // What every floor above uses: the request context, errors, codecs of the wire, the watch fan-out, the
+    // caches, admission types, the security layer the context carries, Tables.
+    [
+      'context.ts', 'errors.ts', 'serializers.ts', 'media-types.ts', 'query-params.ts', 'shape-check.ts', 'encoded-cache.ts',
+      'watch-hub.ts', 'watch-cache.ts', 'object-cache.ts', 'fair-queue.ts', 'turn-writes.ts', 'request-info.ts', 'admission/attributes.ts',
+      'allocators/', 'authentication/', 'authorization/', 'tls/', 'table/',
+    ],
+  ],
+};
+
+/** Rooms in which no two files import each other, even through type-only imports. */
+const CYCLE_FREE = ['simulator/server', 'simulator/api'];
+
+/** Rooms whose files (but api/kinds/, where per-kind behaviour is declared) never branch on a kind name. */
+const KIND_BLIND = ['simulator/server', 'simulator/api'];
+
+function floorOf(room: string, file: string): number {
+  const inner = file.slice(room.length + 1);
+  const floors = INNER_FLOORS[room];
+  for (let i = 0; i < floors.length; i++) {
+    if (floors[i].some((p) => (p.endsWith('/') ? inner.startsWith(p) : inner === p))) return i;
+  }
+  return floors.findIndex((f) => f.includes('*'));
+}
+
+test('imports inside a room point down its inner floors', () => {
+  const bad: string[] = [];
+  for (const room of Object.keys(INNER_FLOORS)) {
+    for (const e of edges) {
+      if (!e.from.startsWith(room + '/') || !e.to.startsWith(room + '/')) continue;
+      const from = floorOf(room, e.from);
+      const to = floorOf(room, e.to);
+      if (to < from) bad.push(`${e.from}:${e.line} (floor ${from}) imports ${e.to} (floor ${to}, above)`);
+    }
+  }
+  assert.deepEqual(bad, [], `imports that run up a floor inside a room:\n${bad.join('\n')}`);
+});
+
+test('no import cycles inside the cycle-free rooms, type-only imports included', () => {
+  const cycles: string[] = [];
+  for (const room of CYCLE_FREE) {
+    const graph = new Map<string, string[]>();
+    for (const e of edges) if (e.from.startsWith(room + '/') && e.to.startsWith(room + '/')) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+    const state = new Map<string, 1 | 2>();
+    const stack: string[] = [];
+    const visit = (f: string) => {
+      state.set(f, 1);
+      stack.push(f);
+      for (const t of graph.get(f) ?? []) {
+        if (state.get(t) === 1) cycles.push([...stack.slice(stack.indexOf(t)), t].join(' → '));
+        else if (!state.has(t)) visit(t);
+      }
+      stack.pop();
+      state.set(f, 2);
+    };
+    for (const f of graph.keys()) if (!state.has(f)) visit(f);
+  }
+  assert.deepEqual(cycles, []);
+});
+
+/** A comparison of something's kind with a kind's name (`x.kind === 'Pod'`, `'Pod' !== kind`). */
+const KIND_BRANCH = /\bkind\s*[!=]==?\s*'[A-Z][A-Za-z0-9]*'|'[A-Z][A-Za-z0-9]*'\s*[!=]==?\s*[\w.?]*\bkind\b/g;
+
+test('no file outside api/kinds/ branches on a kind name (per-kind behaviour is declared beside the kind)', () => {
+  const bad: string[] = [];
+  for (const f of production) {
+    if (!KIND_BLIND.some((r) => f.startsWith(r + '/')) || f.startsWith('simulator/api/kinds/')) continue;
+    const src = readFileSync(join(REPO, f), 'utf8');
+    for (const m of src.matchAll(KIND_BRANCH)) bad.push(`${f}:${src.slice(0, m.index).split('\n').length}: ${m[0]}`);
+  }
+  assert.deepEqual(bad, [], `branches on a kind name outside api/kinds/:\n${bad.join('\n')}`);
 });

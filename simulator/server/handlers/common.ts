@@ -93,6 +93,14 @@ function badMetadata(def: ResourceDef, field: string, want: string): ApiError {
 }
 
 
+/**
+ * A body that must be of one type (DeleteOptions, Scale, Binding, Eviction, DeploymentRollback): another kind in it
+ * is 400, as the real decoder refuses it; no kind at all is accepted. `detail` ends the message where the real one does.
+ */
+export function checkBodyType(raw: Record<string, unknown>, type: string, detail = ''): void {
+  if (raw.kind !== undefined && raw.kind !== type) throw badRequest(`the object provided is unrecognized (must be of type ${type}): kind "${String(raw.kind)}"${detail}`);
+}
+
 export function successStatus(def: ResourceDef, name: string, uid: string | undefined): Status {
   return {
     kind: 'Status',

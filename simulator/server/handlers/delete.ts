@@ -3,10 +3,10 @@
 
 import type { DeleteOptions, PropagationPolicy } from '../../api/meta.ts';
 import { deleteResource } from '../registry/store.ts';
-import { badRequest, conflict, invalid, invalidValue, notSupported, type FieldError } from '../errors.ts';
+import { conflict, invalid, invalidValue, notSupported, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
-import { boolParam, intParam, present, successStatus } from './common.ts';
+import { boolParam, checkBodyType, intParam, present, successStatus } from './common.ts';
 import { groupResource, nowTimestamp } from '../registry/system-meta.ts';
 import { storeErrorToApi } from '../registry/store-errors.ts';
 import { writeOptions } from './write.ts';
@@ -20,7 +20,7 @@ export function readDeleteOptions(ctx: ServerContext, req: ResourceRequest): Del
   let opts: DeleteOptions = {};
   if (req.body && req.body.length > 0 && req.body.toString('utf8').trim() !== '') {
     const raw = decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf }) as Record<string, unknown>;
-    if (raw.kind !== undefined && raw.kind !== 'DeleteOptions') throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): kind "${String(raw.kind)}"`);
+    checkBodyType(raw, 'DeleteOptions');
     opts = raw as DeleteOptions;
   }
   const grace = intParam(req, 'gracePeriodSeconds');

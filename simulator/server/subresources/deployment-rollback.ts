@@ -12,6 +12,7 @@ import { groupResource } from '../registry/system-meta.ts';
 import { getStored, updateStored } from '../registry/storage.ts';
 import { writeOptions } from '../handlers/write-options.ts';
 import { copyJson } from '../../util/json-value.ts';
+import { checkBodyType } from '../handlers/common.ts';
 
 /**
  * POST .../deployments/<name>/rollback (extensions/v1beta1, 1.9 RollbackREST): a DeploymentRollback body asks
@@ -24,7 +25,7 @@ export async function rollbackDeployment(ctx: ServerContext, req: ResourceReques
   const def = req.def;
   const raw = decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf }) as Record<string, unknown>;
   const apiVersion = apiVersionOf(def);
-  if (raw.kind !== undefined && raw.kind !== 'DeploymentRollback') throw badRequest(`the object provided is unrecognized (must be of type DeploymentRollback): kind "${String(raw.kind)}"`);
+  checkBodyType(raw, 'DeploymentRollback');
   if (raw.apiVersion !== undefined && raw.apiVersion !== apiVersion) throw badRequest(`the API version in the data (${String(raw.apiVersion)}) does not match the expected API version (${apiVersion})`);
   const name = typeof raw.name === 'string' ? raw.name : '';
   const rollbackTo = (raw.rollbackTo ?? {}) as { revision?: unknown };

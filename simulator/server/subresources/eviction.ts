@@ -20,6 +20,7 @@ import { storeErrorToApi } from '../registry/store-errors.ts';
 import { writeOptions } from '../handlers/write.ts';
 import { copyJson } from '../../util/json-value.ts';
 import { getStored, listStored, STORAGE_REFS, updateStored } from '../registry/storage.ts';
+import { checkBodyType } from '../handlers/common.ts';
 
 const PODS = { group: '', resource: 'pods' };
 export const EVICTION_REFUSED = "Cannot evict pod as it would violate the pod's disruption budget.";
@@ -39,7 +40,7 @@ export async function evictPod(ctx: ServerContext, req: ResourceRequest): Promis
   const ns = req.namespace!;
   const name = req.name!;
   const raw = req.body && req.body.length ? (decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf }) as Record<string, unknown>) : {};
-  if (raw.kind !== undefined && raw.kind !== 'Eviction') throw badRequest(`the object provided is unrecognized (must be of type Eviction): kind "${String(raw.kind)}"`);
+  checkBodyType(raw, 'Eviction');
   if (raw.apiVersion !== undefined && raw.apiVersion !== 'policy/v1beta1') throw badRequest(`the API version in the data (${String(raw.apiVersion)}) does not match the expected API version (policy/v1beta1)`);
   const meta = (raw.metadata ?? {}) as { name?: unknown };
   if (meta.name !== undefined && meta.name !== name) throw badRequest(`name in URL does not match name in Eviction object`);
