@@ -130,6 +130,3 @@ export interface KindStrategy {
   conversion?: ConversionStrategy;
   deletion?: DeletionStrategy;
 }
-
-/** The older name, kept so kind files written against it keep working. */
-export type KindRules = KindStrategy;

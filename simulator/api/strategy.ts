@@ -10,7 +10,7 @@ import type { FieldError } from './field-errors.ts';
 import type { KindStrategy, Requester, ResourceDef, StrategyEnv } from './resource-types.ts';
 
 export type {
-  ConversionStrategy, DeletionStrategy, KindRules, KindStrategy, Requester, ScaleStrategy, StrategyEnv,
+  ConversionStrategy, DeletionStrategy, KindStrategy, Requester, ScaleStrategy, StrategyEnv,
 } from './resource-types.ts';
 
 const strategiesByKind = new Map<string, KindStrategy[]>();
@@ -22,8 +22,6 @@ export function registerStrategy(kind: string, strategy: KindStrategy): void {
   strategiesByKind.set(kind, list);
 }
 
-/** The older name of registerStrategy. */
-export const registerKindRules = registerStrategy;
 
 /**
  * The strategies of one served definition: its own when it carries one (custom resources, whose behaviour

@@ -21,7 +21,7 @@ import { closeListers, startListers } from './object-cache.ts';
 import { CustomResourceController } from './custom-resources.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
-import { loadKindRules } from '../api/kinds/index.ts';
+import '../api/kinds/index.ts';
 import { decodeObject, encodeObject, encodeWatchEvent, hasProtobuf } from '../codec/protobuf.ts';
 import { createStored, getStored, STORAGE_REFS } from './registry/storage.ts';
 
@@ -81,7 +81,6 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     requestLog: opts.requestLog,
     fairQueueBudgetMs: opts.fairQueueBudgetMs,
   };
-  loadKindRules();
   const ctx: ServerContext = {
     registry: new Registry(),
     store,

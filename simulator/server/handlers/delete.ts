@@ -1,5 +1,5 @@
 // DELETE of one object and of a collection (spec 4.2, 7): the handlers read DeleteOptions and call the one delete
-// path of the generic store (../generic-store.ts: finalizers, the kind's grace period, removal or marking).
+// path of the generic store (../registry/store.ts: finalizers, the kind's grace period, removal or marking).
 
 import type { DeleteOptions, PropagationPolicy } from '../../api/meta.ts';
 import { deleteResource } from '../registry/store.ts';

@@ -1,4 +1,4 @@
-// The write options of a request (generic-store.ts WriteOptions), shared by every write handler.
+// The write options of a request (registry/store.ts WriteOptions), shared by every write handler.
 
 import type { WriteOptions } from '../registry/store.ts';
 import { badRequest } from '../errors.ts';

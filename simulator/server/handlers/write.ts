@@ -1,5 +1,5 @@
 // The HTTP side of writes: create (POST), update (PUT), /status, /approval, /scale and /finalize. Each handler decodes
-// and checks its body, then calls the one create or update path of the generic store (../generic-store.ts),
+// and checks its body, then calls the one create or update path of the generic store (../registry/store.ts),
 // which runs the kind's strategy; no handler knows about a particular kind.
 
 import type { KubeObject } from '../../api/meta.ts';
