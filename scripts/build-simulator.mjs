@@ -10,37 +10,21 @@
 //
 // Each chunk is then turned into a CommonJS function body (commonjs-chunks.mjs says why), which compiled.ts loads.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { asFunctionBody, CHUNK_FORM } from './commonjs-chunks.mjs';
+import { keepMetaUrl, packagesStamp } from './esbuild-helpers.mjs';
 
 const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
 const cache = join(root, 'node_modules', '.cache', 'simulator', createHash('sha256').update(root).digest('hex').slice(0, 12));
 const lock = join(cache, 'build.lock');
 
-const keepMetaUrl = {
-  name: 'keep-import-meta-url',
-  setup(build) {
-    build.onLoad({ filter: /\.ts$/ }, (args) => ({
-      contents: readFileSync(args.path, 'utf8').replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href)),
-      loader: 'ts',
-    }));
-  },
-};
-
-function packagesStamp() {
-  try {
-    return statSync(join(root, 'node_modules', '.package-lock.json')).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
 
 async function main() {
   const started = Date.now();
-  const packages = packagesStamp();
+  const packages = packagesStamp(root);
   const esbuild = createRequire(createRequire(join(root, 'package.json')).resolve('tsx'))('esbuild');
   const staging = join(cache, `staging-${process.pid}`);
   const out = await esbuild.build({
@@ -81,7 +65,7 @@ async function main() {
     if (st.mtimeMs >= started - 1000) return;
     inputs[rel] = [st.mtimeMs, st.size];
   }
-  if (packagesStamp() !== packages) return;
+  if (packagesStamp(root) !== packages) return;
   const manifest = join(cache, `manifest.json.${process.pid}`);
   writeFileSync(manifest, JSON.stringify({ format: CHUNK_FORM, entry: join(name, 'main.js'), inputs, packages }));
   renameSync(manifest, join(cache, 'manifest.json'));

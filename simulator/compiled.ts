@@ -18,6 +18,7 @@ import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHUNK_FORM, chunkLoader } from '../scripts/commonjs-chunks.mjs';
+import { packagesStamp as lockStamp } from '../scripts/esbuild-helpers.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -38,11 +39,7 @@ export function cacheDirOf(root = REPO): string {
 }
 
 export function packagesStamp(root = REPO): number {
-  try {
-    return statSync(join(root, 'node_modules', '.package-lock.json')).mtimeMs;
-  } catch {
-    return 0;
-  }
+  return lockStamp(root);
 }
 
 /** The compiled entry when a build exists whose every input is unchanged; undefined otherwise. */

@@ -1,7 +1,9 @@
 // The house rules of the source tree, checked from the files themselves (see the root README's "Design"):
 // imports point one way — entry points → cluster.ts → (server | controllers | nodes) → client →
-// (codec, patch, storage, openapi) → api → spec-tables —, no production file imports a test helper or a test,
-// and there is no import cycle between production files. A new file that breaks a rule fails here with the
+// (codec, patch, storage, openapi) → api → spec-tables → util —, no production file imports a test helper or a test,
+// and there is no import cycle between production files. Inside the rooms listed in INNER_FLOORS, the rooms within
+// (folders and named files) are floors too, and imports point down them; in CYCLE_FREE no two files import each
+// other even through type-only imports; in KIND_BLIND no file outside api/kinds/ branches on a kind name. A new file that breaks a rule fails here with the
 // import that does it, so the layout cannot drift back.
 
 import { test } from 'node:test';
@@ -14,7 +16,9 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** What each room may import (besides itself). Rooms are top folders of simulator/, plus spec-tables and suites. */
 const ALLOWED: Record<string, string[]> = {
-  'spec-tables': [],
+  // The ground floor: helpers with no knowledge of the API (JSON values, Go durations) that every room may import.
+  'simulator/util': [],
+  'spec-tables': ['simulator/util'],
   'simulator/api': ['spec-tables'],
   'simulator/codec': ['simulator/api', 'spec-tables'],
   'simulator/patch': ['simulator/api', 'spec-tables'],
@@ -57,13 +61,14 @@ function roomOf(file: string): string {
   return parts.length > 2 ? `simulator/${parts[1]}` : file;
 }
 
-const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/gm;
+// `import x from '…'`, `export … from '…'`, `import('…')` and a bare `import '…'` (loaded for its effect).
+const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)|^\s*import\s+'(\.[^']+)'/gm;
 
 function edgesOf(file: string): Edge[] {
   const src = readFileSync(join(REPO, file), 'utf8');
   const edges: Edge[] = [];
   for (const m of src.matchAll(IMPORT)) {
-    const spec = m[3] ?? m[4];
+    const spec = m[3] ?? m[4] ?? m[5];
     const to = relative(REPO, resolve(REPO, dirname(file), spec));
     edges.push({ from: file, to, typeOnly: Boolean(m[2]), line: src.slice(0, m.index).split('\n').length });
   }
@@ -86,12 +91,14 @@ test('imports between rooms point one way (down the floors)', () => {
       // The Reflect polyfill @peculiar/x509 needs is a tool too (it carries no behaviour of the API).
       const ok =
         to === 'spec-tables' ||
+        to === 'simulator/util' ||
         to === 'simulator/codec' ||
         e.to === 'simulator/cluster.ts' ||
         // The loader of compiled builds and the transform of their chunks (the suites' command runs from one, as
         // the simulator's does): tools that carry no behaviour of the API.
         e.to === 'simulator/compiled.ts' ||
         e.to === 'scripts/commonjs-chunks.mjs' ||
+        e.to === 'scripts/esbuild-helpers.mjs' ||
         e.to === 'simulator/api/reflect-shim.ts' ||
         (to === 'simulator/api' && e.typeOnly);
       if (!ok) bad.push(`${e.from}:${e.line} imports ${e.to}`);
@@ -99,6 +106,7 @@ test('imports between rooms point one way (down the floors)', () => {
     }
     // The daemon's entry point is an entry point, like simulator/index.ts.
     if (e.from === 'simulator/controllers/index.ts') continue;
+    if (to === 'simulator/util') continue;
     const allowed = ALLOWED[from];
     assert.ok(allowed, `${e.from}: room ${from} is not in the layout table of simulator/layout.test.ts (add it where it belongs)`);
     if (!allowed.includes(to)) bad.push(`${e.from}:${e.line} (${from}) imports ${e.to} (${to})`);
@@ -111,10 +119,10 @@ test('no production file imports a test helper or a test', () => {
   assert.deepEqual(bad, []);
 });
 
-/** The import cycles among these edges, each as `a → b → a`. */
-function cyclesOf(list: Edge[]): string[] {
+/** The import cycles among the given edges, each as the files around it. */
+function cyclesOf(among: Edge[]): string[] {
   const graph = new Map<string, string[]>();
-  for (const e of list) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+  for (const e of among) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
   const state = new Map<string, 1 | 2>();
   const cycles: string[] = [];
   const stack: string[] = [];
@@ -191,4 +199,75 @@ test('controllers/ and nodes/ build no URL by hand and branch on no kind name', 
     });
   }
   assert.deepEqual(bad, []);
+});
+
+/**
+ * The floors inside a room, top first: each a list of folders ("handlers/") and files ("context.ts") relative to
+ * the room; a file named by no floor is on the top one ('*'). A file may import its own floor and the floors below,
+ * never one above (value or type imports). The controllers' floors join this table the same way.
+ */
+const INNER_FLOORS: Record<string, string[][]> = {
+  'simulator/server': [
+    // The app and what composes the server: http/ (body, dispatch, reply), start, the server's own loops.
+    ['*'],
+    // The subresources' storage (one file per subresource, the table) and the computed metrics API.
+    ['subresources/', 'metrics-api.ts'],
+    // The verb handlers, and the access reviews they create.
+    ['handlers/', 'access-review.ts'],
+    // The registry: every read and write of storage, system metadata, store errors.
+    ['registry/'],
+    // What every floor above uses: the request context, errors, codecs of the wire, the watch fan-out, the
+    // caches, admission types, the security layer the context carries, Tables.
+    [
+      'context.ts', 'errors.ts', 'serializers.ts', 'media-types.ts', 'query-params.ts', 'shape-check.ts', 'encoded-cache.ts',
+      'watch-hub.ts', 'watch-cache.ts', 'object-cache.ts', 'fair-queue.ts', 'turn-writes.ts', 'request-info.ts', 'admission/attributes.ts',
+      'allocators/', 'authentication/', 'authorization/', 'tls/', 'table/',
+    ],
+  ],
+};
+
+/** Rooms in which no two files import each other, even through type-only imports. */
+const CYCLE_FREE = ['simulator/server', 'simulator/api'];
+
+/** Rooms whose files (but api/kinds/, where per-kind behaviour is declared) never branch on a kind name. */
+const KIND_BLIND = ['simulator/server', 'simulator/api'];
+
+function floorOf(room: string, file: string): number {
+  const inner = file.slice(room.length + 1);
+  const floors = INNER_FLOORS[room];
+  for (let i = 0; i < floors.length; i++) {
+    if (floors[i].some((p) => (p.endsWith('/') ? inner.startsWith(p) : inner === p))) return i;
+  }
+  return floors.findIndex((f) => f.includes('*'));
+}
+
+test('imports inside a room point down its inner floors', () => {
+  const bad: string[] = [];
+  for (const room of Object.keys(INNER_FLOORS)) {
+    for (const e of edges) {
+      if (!e.from.startsWith(room + '/') || !e.to.startsWith(room + '/')) continue;
+      const from = floorOf(room, e.from);
+      const to = floorOf(room, e.to);
+      if (to < from) bad.push(`${e.from}:${e.line} (floor ${from}) imports ${e.to} (floor ${to}, above)`);
+    }
+  }
+  assert.deepEqual(bad, [], `imports that run up a floor inside a room:\n${bad.join('\n')}`);
+});
+
+test('no import cycles inside the cycle-free rooms, type-only imports included', () => {
+  const cycles = CYCLE_FREE.flatMap((room) => cyclesOf(edges.filter((e) => e.from.startsWith(room + '/') && e.to.startsWith(room + '/'))));
+  assert.deepEqual(cycles, []);
+});
+
+/** A comparison of something's kind with a kind's name (`x.kind === 'Pod'`, `'Pod' !== kind`). */
+const KIND_BRANCH = /\bkind\s*[!=]==?\s*'[A-Z][A-Za-z0-9]*'|'[A-Z][A-Za-z0-9]*'\s*[!=]==?\s*[\w.?]*\bkind\b/g;
+
+test('no file outside api/kinds/ branches on a kind name (per-kind behaviour is declared beside the kind)', () => {
+  const bad: string[] = [];
+  for (const f of production) {
+    if (!KIND_BLIND.some((r) => f.startsWith(r + '/')) || f.startsWith('simulator/api/kinds/')) continue;
+    const src = readFileSync(join(REPO, f), 'utf8');
+    for (const m of src.matchAll(KIND_BRANCH)) bad.push(`${f}:${src.slice(0, m.index).split('\n').length}: ${m[0]}`);
+  }
+  assert.deepEqual(bad, [], `branches on a kind name outside api/kinds/:\n${bad.join('\n')}`);
 });

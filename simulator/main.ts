@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientConfigYaml, startSimulator } from './cluster.ts';
-import { parseGoDuration, toMilliseconds } from '../spec-tables/go-duration.ts';
+import { parseGoDuration, toMilliseconds } from './util/go-duration.ts';
 import { openStore, parseStorageArgs, STORAGE_HELP, STORAGE_OPTIONS } from './storage/etcd-cli.ts';
 import { buildSecureServing, type SecureServing } from './server/secure-serving.ts';
 import { renderKubeconfig } from './client/kubeconfig.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatDuration, parseDurationMs } from './go-duration.ts';
+import { formatDuration, parseDurationMs } from '../simulator/util/go-duration.ts';
 import { loadSpecTables } from './index.ts';
 
 test('parses the Go duration strings of the tables', () => {

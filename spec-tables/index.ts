@@ -19,7 +19,7 @@ import type {
 
 export * from './types.ts';
 export { SpecTableError, type RowLocation } from './errors.ts';
-export { parseDurationMs, formatDuration } from './go-duration.ts';
+export { parseDurationMs, formatDuration } from '../simulator/util/go-duration.ts';
 export { DEFAULT_VENDOR } from './vendor.ts';
 
 export const SPEC_TABLES_DIR = dirname(fileURLToPath(import.meta.url));

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { KubeObject } from './meta.ts';
-import type { ResourceDef } from './registry.ts';
+import type { ResourceDef, StorageRef } from './registry.ts';
 import { registerStrategy, type KindStrategy } from './strategy.ts';
 import { invalidValue, required, type FieldError } from './field-errors.ts';
 import { effectiveVersions, type Crd, type EffectiveVersion } from './kinds/custom-resource-definition.ts';
@@ -110,7 +110,12 @@ function strategyFor(v: EffectiveVersion): KindStrategy {
   };
 }
 
-/** The definitions a CRD serves now: one per served version, sharing one storage. */
+/** Where a CRD's instances are stored, whatever versions it serves: <group>/<plural>. */
+export function customResourceStorage(crd: Crd): StorageRef {
+  return { storageResource: `${crd.spec.group}/${crd.spec.names.plural}`, namespaced: crd.spec.scope === 'Namespaced' };
+}
+
+/** The definitions a CRD serves now: one per served version, sharing one storage (customResourceStorage). */
 export function customResourceDefs(crd: Crd): ResourceDef[] {
   const spec = crd.spec;
   const versions = effectiveVersions(spec);
@@ -133,7 +138,7 @@ export function customResourceDefs(crd: Crd): ResourceDef[] {
         categories: names.categories,
         verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
         subresources,
-        storageResource: `${spec.group}/${names.plural}`,
+        storageResource: customResourceStorage(crd).storageResource,
         storageApiVersion: `${spec.group}/${storage.name}`,
         nameRule: 'path-segment',
         tracksGeneration: !!v.subresources.status,

@@ -2,63 +2,12 @@
 // per-kind behaviour are derived from these declarations.
 
 import type { GroupVersion } from './meta.ts';
-import type { KindStrategy } from './strategy.ts';
+import type { ResourceDef, ScaleDef, Verb } from './resource-types.ts';
 import { apiVersionOf } from './meta.ts';
 
-export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+export type { NameRule, ResourceDef, ScaleDef, SubresourceName, Verb } from './resource-types.ts';
 
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-
-/** How a subresource reads and writes its parent. */
-export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'eviction' | 'approval'
-  // pods: the container output and the streaming subresources (server/pod-log.ts).
-  | 'log' | 'exec' | 'attach' | 'portforward';
-
-export interface ScaleDef {
-  /**
-   * The Scale type this group serves: autoscaling/v1 for apps/v1 and core, extensions/v1beta1 for extensions, and
-   * the betas' own Scale (extensions shape) for apps/v1beta1 and apps/v1beta2 StatefulSets.
-   */
-  apiVersion: 'autoscaling/v1' | 'extensions/v1beta1' | 'apps/v1beta1' | 'apps/v1beta2';
-}
-
-export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
-
-export interface ResourceDef extends GroupVersion {
-  kind: string;
-  /** The plural resource name used in paths. */
-  resource: string;
-  singular: string;
-  namespaced: boolean;
-  shortNames?: string[];
-  categories?: string[];
-  verbs: Verb[];
-  subresources: Partial<Record<SubresourceName, true | ScaleDef>>;
-  /** Storage prefix shared by every group that serves the same objects (deployments in apps and extensions). */
-  storageResource: string;
-  /** The version objects are stored in; reads through another version convert. */
-  storageApiVersion: string;
-  nameRule: NameRule;
-  /** metadata.generation starts at 1 and increases on spec changes. */
-  tracksGeneration?: boolean;
-  /** PUT of a missing object creates it (the real server allows this for some kinds). */
-  allowCreateOnUpdate?: boolean;
-  /** Deleting without a propagation policy orphans dependents (extensions/v1beta1 workloads). */
-  defaultOrphan?: boolean;
-  /** A virtual type: POST only, nothing stored (SubjectAccessReview). */
-  virtual?: boolean;
-  /** Computed from live state on every read, nothing stored: get and list only (metrics.k8s.io). */
-  computed?: boolean;
-  /** Other apiVersions of this group accepted in request bodies and converted (spec 9). */
-  acceptedBodyVersions?: string[];
-  /**
-   * Served from a CustomResourceDefinition (its name): JSON and YAML only (spec 4.1), no strategic merge patch,
-   * behaviour from `strategy`. Added and removed at run time as CRDs are established and deleted.
-   */
-  customResourceDefinition?: string;
-  /** A strategy of this definition alone (custom resources), used instead of the kind's registered ones. */
-  strategy?: KindStrategy;
-}
 
 const CORE: GroupVersion = { group: '', version: 'v1' };
 const APPS: GroupVersion = { group: 'apps', version: 'v1' };
@@ -276,12 +225,46 @@ export class Registry {
   }
 }
 
+/** Where a kind's objects are stored: every ResourceDef is one; the storage of the server's own objects names one. */
+export type StorageRef = Pick<ResourceDef, 'storageResource' | 'namespaced'>;
+
+/**
+ * The storage of the objects the server reads or writes itself, beside a request for them (namespaces a write
+ * checks, quotas it charges, PDBs an eviction reads, RBAC objects the authorizer caches...).
+ */
+export const STORAGE_REFS = {
+  namespaces: { storageResource: 'namespaces', namespaced: false },
+  pods: { storageResource: 'pods', namespaced: true },
+  nodes: { storageResource: 'nodes', namespaced: false },
+  services: { storageResource: 'services', namespaced: true },
+  endpoints: { storageResource: 'endpoints', namespaced: true },
+  resourceQuotas: { storageResource: 'resourcequotas', namespaced: true },
+  podDisruptionBudgets: { storageResource: 'poddisruptionbudgets', namespaced: true },
+  customResourceDefinitions: { storageResource: 'customresourcedefinitions', namespaced: false },
+  secrets: { storageResource: 'secrets', namespaced: true },
+  serviceAccounts: { storageResource: 'serviceaccounts', namespaced: true },
+  clusterRoles: { storageResource: 'clusterroles', namespaced: false },
+  clusterRoleBindings: { storageResource: 'clusterrolebindings', namespaced: false },
+  roles: { storageResource: 'roles', namespaced: true },
+  roleBindings: { storageResource: 'rolebindings', namespaced: true },
+  ranges: { storageResource: 'ranges', namespaced: false },
+} as const satisfies Record<string, StorageRef>;
+
+/**
+ * The one key function of storage: /registry/<storage resource>/[<namespace>/][<name>]. Without a name, the prefix
+ * of a collection (every namespace when namespace is undefined). Every key the server reads or writes is made here.
+ */
+export function storageKey(ref: StorageRef, namespace: string | undefined, name?: string): string {
+  if (name !== undefined) return ref.namespaced ? `/registry/${ref.storageResource}/${namespace}/${name}` : `/registry/${ref.storageResource}/${name}`;
+  return ref.namespaced && namespace !== undefined ? `/registry/${ref.storageResource}/${namespace}/` : `/registry/${ref.storageResource}/`;
+}
+
 /** Storage key of one object: /registry/<storage resource>/[<namespace>/]<name>. */
-export function objectKey(def: ResourceDef, namespace: string | undefined, name: string): string {
-  return def.namespaced ? `/registry/${def.storageResource}/${namespace}/${name}` : `/registry/${def.storageResource}/${name}`;
+export function objectKey(def: StorageRef, namespace: string | undefined, name: string): string {
+  return storageKey(def, namespace, name);
 }
 
 /** Prefix of a collection: every namespace when namespace is undefined. */
-export function collectionPrefix(def: ResourceDef, namespace: string | undefined): string {
-  return def.namespaced && namespace !== undefined ? `/registry/${def.storageResource}/${namespace}/` : `/registry/${def.storageResource}/`;
+export function collectionPrefix(def: StorageRef, namespace: string | undefined): string {
+  return storageKey(def, namespace);
 }

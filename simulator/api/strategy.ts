@@ -1,88 +1,17 @@
 // Per-kind behaviour, the way the real API server pairs one generic registry store with a small strategy per
 // kind (k8s.io/apiserver registry/rest: RESTCreateStrategy, RESTUpdateStrategy, status strategies...). Each kind
 // declares a `KindStrategy` beside its rules in api/kinds/<kind>.ts and registers it; the generic store
-// (simulator/server/generic-store.ts) runs the same mechanics for every kind and calls the hooks below. Nothing
+// (simulator/server/registry/store.ts) runs the same mechanics for every kind and calls the hooks below. Nothing
 // here or in the store names a kind: what differs between kinds is data in the strategies.
 // simulator/api/README.md describes the interface and the order in which the store calls it.
 
 import type { DeleteOptions, KubeObject } from './meta.ts';
-import type { ResourceDef } from './registry.ts';
 import type { FieldError } from './field-errors.ts';
+import type { KindStrategy, Requester, ResourceDef, StrategyEnv } from './resource-types.ts';
 
-/** Who sends the request (the authenticated user.Info), for kinds that record it (a CSR's spec.username...). */
-export interface Requester {
-  name: string;
-  uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-}
-
-/** What the store lends to the hooks that need more than the object (allocators live on the server's side). */
-export interface StrategyEnv {
-  /** Cluster IPs and node ports of Services; allocate fills the fields in, release gives them back. */
-  serviceAddresses: { allocate(obj: KubeObject): Promise<void>; release(obj: KubeObject): Promise<void> };
-}
-
-/** How a kind's object reads as a Scale (autoscaling/v1, extensions/v1beta1) and what a /scale write changes. */
-export interface ScaleStrategy {
-  /** The label selector the Scale shows, as a LabelSelector (a ReplicationController's map becomes matchLabels). */
-  selector(obj: KubeObject): { matchLabels?: Record<string, string> } | undefined;
-}
-
-/** Field changes between a version served through the API and the storage version (spec 9). */
-export interface ConversionStrategy {
-  /** Into storage: obj is a private copy in `fromApiVersion` and may be changed in place. */
-  toStorage?(obj: KubeObject, fromApiVersion: string, storageApiVersion: string): void;
-  /** Out of storage: `out` is a shallow copy of `stored` relabelled `apiVersion`; replace its parts, never mutate `stored`. */
-  fromStorage?(out: KubeObject, stored: KubeObject, apiVersion: string): void;
-  /**
-   * Bodies of an older version of the path's group (apps/v1beta1 Deployment), by apiVersion: that version's
-   * defaults first (the real server defaults a body in the version it is written in), then the field changes.
-   */
-  bodies?: Record<string, (obj: KubeObject) => void>;
-}
-
-/** How a delete goes for the kind (the real strategies' graceful-delete and finalizer rules). */
-export interface DeletionStrategy {
-  /** Seconds of graceful deletion (0 = remove at once unless finalizers hold the object). */
-  gracePeriodSeconds?(obj: KubeObject, opts: DeleteOptions): number;
-  /** Finalizers in the kind's own fields that keep a deleted object (a Namespace's spec.finalizers). */
-  holdingFinalizers?(obj: KubeObject): string[];
-  /** Changes of an object marked for deletion but kept (a Namespace turns Terminating). `next` is a copy. */
-  prepareForDelete?(next: KubeObject, old: KubeObject): void;
-}
-
-/**
- * Everything a kind may declare. Every hook is optional: a kind with no strategy gets the generic mechanics
- * only (system metadata, ObjectMeta validation, status owned by /status when it has that subresource).
- * Several modules may register for one kind (a body converter beside the kind's own rules); the list hooks then
- * all apply in registration order, and the first module that defines a single-answer hook (scale, deletion,
- * conversion) is used.
- */
-export interface KindStrategy {
-  /** Fills defaults in place, in the request's version (the object is a private copy). */
-  applyDefaults?(obj: KubeObject, def: ResourceDef): void;
-  /** Validation of a complete object (ObjectMeta is validated by the store). */
-  validate?(obj: KubeObject, def: ResourceDef): FieldError[];
-  /** Update rules: immutable fields and allowed transitions. */
-  validateUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): FieldError[];
-  /** Create-time changes after defaulting: the initial status, selectors that need the uid... */
-  prepareForCreate?(obj: KubeObject, def: ResourceDef, requester?: Requester): void;
-  /** Update of the main resource, after status is carried over: what else the main resource may not change. */
-  prepareForUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): void;
-  /** Update through /status, after the store took everything but status from the stored object (a shallow copy: replace parts, do not mutate them). */
-  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject, def: ResourceDef): void;
-  /** Work before a new object is stored (allocations); throwing refuses the create. */
-  beforeCreate?(obj: KubeObject, env: StrategyEnv): Promise<void>;
-  /** After a create attempt: `stored` false means it was not stored, and what beforeCreate took must be given back. */
-  afterCreate?(obj: KubeObject, stored: boolean, env: StrategyEnv): Promise<void>;
-  scale?: ScaleStrategy;
-  conversion?: ConversionStrategy;
-  deletion?: DeletionStrategy;
-}
-
-/** The older name, kept so kind files written against it keep working. */
-export type KindRules = KindStrategy;
+export type {
+  ConversionStrategy, DeletionStrategy, KindStrategy, Requester, ScaleStrategy, StrategyEnv,
+} from './resource-types.ts';
 
 const strategiesByKind = new Map<string, KindStrategy[]>();
 
@@ -93,8 +22,6 @@ export function registerStrategy(kind: string, strategy: KindStrategy): void {
   strategiesByKind.set(kind, list);
 }
 
-/** The older name of registerStrategy. */
-export const registerKindRules = registerStrategy;
 
 /**
  * The strategies of one served definition: its own when it carries one (custom resources, whose behaviour

@@ -40,7 +40,7 @@ async function serve(): Promise<void> {
   const { startSimulator } = await import('../cluster.ts');
   const { default: Fastify } = await import('fastify');
   const { objectKey } = await import('../api/registry.ts');
-  const { toStored } = await import('../server/handlers/common.ts');
+  const { toStored } = await import('../server/registry/system-meta.ts');
   const sim = await startSimulator({ watchHistoryEvents: 1000 });
   const json = { 'content-type': 'application/json' };
   const post = async (path: string, body: object) => {

@@ -1,9 +1,9 @@
 // Text forms of the API's time types, shared by the codecs: RFC 3339 Time and MicroTime (Unix seconds and
 // nanoseconds <-> "2006-01-02T15:04:05Z", Go's zero time as null) and Duration as nanoseconds (the Go-duration
-// text itself is spec-tables/go-duration.ts, the one parser of the repository). Errors are the codec's
+// text itself is util/go-duration.ts, the one parser of the repository). Errors are the codec's
 // encode/decode errors, which the server answers with 400.
 
-import { formatGoDuration, parseGoDuration } from '../../spec-tables/go-duration.ts';
+import { formatGoDuration, parseGoDuration } from '../util/go-duration.ts';
 import { ProtobufDecodeError, ProtobufEncodeError } from './errors.ts';
 
 /** Seconds of Go's zero time (0001-01-01T00:00:00Z): decodes back to the zero time, i.e. JSON null. */

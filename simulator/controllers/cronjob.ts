@@ -15,14 +15,14 @@
 import type { CronJobStatus } from '../api/types/index.ts';
 import { CronExpressionParser } from 'cron-parser';
 import type { KubeObject, ObjectMeta } from '../api/meta.ts';
-import { parseDurationMs } from '../../spec-tables/go-duration.ts';
+import { parseDurationMs } from '../util/go-duration.ts';
 import type { Controller, ControllerContext } from './kit/controller.ts';
 import type { Informer } from '../client/informer.ts';
 import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { jobFinished, jobStatus, type JobSpec } from './kit/job-status.ts';
 import { controllerRefOf, createIn, deleteObject, isConflict, ownerRef, rfc3339, selectorMatches, specOf, writeStatus, type Obj } from './kit/workload-util.ts';
 import { sleep } from '../client/timers.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 import { RESOURCE } from '../client/resource-paths.ts';
 
 export const MAX_MISSED_START_TIMES = 100;

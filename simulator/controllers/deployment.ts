@@ -50,7 +50,7 @@ import {
   type Obj,
 } from './kit/workload-util.ts';
 import { every } from '../client/timers.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 import { RESOURCE } from '../client/resource-paths.ts';
 
 export const REVISION = 'deployment.kubernetes.io/revision';

@@ -38,7 +38,7 @@ import { TaintManager } from './taint-manager.ts';
 import { isConflict, isNotFound, rfc3339, specOf } from './kit/workload-util.ts';
 import { controllerNameOf } from './kit/owner.ts';
 import { sleep } from '../client/timers.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 import { RESOURCE } from '../client/resource-paths.ts';
 
 export const ZONE_LABEL = 'failure-domain.beta.kubernetes.io/zone';

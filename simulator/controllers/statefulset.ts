@@ -41,7 +41,7 @@ import {
   type Obj,
 } from './kit/workload-util.ts';
 import { ApiError } from '../client/api-client.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
 import { RESOURCE } from '../client/resource-paths.ts';
 
 export const REVISION_LABEL = 'controller-revision-hash';

@@ -17,4 +17,4 @@ export {
   type ApplyPatchOptions,
 } from './patch-types.ts';
 export { schemaFromObject, type FieldDescription, type TypeDescription } from './schema-builder.ts';
-export type { JsonValue, JsonObject } from './json-value.ts';
+export type { JsonValue, JsonObject } from '../util/json-value.ts';

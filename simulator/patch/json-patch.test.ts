@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { PatchError } from './errors.ts';
 import { applyJsonPatch } from './json-patch.ts';
-import type { JsonValue } from './json-value.ts';
+import type { JsonValue } from '../util/json-value.ts';
 import { deepFreeze, jsonValue, pointersOf } from './testing/arbitraries.ts';
 import { modelJsonPatch } from './testing/json-patch-model.ts';
 

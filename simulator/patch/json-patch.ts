@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import type jsonpatch from 'fast-json-patch';
 import { badRequest, unprocessable } from './errors.ts';
 import { childOf, formatPointer, isProperPrefix, parseArrayIndex, parsePointer, valueAt } from './json-pointer.ts';
-import { deepClone, deepEqual, hasOwn, isJsonObject, jsonKind, type JsonValue } from './json-value.ts';
+import { deepClone, deepEqual, hasOwn, isJsonObject, jsonKind, type JsonValue } from '../util/json-value.ts';
 
 // Loaded by the first JSON patch, not at start-up.
 let fastJsonPatch: typeof jsonpatch | undefined;

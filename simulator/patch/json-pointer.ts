@@ -1,6 +1,6 @@
 // RFC 6901 JSON pointers, parsed strictly: the RFC 6902 engine needs exact answers to "does this location
 // exist" and "is this a valid array index", which fast-json-patch answers loosely (see json-patch.ts).
-import { getOwn, hasOwn, isJsonObject, type JsonValue } from './json-value.ts';
+import { getOwn, hasOwn, isJsonObject, type JsonValue } from '../util/json-value.ts';
 
 /** Splits a pointer into unescaped reference tokens; undefined when the syntax is invalid. */
 export function parsePointer(pointer: string): string[] | undefined {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { JsonValue } from './json-value.ts';
+import type { JsonValue } from '../util/json-value.ts';
 import { applyMergePatch, applyMergePatchSharing, createMergePatch } from './merge-patch.ts';
 import { deepFreeze, jsonValue, jsonValueWithoutNullMembers } from './testing/arbitraries.ts';
 import { modelMergePatch } from './testing/merge-patch-model.ts';

@@ -1,7 +1,7 @@
 // RFC 7386 JSON merge patch. Written here rather than taken from a library: the algorithm is a dozen lines
 // and the JS packages for it are unmaintained or mutate their input; the only subtlety (own "__proto__"
 // keys from JSON.parse) is handled by json-value.ts.
-import { deepClone, deepEqual, getOwn, hasOwn, isJsonObject, setOwn, type JsonObject, type JsonValue } from './json-value.ts';
+import { deepClone, deepEqual, getOwn, hasOwn, isJsonObject, setOwn, type JsonObject, type JsonValue } from '../util/json-value.ts';
 
 /** Applies a merge patch and returns the new document; neither input is modified. */
 export function applyMergePatch(doc: JsonValue | undefined, patch: JsonValue): JsonValue {

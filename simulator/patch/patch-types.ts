@@ -2,7 +2,7 @@
 import type { TypeSchema } from '../api/schema.ts';
 import { badRequest, PatchError, UnsupportedPatchTypeError } from './errors.ts';
 import { applyJsonPatch } from './json-patch.ts';
-import type { JsonValue } from './json-value.ts';
+import type { JsonValue } from '../util/json-value.ts';
 import { applyMergePatch, applyMergePatchSharing } from './merge-patch.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { JsonObject } from './json-value.ts';
+import type { JsonObject } from '../util/json-value.ts';
 import { schemaFromObject } from './schema-builder.ts';
 import { createStrategicMergePatch } from './strategic-diff.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';

@@ -5,7 +5,7 @@
 // The suites use it to build realistic patches; the server itself does not need it.
 import type { FieldSchema, TypeSchema } from '../api/schema.ts';
 import { badRequest, SMP_MESSAGES, unprocessable } from './errors.ts';
-import { deepClone, deepEqual, goFormat, hasOwn, isJsonObject, jsonKind, setOwn, type JsonObject, type JsonValue } from './json-value.ts';
+import { deepClone, deepEqual, goFormat, hasOwn, isJsonObject, jsonKind, setOwn, type JsonObject, type JsonValue } from '../util/json-value.ts';
 import { contextForField, contextForType, elementField, isReplaceStrategy, listStrategy, memberField, type MapContext } from './schema-context.ts';
 import { DELETE_FROM_PRIMITIVE_LIST_PREFIX, DIRECTIVE_MARKER, RETAIN_KEYS_DIRECTIVE, SET_ELEMENT_ORDER_PREFIX } from './strategic-merge.ts';
 

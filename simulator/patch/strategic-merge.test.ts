@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { PatchError } from './errors.ts';
-import type { JsonObject, JsonValue } from './json-value.ts';
+import type { JsonObject, JsonValue } from '../util/json-value.ts';
 import { schemaFromObject } from './schema-builder.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
 import { deepFreeze, jsonValue } from './testing/arbitraries.ts';

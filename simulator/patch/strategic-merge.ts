@@ -8,7 +8,7 @@
 //  - errors the real server lets through as 500 are 400 (malformed patch) here; the project forbids 500.
 import type { FieldSchema, TypeSchema } from '../api/schema.ts';
 import { badRequest, SMP_MESSAGES, unprocessable } from './errors.ts';
-import { deepClone, deepEqual, deleteOwn, goFormat, hasOwn, isJsonObject, jsonKind, setOwn, type JsonObject, type JsonValue } from './json-value.ts';
+import { deepClone, deepEqual, deleteOwn, goFormat, hasOwn, isJsonObject, jsonKind, setOwn, type JsonObject, type JsonValue } from '../util/json-value.ts';
 import { contextForField, contextForType, elementField, isReplaceStrategy, listStrategy, memberField, type MapContext } from './schema-context.ts';
 
 export const DIRECTIVE_MARKER = '$patch';

@@ -32,8 +32,24 @@ function checkEmptyMeta(obj: KubeObject, allowNamespace: boolean, errs: FieldErr
   if (extra.length > 0) errs.push(invalidValue('metadata', Object.fromEntries(extra), allowNamespace ? 'must be empty except for namespace' : 'must be empty'));
 }
 
+/**
+ * How each access review kind asks (the three review types of 1.9): a self review asks about the requesting user, a
+ * local one about a namespace (its path's), with resource attributes only.
+ */
+interface ReviewKind {
+  self: boolean;
+  local: boolean;
+}
+
+const REVIEW_KINDS: Record<string, ReviewKind> = {
+  SubjectAccessReview: { self: false, local: false },
+  LocalSubjectAccessReview: { self: false, local: true },
+  SelfSubjectAccessReview: { self: true, local: false },
+};
+
 export async function createAccessReview(ctx: ServerContext, req: ResourceRequest, obj: KubeObject): Promise<ApiResult> {
   const kind = req.def.kind;
+  const review = REVIEW_KINDS[kind] ?? { self: false, local: false };
   const spec = isRecord(obj.spec) ? obj.spec : undefined;
   const errs: FieldError[] = [];
   const res = spec && isRecord(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
@@ -42,20 +58,20 @@ export async function createAccessReview(ctx: ServerContext, req: ResourceReques
   else {
     if (res && nonRes) errs.push(invalidValue('spec.nonResourceAttributes', nonRes, 'cannot be specified in combination with resourceAttributes'));
     if (!res && !nonRes) errs.push(invalidValue('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
-    if (kind !== 'SelfSubjectAccessReview' && !str(spec.user) && !(Array.isArray(spec.groups) && spec.groups.length > 0)) {
+    if (!review.self && !str(spec.user) && !(Array.isArray(spec.groups) && spec.groups.length > 0)) {
       errs.push(invalidValue('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
     }
-    if (kind === 'LocalSubjectAccessReview' && nonRes) errs.push(invalidValue('spec.nonResourceAttributes', nonRes, 'disallowed on this kind of request'));
+    if (review.local && nonRes) errs.push(invalidValue('spec.nonResourceAttributes', nonRes, 'disallowed on this kind of request'));
   }
-  checkEmptyMeta(obj, kind === 'LocalSubjectAccessReview', errs);
+  checkEmptyMeta(obj, review.local, errs);
   if (errs.length) throw invalid(kind, req.def.group, obj.metadata.name ?? '', errs);
-  if (kind === 'LocalSubjectAccessReview') {
+  if (review.local) {
     const ns = str(res?.namespace) ?? '';
     if (ns !== req.namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${req.namespace}`);
   }
 
   const user: UserInfo =
-    kind === 'SelfSubjectAccessReview'
+    review.self
       ? (req.user ?? { ...UNSECURED_USER, groups: [...UNSECURED_USER.groups] })
       : {
           name: str(spec!.user) ?? '',

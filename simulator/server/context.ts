@@ -7,9 +7,8 @@ import type { WatchHub } from './watch-hub.ts';
 import type { FairQueue } from './fair-queue.ts';
 import type { WatchCaches } from './watch-cache.ts';
 import type { Listers } from './object-cache.ts';
-import type { CustomResourceController } from './custom-resources.ts';
 import type { ServiceAddressAllocator } from './allocators/service-addresses.ts';
-import type { AdmissionHook } from './generic-store.ts';
+import type { AdmissionHook } from './admission/attributes.ts';
 import type { SecurityContext } from './authorization/filter.ts';
 import type { UserInfo } from './authentication/user.ts';
 
@@ -45,8 +44,6 @@ export interface ServerContext {
   watchCache: WatchCaches;
   /** Informer-style caches of namespaces and resource quotas that the write path reads (object-cache.ts). */
   listers?: Listers;
-  /** The apiextensions loops (names accepted, Established, instance cleanup); set once the server starts. */
-  customResources?: CustomResourceController;
   /** Cluster IPs and node ports of Services. */
   serviceAddresses: ServiceAddressAllocator;
   now(): Date;

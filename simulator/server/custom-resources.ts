@@ -7,12 +7,13 @@
 
 import type { KubeObject } from '../api/meta.ts';
 import type { ResourceDef } from '../api/registry.ts';
-import { customResourceDefs } from '../api/custom-resource.ts';
+import { customResourceDefs, customResourceStorage } from '../api/custom-resource.ts';
 import { CRD_CLEANUP_FINALIZER, effectiveVersions, type Crd, type CrdCondition, type CrdNames } from '../api/kinds/custom-resource-definition.ts';
-import { StoreError, type StoreEvent, type WatchHandle } from '../storage/store.ts';
+import { StoreError, type StoredObject, type StoreEvent, type WatchHandle } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
+import { deleteStored, getStored, listStored, STORAGE_REFS, updateStored, watchStored } from './registry/storage.ts';
 
-const PREFIX = '/registry/customresourcedefinitions/';
+const CRDS = STORAGE_REFS.customResourceDefinitions;
 
 function time(ctx: ServerContext): string {
   return ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -47,11 +48,11 @@ export class CustomResourceController {
   constructor(private readonly ctx: ServerContext) {}
 
   async start(): Promise<void> {
-    const snap = await this.ctx.store.list(PREFIX);
-    for (const item of snap.items) await this.reconcile(item.key);
-    this.watch = this.ctx.store.watch(PREFIX, {
+    const snap = await listStored(this.ctx, CRDS, undefined);
+    for (const item of snap.items) await this.reconcile(item.value.metadata.name!);
+    this.watch = watchStored(this.ctx, CRDS, undefined, {
       fromRevision: snap.revision,
-      onEvent: (ev: StoreEvent) => this.enqueue(ev.key),
+      onEvent: (ev: StoreEvent) => this.enqueue(ev.object.metadata.name!),
       onClose: (reason) => {
         // The store ended the watch (it closed, or fell behind): pick up from the current state.
         if (!this.closed && reason instanceof StoreError && reason.code !== 'Closed') void this.start().catch(() => {});
@@ -60,8 +61,8 @@ export class CustomResourceController {
   }
 
   /** Serialised: one CRD change at a time, in the order the store made them. */
-  private enqueue(key: string): void {
-    this.queue = this.queue.then(() => this.reconcile(key)).catch(() => {});
+  private enqueue(name: string): void {
+    this.queue = this.queue.then(() => this.reconcile(name)).catch(() => {});
   }
 
   /** Waits until every change seen so far has been acted on (tests, and the server's close). */
@@ -82,16 +83,15 @@ export class CustomResourceController {
     for (const d of this.served(crdName)) this.ctx.registry.remove(d);
   }
 
-  private async reconcile(key: string): Promise<void> {
+  private async reconcile(name: string): Promise<void> {
     if (this.closed) return;
-    const cur = await this.ctx.store.get(key);
-    const name = key.slice(PREFIX.length);
+    const cur = await getStored(this.ctx, CRDS, undefined, name);
     if (!cur) {
       this.unserve(name);
       return;
     }
     const crd = cur.value as Crd;
-    if (crd.metadata.deletionTimestamp) return this.finalize(key, crd);
+    if (crd.metadata.deletionTimestamp) return this.finalize(name, crd);
 
     const now = time(this.ctx);
     const clash = conflicts(crd, this.ctx.registry.defs);
@@ -117,18 +117,17 @@ export class CustomResourceController {
     const storedVersions = [...new Set([...(crd.status?.storedVersions ?? []), ...(storage && !clash ? [storage] : [])])];
     const status = { conditions: conds, acceptedNames, storedVersions };
     if (JSON.stringify(status) === JSON.stringify(crd.status)) return;
-    await this.ctx.store
-      .guaranteedUpdate(key, (c) => {
-        if (!c || c.value.metadata.deletionTimestamp) return undefined;
-        return { ...c.value, status } as KubeObject;
-      })
+    await updateStored(this.ctx, CRDS, undefined, name, (c) => {
+      if (!c || c.value.metadata.deletionTimestamp) return undefined;
+      return { ...c.value, status } as KubeObject;
+    })
       .catch(() => {});
   }
 
   /** The finalizer controller: stop serving, delete every instance, then let the CRD go. */
-  private async finalize(key: string, crd: Crd): Promise<void> {
+  private async finalize(name: string, crd: Crd): Promise<void> {
     const fins = crd.metadata.finalizers ?? [];
-    const prefix = `/registry/${crd.spec.group}/${crd.spec.names.plural}/`;
+    const instances = customResourceStorage(crd);
     if (fins.includes(CRD_CLEANUP_FINALIZER)) {
       // New instances are refused from now on: the resource is no longer served.
       this.unserve(crd.metadata.name!);
@@ -138,24 +137,26 @@ export class CustomResourceController {
         { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' },
         now,
       );
-      await this.ctx.store
-        .guaranteedUpdate(key, (c) => (c ? ({ ...c.value, status: { ...(c.value.status as object), conditions: conds } } as KubeObject) : undefined))
-        .catch(() => {});
+      const terminating = (c: StoredObject | undefined) =>
+        c ? ({ ...c.value, status: { ...(c.value.status as object), conditions: conds } } as KubeObject) : undefined;
+      await updateStored(this.ctx, CRDS, undefined, name, terminating).catch(() => {});
       for (;;) {
-        const page = await this.ctx.store.list(prefix, { limit: 500 });
+        const page = await listStored(this.ctx, instances, undefined, { limit: 500 });
         if (page.items.length === 0) break;
-        for (const item of page.items) await this.ctx.store.delete(item.key).catch(() => {});
+        for (const item of page.items) {
+          const m = item.value.metadata;
+          await deleteStored(this.ctx, instances, m.namespace, m.name!).catch(() => {});
+        }
       }
     }
-    const out = await this.ctx.store
-      .guaranteedUpdate(key, (c) => {
-        if (!c) return undefined;
-        const rest = (c.value.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
-        // Nothing else holds it: gone, as the generic store removes an object whose last finalizer went.
-        if (rest.length === 0) return null;
-        if (rest.length === (c.value.metadata.finalizers ?? []).length) return undefined;
-        return { ...c.value, metadata: { ...c.value.metadata, finalizers: rest } } as KubeObject;
-      })
+    const out = await updateStored(this.ctx, CRDS, undefined, name, (c) => {
+      if (!c) return undefined;
+      const rest = (c.value.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
+      // Nothing else holds it: gone, as the generic store removes an object whose last finalizer went.
+      if (rest.length === 0) return null;
+      if (rest.length === (c.value.metadata.finalizers ?? []).length) return undefined;
+      return { ...c.value, metadata: { ...c.value.metadata, finalizers: rest } } as KubeObject;
+    })
       .catch(() => undefined);
     if (out?.deleted) this.unserve(crd.metadata.name!);
   }

@@ -1,4 +1,4 @@
-// dryRun=All on every write verb (generic-store.ts readModifyWrite, handlers/write-options.ts): defaulting,
+// dryRun=All on every write verb (registry/store.ts readModifyWrite, handlers/write-options.ts): defaulting,
 // validation, admission and preconditions run, the answer is what would be stored, and nothing is persisted: no
 // watch event, no resourceVersion used up. An unknown value is 400. Also: server-owned metadata on update comes
 // from the stored object, timestamps in any RFC 3339 form are stored as whole-second UTC, spec/status present.

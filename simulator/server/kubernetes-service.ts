@@ -7,12 +7,10 @@
 
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../api/meta.ts';
-import { objectKey, RESOURCES } from '../api/registry.ts';
 import { StoreError } from '../storage/store.ts';
 import type { ServerContext } from './context.ts';
+import { createStored, getStored, STORAGE_REFS, updateStored } from './registry/storage.ts';
 
-const SERVICE_KEY = objectKey(RESOURCES.find((d) => d.kind === 'Service')!, 'default', 'kubernetes');
-const ENDPOINTS_KEY = objectKey(RESOURCES.find((d) => d.kind === 'Endpoints')!, 'default', 'kubernetes');
 const LABELS = { component: 'apiserver', provider: 'kubernetes' };
 
 function meta(ctx: ServerContext, resource: string): KubeObject['metadata'] {
@@ -32,7 +30,7 @@ export async function ensureKubernetesService(ctx: ServerContext, ip: string, po
   const ignoreExists = (e: unknown) => {
     if (!(e instanceof StoreError && e.code === 'KeyExists')) throw e;
   };
-  if (!(await ctx.store.get(SERVICE_KEY))) {
+  if (!(await getStored(ctx, STORAGE_REFS.services, 'default', 'kubernetes'))) {
     const svc: KubeObject = {
       kind: 'Service',
       apiVersion: 'v1',
@@ -48,15 +46,15 @@ export async function ensureKubernetesService(ctx: ServerContext, ip: string, po
     };
     // The allocator hands out the first free address: at start-up, the first of the range (10.0.0.1).
     await ctx.serviceAddresses.allocate(svc);
-    await ctx.store.create(SERVICE_KEY, svc).catch(ignoreExists);
+    await createStored(ctx, STORAGE_REFS.services, 'default', 'kubernetes', svc).catch(ignoreExists);
   }
   const subsets = [{ addresses: [{ ip }], ports: [{ name: 'https', port, protocol: 'TCP' }] }];
-  const current = await ctx.store.get(ENDPOINTS_KEY);
+  const current = await getStored(ctx, STORAGE_REFS.endpoints, 'default', 'kubernetes');
   if (!current) {
-    await ctx.store.create(ENDPOINTS_KEY, { kind: 'Endpoints', apiVersion: 'v1', metadata: meta(ctx, 'endpoints'), subsets }).catch(ignoreExists);
+    await createStored(ctx, STORAGE_REFS.endpoints, 'default', 'kubernetes', { kind: 'Endpoints', apiVersion: 'v1', metadata: meta(ctx, 'endpoints'), subsets }).catch(ignoreExists);
     return;
   }
-  await ctx.store.guaranteedUpdate(ENDPOINTS_KEY, (cur) => {
+  await updateStored(ctx, STORAGE_REFS.endpoints, 'default', 'kubernetes', (cur) => {
     if (!cur) return undefined;
     if (JSON.stringify(cur.value.subsets) === JSON.stringify(subsets)) return undefined;
     return { ...cur.value, metadata: { ...cur.value.metadata, resourceVersion: '0' }, subsets };

@@ -10,8 +10,9 @@ import { apiVersionOf } from '../api/meta.ts';
 import { containerUsage, formatCpu, formatMemory, isRunning } from '../api/pod-usage.ts';
 import { notFound } from './errors.ts';
 import { type ApiResult, type ResourceRequest, type ServerContext } from './context.ts';
-import { nowTimestamp, selfLinkOf } from './handlers/common.ts';
+import { nowTimestamp, selfLinkOf } from './registry/system-meta.ts';
 import { compileSelectors } from './handlers/read.ts';
+import { listStored, STORAGE_REFS } from './registry/storage.ts';
 
 const WINDOW = '30s';
 
@@ -60,23 +61,29 @@ function nodeMetrics(ctx: ServerContext, req: ResourceRequest, node: KubeObject,
 }
 
 async function runningPods(ctx: ServerContext, namespace: string | undefined): Promise<KubeObject[]> {
-  const { items } = await ctx.store.list(namespace ? `/registry/pods/${namespace}/` : '/registry/pods/');
+  const { items } = await listStored(ctx, STORAGE_REFS.pods, namespace);
   return items.map((i) => i.value).filter(isRunning);
 }
+
+/** The metrics of each kind the group serves, computed on every read (the name filters, when given). */
+const METRICS: Record<string, (ctx: ServerContext, req: ResourceRequest) => Promise<KubeObject[]>> = {
+  PodMetrics: async (ctx, req) => {
+    const pods = await runningPods(ctx, req.namespace);
+    return pods.filter((p) => req.name === undefined || p.metadata.name === req.name).map((p) => podMetrics(ctx, req, p));
+  },
+  NodeMetrics: async (ctx, req) => {
+    const { items } = await listStored(ctx, STORAGE_REFS.nodes, undefined);
+    const pods = await runningPods(ctx, undefined);
+    return items.map((i) => i.value).filter((n) => req.name === undefined || n.metadata.name === req.name).map((n) => nodeMetrics(ctx, req, n, pods));
+  },
+};
 
 /** GET of one PodMetrics/NodeMetrics or a list of them. */
 export async function readMetrics(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
   const def = req.def;
-  const isPods = def.kind === 'PodMetrics';
-  let objects: KubeObject[];
-  if (isPods) {
-    const pods = await runningPods(ctx, req.namespace);
-    objects = pods.filter((p) => req.name === undefined || p.metadata.name === req.name).map((p) => podMetrics(ctx, req, p));
-  } else {
-    const { items } = await ctx.store.list('/registry/nodes/');
-    const pods = await runningPods(ctx, undefined);
-    objects = items.map((i) => i.value).filter((n) => req.name === undefined || n.metadata.name === req.name).map((n) => nodeMetrics(ctx, req, n, pods));
-  }
+  const compute = Object.hasOwn(METRICS, def.kind) ? METRICS[def.kind] : undefined;
+  if (!compute) throw notFound({ group: def.group, resource: def.resource }, req.name ?? '');
+  const objects = await compute(ctx, req);
   if (req.name !== undefined) {
     if (!objects.length) throw notFound({ group: def.group, resource: def.resource }, req.name);
     return { code: 200, object: objects[0] };

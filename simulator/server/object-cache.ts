@@ -13,6 +13,7 @@
 
 import type { KubeObject } from '../api/meta.ts';
 import type { Store, StoreEvent, WatchHandle } from '../storage/store.ts';
+import { STORAGE_REFS, storageKey } from '../api/registry.ts';
 
 /** What the real NamespaceLifecycle plugin and quota accessor use for their live lookups (30 s each). */
 export const LIVE_LOOKUP_TTL_MS = 30_000;
@@ -128,8 +129,8 @@ export interface Listers {
 
 export function startListers(store: Store, now: () => number = Date.now): Listers {
   const listers: Listers = {
-    namespaces: new ObjectCache(store, '/registry/namespaces/', now),
-    resourceQuotas: new ObjectCache(store, '/registry/resourcequotas/', now),
+    namespaces: new ObjectCache(store, storageKey(STORAGE_REFS.namespaces, undefined), now),
+    resourceQuotas: new ObjectCache(store, storageKey(STORAGE_REFS.resourceQuotas, undefined), now),
     quotaLiveLookups: new Map(),
   };
   void listers.namespaces.start();

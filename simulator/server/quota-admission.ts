@@ -17,12 +17,13 @@ import type { KubeObject } from '../api/meta.ts';
 import { milliOf } from '../api/quantity-sum.ts';
 import { formatOf, formatUsage, matchesScopes, missingCompute, tracks, usageOf, type Usage } from '../api/quota-usage.ts';
 import { formatQuantity } from '../api/quantity-sum.ts';
-import type { AdmissionAttributes, AdmissionHook } from './generic-store.ts';
+import type { AdmissionAttributes, AdmissionHook } from './admission/attributes.ts';
 import type { ServerContext } from './context.ts';
 import { forbidden } from './errors.ts';
-import { groupResource } from './handlers/common.ts';
+import { groupResource } from './registry/system-meta.ts';
 import { LIVE_LOOKUP_TTL_MS } from './object-cache.ts';
-import { copyJson } from '../patch/json-value.ts';
+import { copyJson } from '../util/json-value.ts';
+import { collectionKey, listStored, sharedStorage, STORAGE_REFS, updateStored } from './registry/storage.ts';
 
 interface QuotaView {
   spec?: { hard?: Record<string, string>; scopes?: string[] };
@@ -77,9 +78,9 @@ function judge(attrs: AdmissionAttributes, quota: KubeObject, delta: Usage): Rec
  */
 function cachedQuotasOf(ctx: ServerContext, namespace: string): KubeObject[] | 'live' | 'unsynced' {
   const listers = ctx.listers;
-  const cached = listers?.resourceQuotas.list(`/registry/resourcequotas/${namespace}/`);
+  const cached = listers?.resourceQuotas.list(collectionKey(STORAGE_REFS.resourceQuotas, namespace));
   if (!cached || !listers) return 'unsynced';
-  if (cached.length > 0 || !ctx.store.shared) return cached;
+  if (cached.length > 0 || !sharedStorage(ctx)) return cached;
   const last = listers.quotaLiveLookups.get(namespace);
   if (last !== undefined && ctx.now().getTime() - last < LIVE_LOOKUP_TTL_MS) return cached;
   return 'live';
@@ -93,7 +94,7 @@ async function quotasOf(ctx: ServerContext, namespace: string, live: boolean): P
     lookups.set(namespace, ctx.now().getTime());
     if (lookups.size > 10_000) lookups.delete(lookups.keys().next().value!);
   }
-  const { items } = await ctx.store.list(`/registry/resourcequotas/${namespace}/`, { serializable: true });
+  const { items } = await listStored(ctx, STORAGE_REFS.resourceQuotas, namespace, { serializable: true });
   return items.map((it) => it.value);
 }
 
@@ -124,7 +125,7 @@ async function charge(ctx: ServerContext, attrs: AdmissionAttributes, quotasOrPe
   }
   if (attrs.dryRun) return;
   for (const name of charged) {
-    await ctx.store.guaranteedUpdate(`/registry/resourcequotas/${namespace}/${name}`, (cur) => {
+    await updateStored(ctx, STORAGE_REFS.resourceQuotas, namespace, name, (cur) => {
       if (!cur) return undefined;
       const after = judge(attrs, cur.value, delta);
       if (!after || !Object.keys(after).length) return undefined;

@@ -21,8 +21,9 @@ import { closeListers, startListers } from './object-cache.ts';
 import { CustomResourceController } from './custom-resources.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
-import { loadKindRules } from '../api/kinds/index.ts';
+import '../api/kinds/index.ts';
 import { decodeObject, encodeObject, encodeWatchEvent, hasProtobuf } from '../codec/protobuf.ts';
+import { createStored, getStored, STORAGE_REFS } from './registry/storage.ts';
 
 export interface ApiServerOptions {
   port?: number;
@@ -80,7 +81,6 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     requestLog: opts.requestLog,
     fairQueueBudgetMs: opts.fairQueueBudgetMs,
   };
-  loadKindRules();
   const ctx: ServerContext = {
     registry: new Registry(),
     store,
@@ -109,7 +109,6 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   await ensureKubernetesService(ctx, host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port);
   // CustomResourceDefinitions already stored (a restart on etcd) are served before the first request is.
   const customResources = new CustomResourceController(ctx);
-  ctx.customResources = customResources;
   await customResources.start();
   await opts.postStart?.(ctx);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
@@ -175,17 +174,15 @@ async function closeWithin(app: FastifyInstance, unused: Set<Socket>, graceMs: n
 
 async function bootstrapNamespaces(ctx: ServerContext): Promise<void> {
   for (const name of SYSTEM_NAMESPACES) {
-    const key = `/registry/namespaces/${name}`;
-    if (await ctx.store.get(key)) continue;
+    if (await getStored(ctx, STORAGE_REFS.namespaces, undefined, name)) continue;
     const ts = ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    await ctx.store
-      .create(key, {
-        kind: 'Namespace',
-        apiVersion: 'v1',
-        metadata: { name, selfLink: `/api/v1/namespaces/${name}`, uid: crypto.randomUUID(), creationTimestamp: ts },
-        spec: { finalizers: ['kubernetes'] },
-        status: { phase: 'Active' },
-      })
+    await createStored(ctx, STORAGE_REFS.namespaces, undefined, name, {
+      kind: 'Namespace',
+      apiVersion: 'v1',
+      metadata: { name, selfLink: `/api/v1/namespaces/${name}`, uid: crypto.randomUUID(), creationTimestamp: ts },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    })
       .catch((e: unknown) => {
         // Another API server on the same etcd made it between our get and create: it exists, which is the point.
         if (!(e instanceof StoreError && e.code === 'KeyExists')) throw e;

@@ -1,6 +1,6 @@
 // etcd-kv.ts: its protobuf messages checked against etcd's own .proto files (as the etcd3 package ships them,
 // read with protobufjs), and the HTTP/2 client against a real etcd: answers, etcd's errors, a server that is down.
-// The store's behaviour through both clients is store-contract.ts, run by etcd.test.ts.
+// The store's behaviour through both clients is testing/store-contract.ts, run by etcd.test.ts.
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { EtcdStore, type EtcdStoreOptions } from './etcd.ts';
 import { etcdTestSkipReason, startEtcd, type EtcdTestServer } from '../testing/etcd-test-server.ts';
-import { cm, eventually, rejectsWith, storeContract } from './store-contract.ts';
+import { cm, eventually, rejectsWith, storeContract } from './testing/store-contract.ts';
 import { StoreError, type StoreEvent } from './store.ts';
 import type { Store } from './store.ts';
 

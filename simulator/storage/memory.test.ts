@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../api/meta.ts';
 import { MemoryStore } from './memory.ts';
 import { StoreError, type StoreEvent, type StoreErrorCode } from './store.ts';
-import { storeContract } from './store-contract.ts';
+import { storeContract } from './testing/store-contract.ts';
 
 function cm(name: string, data: Record<string, string> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data };
@@ -390,7 +390,7 @@ describe('MemoryStore guaranteedUpdate', () => {
   });
 });
 
-// The behaviour shared with every other backend (store-contract.ts); the tests above cover what is the memory
+// The behaviour shared with every other backend (testing/store-contract.ts); the tests above cover what is the memory
 // store's own (its synchronous delivery, its window rule in detail, its memory bounds).
 storeContract('MemoryStore', {
   make: async (opts) => new MemoryStore(opts),

@@ -24,29 +24,16 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { asFunctionBody } from '../../scripts/commonjs-chunks.mjs';
+import { keepMetaUrl, packagesStamp } from '../../scripts/esbuild-helpers.mjs';
 import type { ChunkLoader } from '../../simulator/compiled.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-interface EsbuildPlugin {
-  name: string;
-  setup(build: { onLoad(opts: { filter: RegExp }, cb: (args: { path: string }) => { contents: string; loader: string }): void }): void;
-}
 interface Esbuild {
   build(options: Record<string, unknown>): Promise<{ outputFiles?: Array<{ path: string; text: string }>; metafile?: { inputs: Record<string, unknown> } }>;
   transformSync(text: string, options: Record<string, unknown>): { code: string };
 }
 
-/** Every source file's `import.meta.url` as the literal URL of that file, so that paths computed from it still hold. */
-const keepMetaUrl: EsbuildPlugin = {
-  name: 'keep-import-meta-url',
-  setup(build) {
-    build.onLoad({ filter: /\.ts$/ }, (args) => ({
-      contents: readFileSync(args.path, 'utf8').replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href)),
-      loader: 'ts',
-    }));
-  },
-};
 
 /** The build of the suites: the command (`suites-cli`) and every suite file (`<name>.suite`), sharing one harness. */
 export const SUITES_BUILD = 'suites-checks';
@@ -105,13 +92,6 @@ interface BuildManifest {
   packages: number;
 }
 
-function packagesStamp(root: string): number {
-  try {
-    return statSync(join(root, 'node_modules', '.package-lock.json')).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
 
 /**
  * Changed when the form of the builds changes (2: a compiled command once wrote a helper module that called itself;

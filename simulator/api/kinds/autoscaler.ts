@@ -4,7 +4,7 @@
 // The controller's conditions live in the autoscaling.alpha.kubernetes.io/conditions annotation in v1.
 
 import type { KubeObject } from '../meta.ts';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy } from '../strategy.ts';
 import { type FieldError, invalidValue, required } from '../field-errors.ts';
 import { type Obj, clearStatus, isObj, isUnset, objAt, setDefault } from './util.ts';
 
@@ -35,4 +35,4 @@ export function validateAutoscaler(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('HorizontalPodAutoscaler', { applyDefaults: defaultAutoscaler, prepareForCreate: clearStatus, validate: validateAutoscaler });
+registerStrategy('HorizontalPodAutoscaler', { applyDefaults: defaultAutoscaler, prepareForCreate: clearStatus, validate: validateAutoscaler });

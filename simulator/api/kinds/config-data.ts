@@ -2,7 +2,7 @@
 // "not shown" in the spec; rules follow the real server (wire-facts 5 "Secret", "ConfigMap").
 
 import type { KubeObject } from '../meta.ts';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy } from '../strategy.ts';
 import { type FieldError, invalidValue, required, tooLong } from '../field-errors.ts';
 import { isObj } from './util.ts';
 
@@ -49,7 +49,7 @@ export function validateConfigMap(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('ConfigMap', { validate: validateConfigMap });
+registerStrategy('ConfigMap', { validate: validateConfigMap });
 
 /** Keys a typed Secret must carry (real ValidateSecret). */
 const REQUIRED_KEYS: Record<string, string[]> = {
@@ -86,7 +86,7 @@ export function validateSecret(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('Secret', {
+registerStrategy('Secret', {
   applyDefaults: defaultSecret,
   validate: validateSecret,
   validateUpdate: (next, old) => {

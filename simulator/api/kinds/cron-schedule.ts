@@ -5,7 +5,7 @@
 // and the L/W/# extensions, which the real server rejects).
 
 import { createRequire } from 'node:module';
-import { parseDurationMs } from '../../../spec-tables/go-duration.ts';
+import { parseDurationMs } from '../../util/go-duration.ts';
 
 type CronParser = typeof import('cron-parser');
 let cronParser: CronParser | undefined;

@@ -5,7 +5,7 @@
 
 import type { KubeObject } from '../meta.ts';
 import { isDeepStrictEqual } from 'node:util';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy } from '../strategy.ts';
 import { type FieldError, forbiddenField, invalidValue, required } from '../field-errors.ts';
 import { percentOf, validateIntOrPercent } from './int-or-percent.ts';
 import { validateLabelSelector } from './selector.ts';
@@ -38,7 +38,7 @@ export function validateDisruptionBudget(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('PodDisruptionBudget', {
+registerStrategy('PodDisruptionBudget', {
   prepareForCreate: clearStatus,
   applyDefaults: defaultDisruptionBudget,
   validate: validateDisruptionBudget,

@@ -3,7 +3,7 @@
 // lives in "default" or has no namespace), and the type, when given, is Normal or Warning.
 
 import type { KubeObject } from '../meta.ts';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy } from '../strategy.ts';
 import { type FieldError, invalidValue, notSupported } from '../field-errors.ts';
 import { isObj } from './util.ts';
 
@@ -21,4 +21,4 @@ export function validateEvent(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('Event', { validate: validateEvent });
+registerStrategy('Event', { validate: validateEvent });

@@ -22,10 +22,3 @@ import './disruption-budget.ts';
 import './resource-quota.ts';
 import './autoscaler.ts';
 import './volumes.ts';
-
-let loaded = false;
-
-export function loadKindRules(): void {
-  if (loaded) return;
-  loaded = true;
-}

@@ -6,7 +6,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../meta.ts';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy } from '../strategy.ts';
 import { nameErrors } from '../names.ts';
 import { type FieldError, invalidValue, notSupported, required } from '../field-errors.ts';
 import { validateLabelSelector } from './selector.ts';
@@ -102,7 +102,7 @@ function roleRefUnchanged(next: KubeObject, old: KubeObject): FieldError[] {
   return isDeepStrictEqual(n, o) ? [] : [invalidValue('roleRef', n ?? null, 'cannot change roleRef')];
 }
 
-registerKindRules('Role', { validate: (o) => validateRules(o, true) });
-registerKindRules('ClusterRole', { validate: (o) => [...validateRules(o, false), ...validateAggregationRule(o)] });
-registerKindRules('RoleBinding', { applyDefaults: defaultBinding, validate: (o) => validateBinding(o, true), validateUpdate: roleRefUnchanged });
-registerKindRules('ClusterRoleBinding', { applyDefaults: defaultBinding, validate: (o) => validateBinding(o, false), validateUpdate: roleRefUnchanged });
+registerStrategy('Role', { validate: (o) => validateRules(o, true) });
+registerStrategy('ClusterRole', { validate: (o) => [...validateRules(o, false), ...validateAggregationRule(o)] });
+registerStrategy('RoleBinding', { applyDefaults: defaultBinding, validate: (o) => validateBinding(o, true), validateUpdate: roleRefUnchanged });
+registerStrategy('ClusterRoleBinding', { applyDefaults: defaultBinding, validate: (o) => validateBinding(o, false), validateUpdate: roleRefUnchanged });

@@ -3,7 +3,7 @@
 // status (hard and used) is written by the resourcequota controller through /status and checked the same way.
 
 import type { KubeObject } from '../meta.ts';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy } from '../strategy.ts';
 import { type FieldError, invalidValue, notSupported } from '../field-errors.ts';
 import { QUANTITY_ERROR, parseQuantity } from '../quantity-sum.ts';
 import { type Obj, clearStatus, isObj } from './util.ts';
@@ -48,4 +48,4 @@ export function validateResourceQuota(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('ResourceQuota', { prepareForCreate: clearStatus, validate: validateResourceQuota });
+registerStrategy('ResourceQuota', { prepareForCreate: clearStatus, validate: validateResourceQuota });

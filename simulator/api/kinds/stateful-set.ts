@@ -9,7 +9,7 @@
 import type { KubeObject } from '../meta.ts';
 import type { ResourceDef } from '../registry.ts';
 import { isDeepStrictEqual } from 'node:util';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy } from '../strategy.ts';
 import { registerBodyConverter } from '../conversion.ts';
 import { type FieldError, forbiddenField, invalidValue, required } from '../field-errors.ts';
 import { validateWorkloadSelector } from './selector.ts';
@@ -83,7 +83,7 @@ export function validateStatefulSetUpdate(next: KubeObject, old: KubeObject): Fi
 // An apps/v1beta1 body posted to an apps/v1 path is defaulted in its own version first (conversion.ts).
 registerBodyConverter('apps/v1beta1', 'StatefulSet', (obj) => defaultStatefulSetIn(obj, true));
 
-registerKindRules('StatefulSet', {
+registerStrategy('StatefulSet', {
   prepareForCreate: clearStatus,
   applyDefaults: defaultStatefulSet,
   validate: (obj) => validateStatefulSet(obj),
@@ -100,7 +100,7 @@ export function validateControllerRevision(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('ControllerRevision', {
+registerStrategy('ControllerRevision', {
   validate: validateControllerRevision,
   validateUpdate: (next, old) => (isDeepStrictEqual(next.data, old.data) ? [] : [invalidValue('data', next.data ?? null, 'field is immutable')]),
 });

@@ -11,7 +11,7 @@
 
 import type { KubeObject } from '../meta.ts';
 import { isDeepStrictEqual } from 'node:util';
-import { registerKindRules } from '../strategy.ts';
+import { registerStrategy } from '../strategy.ts';
 import { type FieldError, forbiddenField, invalidValue, notSupported, required } from '../field-errors.ts';
 import { parseQuantity, QUANTITY_ERROR } from '../quantity-sum.ts';
 import { nameErrors } from '../names.ts';
@@ -123,7 +123,7 @@ function validateVolumeUpdate(next: KubeObject, old: KubeObject): FieldError[] {
   return [];
 }
 
-registerKindRules('PersistentVolume', { applyDefaults: defaultVolume, prepareForCreate: pendingStatus, validate: validatePersistentVolume, validateUpdate: validateVolumeUpdate });
+registerStrategy('PersistentVolume', { applyDefaults: defaultVolume, prepareForCreate: pendingStatus, validate: validatePersistentVolume, validateUpdate: validateVolumeUpdate });
 
 // ---- PersistentVolumeClaim ----
 
@@ -168,7 +168,7 @@ function validateClaimUpdate(next: KubeObject, old: KubeObject): FieldError[] {
   return errs;
 }
 
-registerKindRules('PersistentVolumeClaim', { prepareForCreate: pendingStatus, validate: validatePersistentVolumeClaim, validateUpdate: validateClaimUpdate });
+registerStrategy('PersistentVolumeClaim', { prepareForCreate: pendingStatus, validate: validatePersistentVolumeClaim, validateUpdate: validateClaimUpdate });
 
 // ---- StorageClass ----
 
@@ -219,7 +219,7 @@ function validateStorageClassUpdate(next: KubeObject, old: KubeObject): FieldErr
   return errs;
 }
 
-registerKindRules('StorageClass', { applyDefaults: defaultStorageClass, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate });
+registerStrategy('StorageClass', { applyDefaults: defaultStorageClass, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate });
 
 // ---- VolumeAttachment ----
 
@@ -237,4 +237,4 @@ function validateVolumeAttachmentUpdate(next: KubeObject, old: KubeObject): Fiel
   return isDeepStrictEqual(specOf(next), specOf(old)) ? [] : [invalidValue('spec', next.spec, 'field is immutable')];
 }
 
-registerKindRules('VolumeAttachment', { validate: validateVolumeAttachment, validateUpdate: validateVolumeAttachmentUpdate });
+registerStrategy('VolumeAttachment', { validate: validateVolumeAttachment, validateUpdate: validateVolumeAttachmentUpdate });

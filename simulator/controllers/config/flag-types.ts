@@ -1,7 +1,7 @@
 // One entry per option type of spec 8.2: how pflag (the real daemon's flag library) reads a value from the
 // command line, what its default looks like, how it prints (help, /configz) and what a user must type.
 
-import { parseGoDuration, formatGoDuration, type Nanoseconds } from '../../../spec-tables/go-duration.ts';
+import { parseGoDuration, formatGoDuration, type Nanoseconds } from '../../util/go-duration.ts';
 import { parseGoBool, parseGoInt, parseGoFloat, formatGoFloat, parseGoIP, parseCsvRecord } from './go-strconv.ts';
 
 export type FlagTypeName = 'ip' | 'int32' | 'flag' | 'duration' | 'string' | 'stringSlice' | 'mapStringBool' | 'float' | 'float32' | 'version[=true]';

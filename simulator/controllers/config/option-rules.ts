@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { UsageError, type DaemonOptions, type OptionDef } from './options.ts';
-import { parseGoDuration } from '../../../spec-tables/go-duration.ts';
+import { parseGoDuration } from '../../util/go-duration.ts';
 import { FeatureGates, UnknownFeatureGateError, type FeatureGateRowLike } from './feature-gates.ts';
 import { CredentialFileError, parseCertificatesPem, readPrivateKeyFile, readRootCAFile, readSigningCA } from './credential-files.ts';
 import { loadRecyclerTemplate } from './volume-plugins.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { OptionDefs, parseCommandLine, formatHelp, UsageError, type DaemonOptions } from './options.ts';
 import { validateOptions } from './option-rules.ts';
 import { FIXTURE_OPTIONS, FIXTURE_GATES, FIXTURE_CONTROLLERS } from '../../testing/test-fixtures.ts';
-import { MINUTE, SECOND, MILLISECOND } from '../../../spec-tables/go-duration.ts';
+import { MINUTE, SECOND, MILLISECOND } from '../../util/go-duration.ts';
 
 const defs = new OptionDefs(FIXTURE_OPTIONS);
 const tables = { featureGates: FIXTURE_GATES, controllers: FIXTURE_CONTROLLERS };

@@ -5,7 +5,7 @@
 // and --concurrent-rc-syncs are the same option. The option list itself comes from the spec-table rows.
 
 import { flagTypeOf, FlagValueError, type FlagType, type FlagTypeName, type FlagValue, type FlagValueOf } from './flag-types.ts';
-import { toMilliseconds, type Nanoseconds } from '../../../spec-tables/go-duration.ts';
+import { toMilliseconds, type Nanoseconds } from '../../util/go-duration.ts';
 
 /** The fields of a spec-table option row that the daemon reads (spec-tables/index.ts `options`). */
 export interface OptionRowLike {

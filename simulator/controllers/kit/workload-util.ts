@@ -9,7 +9,7 @@ import type { KubeObject, OwnerReference } from '../../api/meta.ts';
 import { matchesRequirements, requirementsOf, type LabelSelector } from '../../api/labels.ts';
 import { ApiError, type ApiClient } from '../../client/api-client.ts';
 import type { Condition, PodStatus } from '../../api/types/index.ts';
-import { copyJson } from '../../patch/json-value.ts';
+import { copyJson } from '../../util/json-value.ts';
 
 export type Obj = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // fast-check arbitraries for the patch property tests. Keys come from a small alphabet so that documents
 // and patches collide often enough to exercise merging rather than plain insertion.
 import fc from 'fast-check';
-import type { JsonObject, JsonValue } from '../json-value.ts';
+import type { JsonObject, JsonValue } from '../../util/json-value.ts';
 
 export const smallKey = fc.constantFrom('a', 'b', 'c', 'd', 'e~f', 'g/h', '');
 

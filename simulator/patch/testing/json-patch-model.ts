@@ -1,7 +1,7 @@
 // A tiny, independent RFC 6902 interpreter for the property tests: persistent (never mutates), recursive,
 // and written straight from the RFC text. Returns the new document or the error class (400 malformed,
 // 422 does not apply).
-import type { JsonObject, JsonValue } from '../json-value.ts';
+import type { JsonObject, JsonValue } from '../../util/json-value.ts';
 
 export type ModelResult = { ok: JsonValue } | { error: 400 | 422 };
 

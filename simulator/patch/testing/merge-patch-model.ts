@@ -1,5 +1,5 @@
 // RFC 7386 section 2 pseudo-code, transcribed as a persistent recursive function for the property tests.
-import type { JsonObject, JsonValue } from '../json-value.ts';
+import type { JsonObject, JsonValue } from '../../util/json-value.ts';
 
 const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -1,7 +1,7 @@
 // Shared fixtures for the strategic merge property tests: one small type described twice (as a TypeSchema
 // for the engine, as a ModelShape for the independent model) and arbitraries of documents of that type.
 import fc from 'fast-check';
-import type { JsonObject } from '../json-value.ts';
+import type { JsonObject } from '../../util/json-value.ts';
 import { schemaFromObject } from '../schema-builder.ts';
 import { jsonPrimitive, jsonValue, jsonValueWithoutNullMembers } from './arbitraries.ts';
 import type { ModelShape } from './strategic-model.ts';

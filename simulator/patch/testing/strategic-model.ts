@@ -2,7 +2,7 @@
 // It describes fields with a tiny shape language of its own (not TypeSchema) and ignores list order: merge
 // lists are compared as sets (keyed by merge key), which is what the spec promises ("merging does not keep
 // order").
-import type { JsonObject, JsonValue } from '../json-value.ts';
+import type { JsonObject, JsonValue } from '../../util/json-value.ts';
 
 export type ModelShape =
   | { kind: 'struct'; fields: Record<string, ModelShape> }

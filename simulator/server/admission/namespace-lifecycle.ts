@@ -4,7 +4,7 @@
 // terminating namespace are refused by the generic store's checkNamespaceWritable.)
 
 import { forbidden } from '../errors.ts';
-import type { AdmissionHook } from '../generic-store.ts';
+import type { AdmissionHook } from './attributes.ts';
 
 export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
 

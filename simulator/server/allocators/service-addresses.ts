@@ -6,6 +6,7 @@
 import type { KubeObject } from '../../api/meta.ts';
 import type { Store, WatchHandle } from '../../storage/store.ts';
 import { invalid, invalidValue, type FieldError } from '../errors.ts';
+import { STORAGE_REFS, storageKey } from '../../api/registry.ts';
 
 export interface ServiceRanges {
   /** The service cluster IP range (CIDR); the real default is 10.0.0.0/24. */
@@ -16,8 +17,8 @@ export interface ServiceRanges {
 
 export const DEFAULT_SERVICE_RANGES: ServiceRanges = { clusterIPRange: '10.0.0.0/24', nodePortRange: [30000, 32767] };
 
-const IP_KEY = '/registry/ranges/serviceips';
-const PORT_KEY = '/registry/ranges/servicenodeports';
+const IP_KEY = storageKey(STORAGE_REFS.ranges, undefined, 'serviceips');
+const PORT_KEY = storageKey(STORAGE_REFS.ranges, undefined, 'servicenodeports');
 
 interface Cidr {
   base: number;
@@ -58,7 +59,7 @@ export class ServiceAddressAllocator {
 
   /** Releases addresses of Services as they are removed. */
   start(): void {
-    this.watch = this.store.watch('/registry/services/', {
+    this.watch = this.store.watch(storageKey(STORAGE_REFS.services, undefined), {
       onEvent: (ev) => {
         if (ev.type === 'DELETED') void this.release(ev.object).catch(() => undefined);
       },

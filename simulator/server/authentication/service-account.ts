@@ -8,6 +8,7 @@ import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:cr
 import { readFileSync } from 'node:fs';
 import type { Store } from '../../storage/store.ts';
 import { serviceAccountGroups, serviceAccountUsername, type UserInfo } from './user.ts';
+import { STORAGE_REFS, storageKey } from '../../api/registry.ts';
 
 export const SA_ISSUER = 'kubernetes/serviceaccount';
 export const CLAIM_NAMESPACE = 'kubernetes.io/serviceaccount/namespace';
@@ -95,11 +96,11 @@ export async function authenticateServiceAccountToken(token: string, keys: KeyOb
   const name = saName as string;
   if (typeof claims.sub === 'string' && claims.sub !== serviceAccountUsername(namespace, name)) return { error: 'sub claim does not match the service account' };
   if (lookup) {
-    const secret = await store.get(`/registry/secrets/${namespace}/${secretName}`);
+    const secret = await store.get(storageKey(STORAGE_REFS.secrets, namespace, secretName as string));
     if (!secret || secret.value.metadata.deletionTimestamp) return { error: `Token has been invalidated: secret ${namespace}/${secretName} does not exist` };
     const data = (secret.value as { data?: Record<string, string> }).data ?? {};
     if (!data.token || Buffer.from(data.token, 'base64').toString('utf8') !== token) return { error: `Token does not match the token in secret ${namespace}/${secretName}` };
-    const sa = await store.get(`/registry/serviceaccounts/${namespace}/${name}`);
+    const sa = await store.get(storageKey(STORAGE_REFS.serviceAccounts, namespace, name));
     if (!sa || sa.value.metadata.deletionTimestamp) return { error: `Token has been invalidated: service account ${namespace}/${name} does not exist` };
     if (sa.value.metadata.uid !== saUid) return { error: `Token has been invalidated: service account ${namespace}/${name} has uid ${sa.value.metadata.uid}, the token names ${saUid}` };
   }

@@ -12,6 +12,7 @@ import type { Store } from '../../storage/store.ts';
 import { StoreError } from '../../storage/store.ts';
 import type { KubeObject } from '../../api/meta.ts';
 import { RBAC_GROUP, type PolicyRule, type Subject } from './rbac.ts';
+import { STORAGE_REFS, storageKey } from '../../api/registry.ts';
 
 const READ = ['get', 'list', 'watch'];
 const READ_WRITE = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -313,11 +314,11 @@ export function bootstrapObjects(): [string, KubeObject][] {
   const clusterRole = (r: RoleDef) => {
     const o: Record<string, unknown> = { ...meta('ClusterRole', 'clusterroles', r.name, undefined, r.labels), rules: structuredClone(r.rules) };
     if (r.aggregate) o.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { [`${AGG}${r.aggregate}`]: 'true' } }] };
-    out.push([`/registry/clusterroles/${r.name}`, o as unknown as KubeObject]);
+    out.push([storageKey(STORAGE_REFS.clusterRoles, undefined, r.name), o as unknown as KubeObject]);
   };
   const clusterBinding = (b: BindingDef) => {
     const o = { ...meta('ClusterRoleBinding', 'clusterrolebindings', b.name, undefined), roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: b.role }, subjects: structuredClone(b.subjects) };
-    out.push([`/registry/clusterrolebindings/${b.name}`, o as unknown as KubeObject]);
+    out.push([storageKey(STORAGE_REFS.clusterRoleBindings, undefined, b.name), o as unknown as KubeObject]);
   };
   for (const r of CLUSTER_ROLES) clusterRole(r);
   for (const b of CLUSTER_ROLE_BINDINGS) clusterBinding(b);
@@ -327,10 +328,10 @@ export function bootstrapObjects(): [string, KubeObject][] {
     clusterBinding({ name, role: name, subjects: [{ kind: 'ServiceAccount', name: r.name, namespace: 'kube-system' }] });
   }
   for (const r of NAMESPACE_ROLES) {
-    out.push([`/registry/roles/${r.namespace}/${r.name}`, { ...meta('Role', 'roles', r.name, r.namespace), rules: structuredClone(r.rules) } as unknown as KubeObject]);
+    out.push([storageKey(STORAGE_REFS.roles, r.namespace, r.name), { ...meta('Role', 'roles', r.name, r.namespace), rules: structuredClone(r.rules) } as unknown as KubeObject]);
     if (r.subjects.length) {
       const b = { ...meta('RoleBinding', 'rolebindings', r.name, r.namespace), roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: r.name }, subjects: structuredClone(r.subjects) };
-      out.push([`/registry/rolebindings/${r.namespace}/${r.name}`, b as unknown as KubeObject]);
+      out.push([storageKey(STORAGE_REFS.roleBindings, r.namespace, r.name), b as unknown as KubeObject]);
     }
   }
   return out;

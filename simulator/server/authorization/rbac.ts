@@ -12,6 +12,7 @@ import type { Store, StoreEvent } from '../../storage/store.ts';
 import type { KubeObject } from '../../api/meta.ts';
 import type { UserInfo } from '../authentication/user.ts';
 import type { Attributes, Authorizer, AuthorizerDecision, NonResourceRule, ResourceRule, RulesResult } from './authorizer.ts';
+import { STORAGE_REFS, storageKey } from '../../api/registry.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
@@ -40,10 +41,10 @@ interface BindingObject extends KubeObject {
 }
 
 export const RBAC_PREFIXES = {
-  clusterroles: '/registry/clusterroles/',
-  clusterrolebindings: '/registry/clusterrolebindings/',
-  roles: '/registry/roles/',
-  rolebindings: '/registry/rolebindings/',
+  clusterroles: storageKey(STORAGE_REFS.clusterRoles, undefined),
+  clusterrolebindings: storageKey(STORAGE_REFS.clusterRoleBindings, undefined),
+  roles: storageKey(STORAGE_REFS.roles, undefined),
+  rolebindings: storageKey(STORAGE_REFS.roleBindings, undefined),
 } as const;
 
 const has = (list: string[] | undefined, v: string) => (list ?? []).includes('*') || (list ?? []).includes(v);
@@ -78,6 +79,23 @@ export function subjectMatches(s: Subject, user: UserInfo, bindingNamespace: str
   }
 }
 
+interface RbacObjects {
+  clusterroles: Map<string, RoleObject>;
+  roles: Map<string, RoleObject>;
+}
+
+/**
+ * The rules a roleRef names, by the roleRef's kind (the real RBAC's GetRoleReferenceRules): a ClusterRole anywhere,
+ * a Role only in a namespace's binding. Another kind names nothing.
+ */
+const ROLE_REFS = {
+  ClusterRole: (objects: RbacObjects, name: string) => objects.clusterroles.get(name)?.rules ?? undefined,
+  Role: (objects: RbacObjects, name: string, namespace: string) => (namespace ? (objects.roles.get(`${namespace}/${name}`)?.rules ?? undefined) : undefined),
+};
+
+/** The roleRef kinds a ClusterRoleBinding may name. */
+const ROLE_REFS_OF_CLUSTER_BINDINGS = new Set(['ClusterRole']);
+
 export class RbacAuthorizer implements Authorizer {
   readonly mode = 'RBAC';
   private readonly objects = {
@@ -109,16 +127,15 @@ export class RbacAuthorizer implements Authorizer {
   }
 
   private roleRules(ref: BindingObject['roleRef'], namespace: string): PolicyRule[] | undefined {
-    if (ref.kind === 'ClusterRole') return this.objects.clusterroles.get(ref.name)?.rules ?? undefined;
-    if (ref.kind === 'Role' && namespace) return this.objects.roles.get(`${namespace}/${ref.name}`)?.rules ?? undefined;
-    return undefined;
+    const lookup = Object.hasOwn(ROLE_REFS, ref.kind) ? ROLE_REFS[ref.kind as keyof typeof ROLE_REFS] : undefined;
+    return lookup?.(this.objects, ref.name, namespace);
   }
 
   /** Each (binding, rules) that applies to the user in the namespace ("" = cluster bindings only). */
   private *grants(user: UserInfo, namespace: string): Generator<{ binding: string; role: string; rules: PolicyRule[] }> {
     for (const b of this.objects.clusterrolebindings.values()) {
       if (!(b.subjects ?? []).some((s) => subjectMatches(s, user, ''))) continue;
-      if (b.roleRef.kind !== 'ClusterRole') continue;
+      if (!ROLE_REFS_OF_CLUSTER_BINDINGS.has(b.roleRef.kind)) continue;
       const rules = this.roleRules(b.roleRef, '');
       if (rules) yield { binding: `ClusterRoleBinding "${b.metadata.name}"`, role: `ClusterRole "${b.roleRef.name}"`, rules };
     }

@@ -1,36 +1,16 @@
 // Pieces shared by the verb handlers: reading an object body, naming resources in errors, shaping responses.
 
-import { randomUUID } from 'node:crypto';
 import type { KubeObject, Status } from '../../api/meta.ts';
 import { apiVersionOf, parseApiVersion } from '../../api/meta.ts';
 import type { ResourceDef } from '../../api/registry.ts';
-import { objectKey } from '../../api/registry.ts';
-import { canonicalObject, convertBodyVersion, fromStorageVersion, toStorageVersion } from '../../api/conversion.ts';
+import { convertBodyVersion, fromStorageVersion } from '../../api/conversion.ts';
 import { checkBodyShape, decodeAsTyped } from '../shape-check.ts';
 import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
-import { StoreError } from '../../storage/store.ts';
-import { ApiError, badRequest, notFound, alreadyExists, conflict, expired, internalError, type GroupResource } from '../errors.ts';
+import { ApiError, badRequest } from '../errors.ts';
+import { groupVersionPath, selfLinkOf } from '../registry/system-meta.ts';
 import { decodeBody } from '../serializers.ts';
 import { queryBool, queryInt } from '../query-params.ts';
 import { header, type ResourceRequest, type ServerContext } from '../context.ts';
-
-export function groupResource(def: ResourceDef): GroupResource {
-  return { group: def.group, resource: def.resource };
-}
-
-export function keyOf(req: ResourceRequest, name: string): string {
-  return objectKey(req.def, req.namespace, name);
-}
-
-/** Base path of a resource for selfLinks: /api/v1 or /apis/<group>/<version>. */
-export function groupVersionPath(def: ResourceDef): string {
-  return def.group === '' ? `/api/${def.version}` : `/apis/${def.group}/${def.version}`;
-}
-
-export function selfLinkOf(def: ResourceDef, namespace: string | undefined, name: string): string {
-  const base = groupVersionPath(def);
-  return def.namespaced ? `${base}/namespaces/${namespace}/${def.resource}/${name}` : `${base}/${def.resource}/${name}`;
-}
 
 /** A stored object as the request's version shows it. */
 export function present(def: ResourceDef, stored: KubeObject): KubeObject {
@@ -112,59 +92,13 @@ function badMetadata(def: ResourceDef, field: string, want: string): ApiError {
   return badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata.${field} must be ${want}`);
 }
 
+
 /**
- * Converts to the storage version and orders the fields. spec and status are present as objects on every kind
- * whose type has them, as the Go encoder writes its non-pointer structs (`"status":{}` from the create answer
- * on; omitempty never drops a struct).
+ * A body that must be of one type (DeleteOptions, Scale, Binding, Eviction, DeploymentRollback): another kind in it
+ * is 400, as the real decoder refuses it; no kind at all is accepted. `detail` ends the message where the real one does.
  */
-export function toStored(def: ResourceDef, obj: KubeObject): KubeObject {
-  const stored = toStorageVersion(obj, def.storageApiVersion);
-  const schema = typeSchemaFor(def.storageApiVersion, def.kind);
-  for (const part of ['spec', 'status'] as const) {
-    if (schema?.field(part)?.type === 'object' && (stored[part] === undefined || stored[part] === null)) stored[part] = {};
-  }
-  // A placeholder holds resourceVersion's place in the field order; the store writes the real value.
-  return canonicalObject(stored, '0');
-}
-
-export function nowTimestamp(ctx: ServerContext): string {
-  const ms = ctx.now().getTime();
-  // Every create stamps one: the text of the current second is made once per second.
-  if (ms >= lastSecond.from && ms < lastSecond.from + 1000) return lastSecond.text;
-  const from = ms - (((ms % 1000) + 1000) % 1000);
-  lastSecond = { from, text: new Date(from).toISOString().replace(/\.\d{3}Z$/, 'Z') };
-  return lastSecond.text;
-}
-
-let lastSecond = { from: Number.NaN, text: '' };
-
-/** System fields of a new object: uid, creationTimestamp, generation, selfLink. */
-export function initSystemMeta(ctx: ServerContext, def: ResourceDef, obj: KubeObject): void {
-  const m = obj.metadata;
-  m.uid = randomUUID();
-  m.creationTimestamp = nowTimestamp(ctx);
-  delete m.deletionTimestamp;
-  delete m.deletionGracePeriodSeconds;
-  delete m.resourceVersion;
-  if (def.tracksGeneration) m.generation = 1;
-  else delete m.generation;
-  if (m.name) m.selfLink = selfLinkOf(def, m.namespace, m.name);
-}
-
-/** Maps storage failures to API errors with the resource's names. */
-export function storeErrorToApi(e: unknown, def: ResourceDef, name: string): never {
-  if (e instanceof ApiError) throw e;
-  if (e instanceof StoreError) {
-    const gr = groupResource(def);
-    switch (e.code) {
-      case 'KeyExists': throw alreadyExists(gr, name);
-      case 'NotFound': throw notFound(gr, name);
-      case 'Conflict': throw conflict(gr, name);
-      case 'Compacted': throw expired(`The resourceVersion for the provided list is too old.`);
-      default: throw internalError(e);
-    }
-  }
-  throw e;
+export function checkBodyType(raw: Record<string, unknown>, type: string, detail = ''): void {
+  if (raw.kind !== undefined && raw.kind !== type) throw badRequest(`the object provided is unrecognized (must be of type ${type}): kind "${String(raw.kind)}"${detail}`);
 }
 
 export function successStatus(def: ResourceDef, name: string, uid: string | undefined): Status {

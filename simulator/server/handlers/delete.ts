@@ -1,15 +1,17 @@
 // DELETE of one object and of a collection (spec 4.2, 7): the handlers read DeleteOptions and call the one delete
-// path of the generic store (../generic-store.ts: finalizers, the kind's grace period, removal or marking).
+// path of the generic store (../registry/store.ts: finalizers, the kind's grace period, removal or marking).
 
 import type { DeleteOptions, PropagationPolicy } from '../../api/meta.ts';
-import { collectionPrefix } from '../../api/registry.ts';
-import { deleteResource } from '../generic-store.ts';
-import { badRequest, conflict, invalid, invalidValue, notSupported, type FieldError } from '../errors.ts';
+import { deleteResource } from '../registry/store.ts';
+import { conflict, invalid, invalidValue, notSupported, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
-import { boolParam, groupResource, intParam, nowTimestamp, present, storeErrorToApi, successStatus } from './common.ts';
+import { boolParam, checkBodyType, intParam, present, successStatus } from './common.ts';
+import { groupResource, nowTimestamp } from '../registry/system-meta.ts';
+import { storeErrorToApi } from '../registry/store-errors.ts';
 import { writeOptions } from './write.ts';
 import { compileSelectors } from './read.ts';
+import { listStored } from '../registry/storage.ts';
 
 const POLICIES: PropagationPolicy[] = ['Orphan', 'Background', 'Foreground'];
 
@@ -18,7 +20,7 @@ export function readDeleteOptions(ctx: ServerContext, req: ResourceRequest): Del
   let opts: DeleteOptions = {};
   if (req.body && req.body.length > 0 && req.body.toString('utf8').trim() !== '') {
     const raw = decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf }) as Record<string, unknown>;
-    if (raw.kind !== undefined && raw.kind !== 'DeleteOptions') throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): kind "${String(raw.kind)}"`);
+    checkBodyType(raw, 'DeleteOptions');
     opts = raw as DeleteOptions;
   }
   const grace = intParam(req, 'gracePeriodSeconds');
@@ -62,7 +64,7 @@ export async function deleteCollection(ctx: ServerContext, req: ResourceRequest)
   const filter = compileSelectors(req);
   const opts = readDeleteOptions(ctx, req);
   const wopts = writeOptions(req, opts.dryRun);
-  const { items } = await ctx.store.list(collectionPrefix(def, req.namespace), { filter });
+  const { items } = await listStored(ctx, def, req.namespace, { filter });
   // The options apply to each item, preconditions included; a precondition that does not hold for one of them
   // fails the request before anything is deleted (409), rather than half-way through.
   const pre = opts.preconditions;

@@ -1,6 +1,6 @@
 // PATCH (spec 1.8, 4.1): JSON patch, merge patch and strategic merge patch on the main resource and on the
 // status and scale subresources. The patch is applied to the current object inside the update path's
-// read-modify-write (../generic-store.ts), so it never fails on optimistic locking unless the patch itself
+// read-modify-write (../registry/store.ts), so it never fails on optimistic locking unless the patch itself
 // carries a stale metadata.resourceVersion (a precondition).
 
 import type { KubeObject } from '../../api/meta.ts';
@@ -8,8 +8,9 @@ import { apiVersionOf } from '../../api/meta.ts';
 import type { TypeSchema } from '../../api/schema.ts';
 import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
 import { applyPatch, PatchError, UnsupportedPatchTypeError } from '../../patch/index.ts';
-import type { JsonValue } from '../../patch/json-value.ts';
-import { updateResource, type UpdateTarget } from '../generic-store.ts';
+import type { JsonValue } from '../../util/json-value.ts';
+import { updateResource } from '../registry/store.ts';
+import type { UpdateTarget } from '../admission/attributes.ts';
 import type { StoredObject } from '../../storage/store.ts';
 import { ApiError, badRequest, unsupportedMediaType } from '../errors.ts';
 import { essence } from '../media-types.ts';
@@ -78,7 +79,7 @@ export async function patch(ctx: ServerContext, req: ResourceRequest): Promise<A
  * `shareUnchanged` (a /status patch of a kind stored in the request's version, so that nothing converts the
  * result in place): a merge patch's result keeps the stored object's frozen members the patch does not reach
  * instead of a deep copy of the whole object, and the shape check passes over them (they were checked when
- * stored). The /status path only reads them (generic-store nextForStatus takes the status and copies the top).
+ * stored). The /status path only reads them (registry/store.ts nextForStatus takes the status and copies the top).
  */
 function patchedObjectOf(req: ResourceRequest, schema: TypeSchema | undefined, shareUnchanged: boolean, cur: StoredObject): KubeObject {
   const body = patched(req, present(req.def, cur.value), schema, shareUnchanged);

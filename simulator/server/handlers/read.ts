@@ -3,7 +3,6 @@
 import type { KubeObject, KubeList } from '../../api/meta.ts';
 import { apiVersionOf } from '../../api/meta.ts';
 import type { ResourceDef } from '../../api/registry.ts';
-import { collectionPrefix } from '../../api/registry.ts';
 import { parseLabelSelector, matchesRequirements, SelectorParseError } from '../../api/labels.ts';
 import { parseFieldSelector, bindFieldSelector, matchesFields } from '../../api/fields.ts';
 import { selectableFieldsOf } from '../../api/kinds/field-selectors.ts';
@@ -11,11 +10,13 @@ import { StoreError, type StoredObject } from '../../storage/store.ts';
 import { ContinueTokenError, decodeContinueToken, encodeContinueToken, queryHashOf } from '../../storage/continue-token.ts';
 import { ApiError, badRequest, expired, notFound, timeout } from '../errors.ts';
 import type { ApiResult, ResourceRequest, ServerContext } from '../context.ts';
-import { boolParam, groupResource, groupVersionPath, intParam, keyOf, present } from './common.ts';
-import { copyJson } from '../../patch/json-value.ts';
+import { boolParam, intParam, present } from './common.ts';
+import { groupResource } from '../registry/system-meta.ts';
+import { copyJson } from '../../util/json-value.ts';
+import { collectionKey, currentRevision, getStored, getStoredNow, listStored, oldestRevision, readsNow } from '../registry/storage.ts';
 
 export async function get(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
-  return answerGet(req, await ctx.store.get(keyOf(req, req.name!)));
+  return answerGet(req, await getStored(ctx, req.def, req.namespace, req.name!));
 }
 
 /**
@@ -24,9 +25,8 @@ export async function get(ctx: ServerContext, req: ResourceRequest): Promise<Api
  * store has no synchronous read.
  */
 export function getNow(ctx: ServerContext, req: ResourceRequest): ApiResult | undefined {
-  const store = ctx.store;
-  if (store.getSync === undefined) return undefined;
-  return answerGet(req, store.getSync(keyOf(req, req.name!)));
+  if (!readsNow(ctx)) return undefined;
+  return answerGet(req, getStoredNow(ctx, req.def, req.namespace, req.name!));
 }
 
 function answerGet(req: ResourceRequest, cur: StoredObject | undefined): ApiResult {
@@ -90,8 +90,8 @@ function listQueryHash(req: ResourceRequest): string {
 
 async function waitForRevision(ctx: ServerContext, rv: number): Promise<void> {
   const deadline = Date.now() + ctx.settings.futureRevisionWaitMs;
-  while (ctx.store.currentRevision() < rv) {
-    if (Date.now() >= deadline) throw timeout(`Too large resource version: ${rv}, current: ${ctx.store.currentRevision()}`);
+  while (currentRevision(ctx) < rv) {
+    if (Date.now() >= deadline) throw timeout(`Too large resource version: ${rv}, current: ${currentRevision(ctx)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -106,7 +106,7 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
   const rvParam = req.query.resourceVersion;
   const requestedRv = parseResourceVersion(rvParam);
   const cont = req.query.continue;
-  const prefix = collectionPrefix(def, req.namespace);
+  const prefix = collectionKey(def, req.namespace);
   let revision: number | undefined;
   let startKey: string | undefined;
   if (cont) {
@@ -119,7 +119,7 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
       if (e instanceof ContinueTokenError) throw new ApiError(e.code, e.reason, e.message);
       throw e;
     }
-    if (revision < ctx.store.oldestRevision()) {
+    if (revision < oldestRevision(ctx)) {
       throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
     }
   } else if (requestedRv !== undefined && requestedRv > 0) {
@@ -128,7 +128,7 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
   }
   let result;
   try {
-    result = await ctx.store.list(prefix, { revision, startKey, limit: limit && limit > 0 ? limit : undefined, filter });
+    result = await listStored(ctx, def, req.namespace, { revision, startKey, limit: limit && limit > 0 ? limit : undefined, filter });
   } catch (e) {
     if (e instanceof StoreError && e.code === 'Compacted') {
       throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
@@ -158,5 +158,3 @@ export async function list(ctx: ServerContext, req: ResourceRequest): Promise<Ap
   }
   return { code: 200, object: listObj, listSources: sources };
 }
-
-export { groupVersionPath };

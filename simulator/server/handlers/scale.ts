@@ -7,7 +7,8 @@ import { parseApiVersion } from '../../api/meta.ts';
 import type { ResourceDef, ScaleDef } from '../../api/registry.ts';
 import { scaleSelector } from '../../api/strategy.ts';
 import { ApiError, badRequest, invalid, invalidValue, type FieldError } from '../errors.ts';
-import { selfLinkOf } from './common.ts';
+import { selfLinkOf } from '../registry/system-meta.ts';
+import { checkBodyType } from './common.ts';
 
 export function scaleDefOf(def: ResourceDef): ScaleDef {
   const s = def.subresources.scale;
@@ -57,7 +58,7 @@ export function checkScaleBody(def: ResourceDef, name: string, raw: Record<strin
     if (!gv) throw badRequest('the object provided is unrecognized: apiVersion must be a string');
     throw badRequest(`the API version in the data (${raw.apiVersion}) does not match the expected API version (${scaleDef.apiVersion})`);
   }
-  if (raw.kind !== undefined && raw.kind !== 'Scale') throw badRequest(`the object provided is unrecognized (must be of type Scale): kind "${String(raw.kind)}" in the data does not match the path`);
+  checkBodyType(raw, 'Scale', ' in the data does not match the path');
   const meta = (raw.metadata ?? {}) as Record<string, unknown>;
   if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
   const spec = (raw.spec ?? {}) as Record<string, unknown>;

@@ -6,9 +6,11 @@ import type { KubeObject } from '../../api/meta.ts';
 import { badRequest, conflict, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
-import { nowTimestamp } from './common.ts';
+import { nowTimestamp } from '../registry/system-meta.ts';
 import { createAccessReview, createRulesReview } from '../access-review.ts';
 import { writeOptions } from './write-options.ts';
+import { getStored, STORAGE_REFS, updateStored } from '../registry/storage.ts';
+import { checkBodyType } from './common.ts';
 
 export type VirtualCreate = (ctx: ServerContext, req: ResourceRequest, obj: KubeObject) => Promise<ApiResult> | ApiResult;
 
@@ -17,7 +19,7 @@ const PODS = { group: '', resource: 'pods' };
 /** POST .../pods/<name>/binding: reads a Binding body for the subresource path. */
 export async function bindPodSubresource(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
   const raw = decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf });
-  if (raw.kind !== undefined && raw.kind !== 'Binding') throw badRequest(`the object provided is unrecognized (must be of type Binding): kind "${String(raw.kind)}"`);
+  checkBodyType(raw, 'Binding');
   if (raw.apiVersion !== undefined && raw.apiVersion !== 'v1') throw badRequest(`the API version in the data (${String(raw.apiVersion)}) does not match the expected API version (v1)`);
   const meta = (raw.metadata ?? {}) as { name?: string; namespace?: string; annotations?: Record<string, string> };
   if (meta.name !== undefined && meta.name !== req.name) throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${req.name})`);
@@ -34,10 +36,9 @@ async function bindPod(ctx: ServerContext, namespace: string, name: string, bind
   const errs: FieldError[] = [];
   if (!name) errs.push({ type: 'FieldValueRequired', field: 'metadata.name' });
   if (typeof target.name !== 'string' || target.name === '') errs.push({ type: 'FieldValueRequired', field: 'target.name' });
-  if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') errs.push(invalidValue('target.kind', target.kind, 'must be empty or Node'));
+  if (target.kind !== undefined && !BINDING_TARGET_KINDS.includes(target.kind)) errs.push(invalidValue('target.kind', target.kind, 'must be empty or Node'));
   if (errs.length) throw invalid('Binding', '', name, errs);
   const nodeName = target.name as string;
-  const key = `/registry/pods/${namespace}/${name}`;
   const bind = (cur: { value: KubeObject } | undefined): KubeObject => {
     if (!cur) throw notFound(PODS, name);
     const pod = cur.value;
@@ -56,10 +57,13 @@ async function bindPod(ctx: ServerContext, namespace: string, name: string, bind
     return { ...pod, metadata, spec: { ...spec, nodeName }, status } as KubeObject;
   };
   // dryRun=All: the binding is checked against the pod as it is, and nothing is written.
-  if (dryRun) bind(await ctx.store.get(key));
-  else await ctx.store.guaranteedUpdate(key, bind);
+  if (dryRun) bind(await getStored(ctx, STORAGE_REFS.pods, namespace, name));
+  else await updateStored(ctx, STORAGE_REFS.pods, namespace, name, bind);
   return { code: 201, object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } };
 }
+
+/** What a Binding may bind to: a Node (an empty kind means one). */
+const BINDING_TARGET_KINDS: unknown[] = ['', 'Node'];
 
 /** The create of each virtual kind. A new virtual kind: its ResourceDef (virtual: true) and its line here. */
 export const VIRTUAL_CREATES: Record<string, VirtualCreate> = {

@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '../../api/meta.ts';
 import { apiVersionOf } from '../../api/meta.ts';
-import { collectionPrefix, type ResourceDef } from '../../api/registry.ts';
+import type { ResourceDef } from '../../api/registry.ts';
 import { chunkKeys } from '../watch-hub.ts';
 import { StoreError, type StoreEvent, type WatchHandle } from '../../storage/store.ts';
 import { ApiError, badRequest } from '../errors.ts';
@@ -14,6 +14,7 @@ import { header, type ResourceRequest, type ServerContext } from '../context.ts'
 import { intParam, present } from './common.ts';
 import { compileSelectors, matchAll, parseResourceVersion } from './read.ts';
 import { objectTable, parseIncludeObject } from '../table/table.ts';
+import { collectionKey, currentRevision, listStored, oldestRevision } from '../registry/storage.ts';
 
 /** Default watch lifetime when the client gives none: random in [30, 60) minutes, like the real server. */
 function defaultTimeoutSeconds(): number {
@@ -45,7 +46,7 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
   const timeoutSeconds = intParam(req, 'timeoutSeconds', { min: 0 }) || defaultTimeoutSeconds();
   const timeoutMs = Math.min(timeoutSeconds * 1000, MAX_TIMER_MS);
   const rv = parseResourceVersion(req.query.resourceVersion);
-  const prefix = collectionPrefix(def, req.namespace);
+  const prefix = collectionKey(def, req.namespace);
   const formatKey = `${negotiated.format}|${apiVersionOf(def)}`;
   const encode = negotiated.format === 'protobuf'
     ? (type: string, obj: object) => ctx.protobuf!.encodeWatchEvent(type, obj)
@@ -56,19 +57,19 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
   let initial: KubeObject[] = [];
   let fromRevision: number;
   if (rv === undefined || rv === 0) {
-    const snap = await ctx.store.list(prefix, { filter: matches });
+    const snap = await listStored(ctx, def, req.namespace, { filter: matches });
     initial = snap.items.map((i) => i.value);
     fromRevision = snap.revision;
   } else {
     fromRevision = rv;
-    if (rv > ctx.store.currentRevision()) {
+    if (rv > currentRevision(ctx)) {
       // The real server waits for a future revision; a client normally never asks for one.
       const deadline = Date.now() + ctx.settings.futureRevisionWaitMs;
-      while (ctx.store.currentRevision() < rv && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-      if (ctx.store.currentRevision() < rv) throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${ctx.store.currentRevision()}`, { retryAfterSeconds: 1 });
+      while (currentRevision(ctx) < rv && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      if (currentRevision(ctx) < rv) throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${currentRevision(ctx)}`, { retryAfterSeconds: 1 });
     }
-    if (rv < ctx.store.oldestRevision() - 1) {
-      throw new ApiError(410, 'Expired', `too old resource version: ${rv} (${ctx.store.oldestRevision()})`);
+    if (rv < oldestRevision(ctx) - 1) {
+      throw new ApiError(410, 'Expired', `too old resource version: ${rv} (${oldestRevision(ctx)})`);
     }
   }
 
@@ -213,7 +214,7 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
           onEvent,
           onClose: (reason) => {
             if (reason instanceof StoreError && reason.code === 'Compacted') {
-              const status = new ApiError(410, 'Expired', `too old resource version: ${fromRevision} (${reason.revision ?? ctx.store.oldestRevision()})`).status;
+              const status = new ApiError(410, 'Expired', `too old resource version: ${fromRevision} (${reason.revision ?? oldestRevision(ctx)})`).status;
               if (!ended) {
                 flush(true);
                 res.write(encode('ERROR', status));
@@ -225,7 +226,7 @@ export async function prepareWatch(ctx: ServerContext, req: ResourceRequest): Pr
         queued = true;
       } catch (e) {
         if (e instanceof StoreError && e.code === 'Compacted') {
-          const status = new ApiError(410, 'Expired', `too old resource version: ${fromRevision} (${e.revision ?? ctx.store.oldestRevision()})`).status;
+          const status = new ApiError(410, 'Expired', `too old resource version: ${fromRevision} (${e.revision ?? oldestRevision(ctx)})`).status;
           res.write(encode('ERROR', status));
         }
         end();

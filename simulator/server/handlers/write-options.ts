@@ -1,6 +1,6 @@
-// The write options of a request (generic-store.ts WriteOptions), shared by every write handler.
+// The write options of a request (registry/store.ts WriteOptions), shared by every write handler.
 
-import type { WriteOptions } from '../generic-store.ts';
+import type { WriteOptions } from '../registry/store.ts';
 import { badRequest } from '../errors.ts';
 import type { ResourceRequest } from '../context.ts';
 

@@ -1,21 +1,19 @@
-// The HTTP side of writes: create (POST), update (PUT), /status, /scale and /finalize. Each handler decodes
-// and checks its body, then calls the one create or update path of the generic store (../generic-store.ts),
+// The HTTP side of writes: create (POST), update (PUT), /status, /approval, /scale and /finalize. Each handler decodes
+// and checks its body, then calls the one create or update path of the generic store (../registry/store.ts),
 // which runs the kind's strategy; no handler knows about a particular kind.
 
 import type { KubeObject } from '../../api/meta.ts';
-import { apiVersionOf } from '../../api/meta.ts';
-import { objectKey } from '../../api/registry.ts';
-import { DEPLOYMENT_ROLLBACK_TO } from '../../api/kinds/deployment.ts';
-import { validateAnnotations } from '../../api/validation/object-meta.ts';
-import { createResource, updateResource, type UpdateTarget } from '../generic-store.ts';
-import { badRequest, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
+import { createResource, updateResource } from '../registry/store.ts';
+import type { UpdateTarget } from '../admission/attributes.ts';
+import { badRequest, notFound } from '../errors.ts';
 import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
-import { groupResource, keyOf, present, readObjectBody } from './common.ts';
+import { present, readObjectBody } from './common.ts';
+import { groupResource } from '../registry/system-meta.ts';
 import { checkScaleBody, scaleOf } from './scale.ts';
 import { writeOptions } from './write-options.ts';
 import { VIRTUAL_CREATES } from './virtual.ts';
-import { copyJson } from '../../patch/json-value.ts';
+import { getStored } from '../registry/storage.ts';
 
 export { bindPodSubresource } from './virtual.ts';
 
@@ -80,7 +78,7 @@ export const finalizeNamespace = (ctx: ServerContext, req: ResourceRequest) => p
 // ---- scale ----
 
 export async function getScale(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
-  const cur = await ctx.store.get(keyOf(req, req.name!));
+  const cur = await getStored(ctx, req.def, req.namespace, req.name!);
   if (!cur) throw notFound(groupResource(req.def), req.name!);
   return { code: 200, object: scaleOf(req.def, cur.value) };
 }
@@ -99,42 +97,4 @@ export async function updateScale(ctx: ServerContext, req: ResourceRequest): Pro
   const raw = decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf });
   const scale = checkScaleBody(req.def, req.name!, raw);
   return writeScale(ctx, req, () => scale);
-}
-
-// ---- rollback ----
-
-/**
- * POST .../deployments/<name>/rollback (extensions/v1beta1, 1.9 RollbackREST): a DeploymentRollback body asks
- * the Deployment controller to go back to a revision (0 = the previous one). Like the real registry this writes
- * storage directly (no update strategy, so no generation bump): updatedAnnotations are merged into the
- * Deployment's annotations and spec.rollbackTo is set, which apps/v1 storage keeps in the annotation
- * DEPLOYMENT_ROLLBACK_TO (simulator/api/kinds/deployment.ts). Answers a Success Status, 200.
- */
-export async function rollbackDeployment(ctx: ServerContext, req: ResourceRequest): Promise<ApiResult> {
-  const def = req.def;
-  const raw = decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf }) as Record<string, unknown>;
-  const apiVersion = apiVersionOf(def);
-  if (raw.kind !== undefined && raw.kind !== 'DeploymentRollback') throw badRequest(`the object provided is unrecognized (must be of type DeploymentRollback): kind "${String(raw.kind)}"`);
-  if (raw.apiVersion !== undefined && raw.apiVersion !== apiVersion) throw badRequest(`the API version in the data (${String(raw.apiVersion)}) does not match the expected API version (${apiVersion})`);
-  const name = typeof raw.name === 'string' ? raw.name : '';
-  const rollbackTo = (raw.rollbackTo ?? {}) as { revision?: unknown };
-  const revision = rollbackTo.revision ?? 0;
-  const errs: FieldError[] = [...validateAnnotations(raw.updatedAnnotations, 'updatedAnnotations')];
-  if (!name) errs.push({ type: 'FieldValueRequired', field: 'name', detail: 'name is required' });
-  if (typeof revision !== 'number' || !Number.isInteger(revision)) errs.push(invalidValue('rollback.revision', revision, 'must be an integer'));
-  else if (revision < 0) errs.push(invalidValue('rollback.revision', revision, 'must be non-negative'));
-  if (errs.length) throw invalid('DeploymentRollback', def.group, name, errs);
-  if (name !== req.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${req.name})`);
-  const updatedAnnotations = (raw.updatedAnnotations ?? {}) as Record<string, string>;
-  const { dryRun } = writeOptions(req);
-  if (dryRun) {
-    if (!(await ctx.store.get(objectKey(def, req.namespace, name)))) throw notFound(groupResource(def), name);
-  } else await ctx.store.guaranteedUpdate(objectKey(def, req.namespace, name), (cur) => {
-    if (!cur) throw notFound(groupResource(def), name);
-    const next = copyJson(cur.value) as KubeObject;
-    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...updatedAnnotations, [DEPLOYMENT_ROLLBACK_TO]: String(revision) };
-    next.metadata.resourceVersion = '0';
-    return next;
-  });
-  return { code: 200, object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: `rollback request for deployment "${name}" succeeded`, code: 200 } };
 }

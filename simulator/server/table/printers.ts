@@ -537,8 +537,11 @@ const serviceAccountPrinter: Printer = {
 const subjectsOf = (b: Obj, kind: string): string =>
   (Array.isArray(b?.subjects) ? b.subjects : [])
     .filter((s: Obj) => s?.kind === kind)
-    .map((s: Obj) => (kind === 'ServiceAccount' ? `${str(s?.namespace)}/${str(s?.name)}` : str(s?.name)))
+    .map((s: Obj) => (NAMESPACED_SUBJECTS.has(kind) ? `${str(s?.namespace)}/${str(s?.name)}` : str(s?.name)))
     .join(', ');
+
+/** Subject kinds printed as namespace/name (a ServiceAccount lives in a namespace; users and groups do not). */
+const NAMESPACED_SUBJECTS = new Set(['ServiceAccount']);
 
 const roleBindingPrinter: Printer = {
   columns: [

@@ -12,22 +12,25 @@
 // Seams: `WriteOptions.dryRun` reaches every path and the admission attributes (the write points that honour it
 // are marked "dryRun:"); `ServerContext.admission` hooks run before every write (quota, authorization...).
 
-import type { DeleteOptions, KubeObject } from '../api/meta.ts';
-import type { ResourceDef } from '../api/registry.ts';
-import { objectKey } from '../api/registry.ts';
-import { generateName } from '../api/names.ts';
-import { canonicalObject } from '../api/conversion.ts';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation/object-meta.ts';
-import '../api/kinds/index.ts';
+import type { DeleteOptions, KubeObject } from '../../api/meta.ts';
+import type { ResourceDef } from '../../api/registry.ts';
+import { objectKey, storageKey } from '../../api/registry.ts';
+import { getStored, STORAGE_REFS } from './storage.ts';
+import { generateName } from '../../api/names.ts';
+import { canonicalObject } from '../../api/conversion.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../api/validation/object-meta.ts';
+import '../../api/kinds/index.ts';
 import {
   type StrategyEnv, afterCreate, applyDefaults, beforeCreate, gracePeriodSeconds, holdingFinalizers, nothingHolds, prepareForCreate, prepareForDelete,
   prepareForStatusUpdate, prepareForUpdate, validateKind, validateKindUpdate, type Requester,
-} from '../api/strategy.ts';
-import { StoreError, type StoredObject } from '../storage/store.ts';
-import { conflict, forbidden, invalid, invalidValue, notFound, type FieldError } from './errors.ts';
-import type { ServerContext } from './context.ts';
-import { groupResource, initSystemMeta, selfLinkOf, storeErrorToApi, toStored } from './handlers/common.ts';
-import { copyJson } from '../patch/json-value.ts';
+} from '../../api/strategy.ts';
+import { StoreError, type StoredObject } from '../../storage/store.ts';
+import { conflict, forbidden, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
+import type { ServerContext } from '../context.ts';
+import type { AdmissionAttributes, UpdateTarget } from '../admission/attributes.ts';
+import { groupResource, initSystemMeta, selfLinkOf, toStored } from './system-meta.ts';
+import { storeErrorToApi } from './store-errors.ts';
+import { copyJson } from '../../util/json-value.ts';
 
 /** Options every write path takes. */
 export interface WriteOptions {
@@ -37,24 +40,6 @@ export interface WriteOptions {
   user?: Requester;
 }
 
-export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
-
-/** What an admission hook sees (the real admission.Attributes, reduced). */
-export interface AdmissionAttributes {
-  operation: Operation;
-  def: ResourceDef;
-  namespace?: string;
-  name: string;
-  subresource?: UpdateTarget;
-  /** The object about to be stored (storage version); undefined for DELETE. */
-  object?: KubeObject;
-  /** The stored object an UPDATE or DELETE replaces. */
-  oldObject?: KubeObject;
-  dryRun: boolean;
-}
-
-/** Runs before every write; throwing an ApiError refuses the request with that Status (403 forbidden, 422...). */
-export type AdmissionHook = (attrs: AdmissionAttributes) => void | Promise<void>;
 
 type Modify = (current: StoredObject | undefined) => KubeObject | null | undefined | Promise<KubeObject | null | undefined>;
 
@@ -100,8 +85,6 @@ function validateNew(def: ResourceDef, obj: KubeObject): FieldError[] {
   return [...validateKind(obj, def), ...validateObjectMeta(def, obj.metadata)];
 }
 
-const NAMESPACE_KEY = (ns: string) => `/registry/namespaces/${ns}`;
-
 /** Writes into a namespace need it to exist and not be terminating. */
 export async function checkNamespaceWritable(ctx: ServerContext, def: ResourceDef, namespace: string, name: string): Promise<void> {
   const ns = await namespaceOf(ctx, namespace);
@@ -117,11 +100,11 @@ export async function checkNamespaceWritable(ctx: ServerContext, def: ResourceDe
  * created through another server), is not synced yet, or saw it deleted lately (forceLiveLookup).
  */
 async function namespaceOf(ctx: ServerContext, namespace: string): Promise<KubeObject | undefined> {
-  const key = NAMESPACE_KEY(namespace);
+  const key = storageKey(STORAGE_REFS.namespaces, undefined, namespace);
   const cache = ctx.listers?.namespaces;
   const cached = cache?.get(key);
   if (cached && !cache!.recentlyDeleted(key)) return cached;
-  return (await ctx.store.get(key, { serializable: true }))?.value;
+  return (await getStored(ctx, STORAGE_REFS.namespaces, undefined, namespace, { serializable: true }))?.value;
 }
 
 /** A new object, up to the point of storing it: system metadata, defaults, the kind's create preparation, validation. */
@@ -181,9 +164,6 @@ export async function createResource(
 }
 
 // ---- update ----
-
-/** What an update writes: the main resource or one of the subresources that write their parent. */
-export type UpdateTarget = 'main' | 'status' | 'scale' | 'finalize' | 'approval';
 
 export interface UpdateRequest {
   def: ResourceDef;

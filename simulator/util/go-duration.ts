@@ -1,5 +1,5 @@
 // Go's time.Duration, parsed and printed exactly like time.ParseDuration and Duration.String() — the one
-// Go-duration module of the repository (spec-tables sits on the lowest floor, so every room may import it).
+// Go-duration module of the repository (simulator/util/ is the ground floor, so every room, spec-tables included, may import it).
 // The tables, the daemon's flags and /configz, the simulator's command line, CronJob's schedule and the
 // protobuf codec's Duration fields use this text form ("1m0s", "8760h0m0s", "300ms"), and no npm package
 // reproduces Go's rules (no days, zero minute/second parts kept, µs spelling, int64 overflow), hence our own.

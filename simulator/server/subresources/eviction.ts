@@ -9,15 +9,18 @@
 // Pods that already finished (Succeeded, Failed) are deleted without consulting budgets. Answers a Success Status
 // (201) as the real subresource does. dryRun: the checks run, nothing is written.
 
-import type { DeleteOptions, KubeObject } from '../api/meta.ts';
-import { matchesRequirements, requirementsOf, type LabelSelector } from '../api/labels.ts';
-import { ApiError, badRequest, notFound } from './errors.ts';
-import { decodeBody } from './serializers.ts';
-import { deleteResource } from './generic-store.ts';
-import { header, type ApiResult, type ResourceRequest, type ServerContext } from './context.ts';
-import { nowTimestamp, storeErrorToApi } from './handlers/common.ts';
-import { writeOptions } from './handlers/write.ts';
-import { copyJson } from '../patch/json-value.ts';
+import type { DeleteOptions, KubeObject } from '../../api/meta.ts';
+import { matchesRequirements, requirementsOf, type LabelSelector } from '../../api/labels.ts';
+import { ApiError, badRequest, notFound } from '../errors.ts';
+import { decodeBody } from '../serializers.ts';
+import { deleteResource } from '../registry/store.ts';
+import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
+import { nowTimestamp } from '../registry/system-meta.ts';
+import { storeErrorToApi } from '../registry/store-errors.ts';
+import { writeOptions } from '../handlers/write.ts';
+import { copyJson } from '../../util/json-value.ts';
+import { getStored, listStored, STORAGE_REFS, updateStored } from '../registry/storage.ts';
+import { checkBodyType } from '../handlers/common.ts';
 
 const PODS = { group: '', resource: 'pods' };
 export const EVICTION_REFUSED = "Cannot evict pod as it would violate the pod's disruption budget.";
@@ -37,17 +40,17 @@ export async function evictPod(ctx: ServerContext, req: ResourceRequest): Promis
   const ns = req.namespace!;
   const name = req.name!;
   const raw = req.body && req.body.length ? (decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf }) as Record<string, unknown>) : {};
-  if (raw.kind !== undefined && raw.kind !== 'Eviction') throw badRequest(`the object provided is unrecognized (must be of type Eviction): kind "${String(raw.kind)}"`);
+  checkBodyType(raw, 'Eviction');
   if (raw.apiVersion !== undefined && raw.apiVersion !== 'policy/v1beta1') throw badRequest(`the API version in the data (${String(raw.apiVersion)}) does not match the expected API version (policy/v1beta1)`);
   const meta = (raw.metadata ?? {}) as { name?: unknown };
   if (meta.name !== undefined && meta.name !== name) throw badRequest(`name in URL does not match name in Eviction object`);
   const deleteOptions = (raw.deleteOptions ?? {}) as DeleteOptions;
   const wopts = writeOptions(req);
-  const pod = (await ctx.store.get(`/registry/pods/${ns}/${name}`))?.value;
+  const pod = (await getStored(ctx, req.def, ns, name))?.value;
   if (!pod) throw notFound(PODS, name);
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
   if (phase !== 'Succeeded' && phase !== 'Failed') {
-    const { items } = await ctx.store.list(`/registry/poddisruptionbudgets/${ns}/`);
+    const { items } = await listStored(ctx, STORAGE_REFS.podDisruptionBudgets, ns);
     const budgets = items.map((i) => i.value).filter((b) => selects(b, pod));
     if (budgets.length > 1) throw new ApiError(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
     if (budgets.length === 1) {
@@ -59,7 +62,7 @@ export async function evictPod(ctx: ServerContext, req: ResourceRequest): Promis
       };
       check(pdb);
       if (!wopts.dryRun) {
-        await ctx.store.guaranteedUpdate(`/registry/poddisruptionbudgets/${ns}/${pdb.metadata.name}`, (cur) => {
+        await updateStored(ctx, STORAGE_REFS.podDisruptionBudgets, ns, pdb.metadata.name!, (cur) => {
           if (!cur) throw tooManyRequests(EVICTION_REFUSED);
           check(cur.value);
           const next = copyJson(cur.value) as KubeObject;

@@ -7,8 +7,8 @@
 
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../api/meta.ts';
-import { StoreError, type Store, type StoreErrorCode, type StoreEvent } from './store.ts';
+import type { KubeObject } from '../../api/meta.ts';
+import { StoreError, type Store, type StoreErrorCode, type StoreEvent } from '../store.ts';
 
 export interface ContractSubject {
   /** A new store whose keys under "/r/" nobody else writes, with this history window. */

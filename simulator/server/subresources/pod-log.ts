@@ -9,12 +9,12 @@
 // simulated (never a NotFound that would read as a missing pod).
 
 import type { FastifyReply } from 'fastify';
-import type { KubeObject } from '../api/meta.ts';
-import { objectKey } from '../api/registry.ts';
-import { badRequest, invalid, invalidValue, notFound, type FieldError } from './errors.ts';
-import type { ResourceRequest, ServerContext } from './context.ts';
-import { canonicalTime } from './shape-check.ts';
-import { queryBool, queryInt } from './query-params.ts';
+import type { KubeObject } from '../../api/meta.ts';
+import { badRequest, invalid, invalidValue, notFound, type FieldError } from '../errors.ts';
+import type { ResourceRequest, ServerContext } from '../context.ts';
+import { canonicalTime } from '../shape-check.ts';
+import { queryBool, queryInt } from '../query-params.ts';
+import { getStored } from '../registry/storage.ts';
 
 export const LOG_ANNOTATION = 'simulator.cluster.local/log';
 
@@ -126,8 +126,7 @@ function render(lines: Array<{ at: number; text: string }>, opts: LogOptions, no
 
 export async function servePodLog(ctx: ServerContext, req: ResourceRequest, reply: FastifyReply): Promise<FastifyReply | void> {
   const opts = readOptions(req);
-  const key = objectKey(req.def, req.namespace, req.name!);
-  const cur = await ctx.store.get(key);
+  const cur = await getStored(ctx, req.def, req.namespace, req.name!);
   if (!cur) throw notFound(PODS, req.name!);
   const pod = cur.value;
   const c = pickContainer(pod, opts.container);
@@ -164,7 +163,7 @@ export async function servePodLog(ctx: ServerContext, req: ResourceRequest, repl
   };
   const untrack = ctx.hub.track(end);
   const timer = setInterval(() => {
-    void ctx.store.get(key).then((now) => {
+    void getStored(ctx, req.def, req.namespace, req.name!).then((now) => {
       const st =
         now && now.value.metadata.uid === pod.metadata.uid
           ? (((now.value.status ?? {}) as { containerStatuses?: ContainerStatus[] }).containerStatuses ?? []).find((s) => s.name === c.name)
@@ -178,7 +177,7 @@ export async function servePodLog(ctx: ServerContext, req: ResourceRequest, repl
 
 /** exec, attach, portforward: the pod exists, but its node is simulated and runs no containers. */
 export async function refuseStreaming(ctx: ServerContext, req: ResourceRequest, what: 'exec' | 'attach' | 'portforward'): Promise<never> {
-  const cur = await ctx.store.get(objectKey(req.def, req.namespace, req.name!));
+  const cur = await getStored(ctx, req.def, req.namespace, req.name!);
   if (!cur) throw notFound(PODS, req.name!);
   const node = ((cur.value.spec ?? {}) as { nodeName?: string }).nodeName;
   throw badRequest(`${what} is not available for pod ${req.name}: ${node ? `node ${node}` : 'its node'} is simulated and runs no containers`);

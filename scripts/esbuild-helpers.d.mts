@@ -1,0 +1,6 @@
+// Types of esbuild-helpers.mjs for the TypeScript that imports it (suites/harness/compile.ts, simulator/compiled.ts).
+export const keepMetaUrl: {
+  name: string;
+  setup(build: { onLoad(opts: { filter: RegExp }, cb: (args: { path: string }) => { contents: string; loader: string }): void }): void;
+};
+export function packagesStamp(root: string): number;
