@@ -7,7 +7,7 @@ import { Registry } from '../api/registry.ts';
 import { apiVersionOf } from '../api/meta.ts';
 import { messageNameForKind } from '../codec/protobuf-schema.ts';
 import { buildClosure, PATCH, refPrefix, type Dialect, type GroupVersionKind, type Schema } from './schemas.ts';
-import { groupVersions, gvkIndex, routesOf, type Operation, type Param, type Route } from './routes.ts';
+import { groupCamel, groupVersions, groupWord, gvkIndex, routesOf, STRING_RESPONSE, type Operation, type Param, type Route } from './routes.ts';
 
 export interface DocumentOptions {
   /** The protobuf media type of objects, application/vnd.<vendor>.protobuf. */
@@ -23,13 +23,16 @@ const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+jso
 const RESPONSE_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted' };
 
 function produces(op: Operation, opts: DocumentOptions): string[] {
+  if (op.produces) return op.produces;
   const types = ['application/json', 'application/yaml', opts.protobufMediaType];
   if (op.streams) types.push('application/json;stream=watch', `${opts.protobufMediaType};stream=watch`);
   return types;
 }
 
-function consumes(op: Operation): string[] {
-  return op.body === PATCH ? PATCH_TYPES : ['*/*'];
+function consumes(op: Operation, opts: DocumentOptions): string[] {
+  if (op.body === PATCH) return PATCH_TYPES;
+  // Discovery documents (no action) declare the three media types they are served in, as 1.9 does.
+  return op.action === '' ? ['application/json', 'application/yaml', opts.protobufMediaType] : ['*/*'];
 }
 
 function extensions(op: Operation): Schema {
@@ -44,7 +47,7 @@ function operationRefs(routes: Route[]): Set<string> {
   for (const r of routes) {
     for (const op of r.operations) {
       if (op.body) out.add(op.body);
-      for (const d of Object.values(op.responses)) out.add(d);
+      for (const d of Object.values(op.responses)) if (d !== STRING_RESPONSE) out.add(d);
     }
   }
   return out;
@@ -59,6 +62,10 @@ function withGvk(definitions: Map<string, Schema>, gvks: Map<string, GroupVersio
   return out;
 }
 
+function responseSchema(def: string, dialect: Dialect): Schema {
+  return def === STRING_RESPONSE ? { type: 'string' } : { $ref: refPrefix(dialect) + def };
+}
+
 // ---- v2 ----
 
 function v2Param(p: Param): Schema {
@@ -69,13 +76,13 @@ function v2Param(p: Param): Schema {
 
 function v2Operation(op: Operation, opts: DocumentOptions): Schema {
   const parameters: Schema[] = op.query.map(v2Param);
-  if (op.body) parameters.unshift({ name: 'body', in: 'body', required: op.method !== 'delete', schema: { $ref: refPrefix('v2') + op.body } });
+  if (op.body) parameters.unshift({ name: 'body', in: 'body', required: true, schema: { $ref: refPrefix('v2') + op.body } });
   const responses: Schema = {};
-  for (const [code, def] of Object.entries(op.responses)) responses[code] = { description: RESPONSE_TEXT[code] ?? 'OK', schema: { $ref: refPrefix('v2') + def } };
+  for (const [code, def] of Object.entries(op.responses)) responses[code] = { description: RESPONSE_TEXT[code] ?? 'OK', schema: responseSchema(def, 'v2') };
   responses['401'] = { description: 'Unauthorized' };
   return {
     description: op.description,
-    consumes: consumes(op),
+    consumes: consumes(op, opts),
     produces: produces(op, opts),
     schemes: [opts.scheme ?? 'https'],
     tags: [op.tag],
@@ -134,7 +141,7 @@ function v3Operation(op: Operation, opts: DocumentOptions): Schema {
   const responses: Schema = {};
   for (const [code, def] of Object.entries(op.responses)) {
     const content: Schema = {};
-    for (const mt of produces(op, opts)) content[mt] = { schema: { $ref: refPrefix('v3') + def } };
+    for (const mt of produces(op, opts)) content[mt] = { schema: responseSchema(def, 'v3') };
     responses[code] = { description: RESPONSE_TEXT[code] ?? 'OK', content };
   }
   responses['401'] = { description: 'Unauthorized' };
@@ -142,7 +149,7 @@ function v3Operation(op: Operation, opts: DocumentOptions): Schema {
   if (op.query.length) out.parameters = op.query.map(v3Param);
   if (op.body) {
     const content: Schema = {};
-    for (const mt of consumes(op)) content[mt] = { schema: { $ref: refPrefix('v3') + op.body } };
+    for (const mt of consumes(op, opts)) content[mt] = { schema: { $ref: refPrefix('v3') + op.body } };
     out.requestBody = { content, required: op.method !== 'delete' };
   }
   out.responses = responses;
@@ -181,8 +188,7 @@ function discoveryRoutes(registry: Registry): Map<string, Route[]> {
   out.set('apis', [discoveryRoute('/apis/', 'getAPIVersions', 'apis', `${META}.APIGroupList`)]);
   for (const { group } of groupVersions(registry)) {
     if (group === '' || out.has(`apis/${group}`)) continue;
-    const word = group.split('.')[0].charAt(0).toUpperCase() + group.split('.')[0].slice(1);
-    out.set(`apis/${group}`, [discoveryRoute(`/apis/${group}/`, `get${word}APIGroup`, group.split('.')[0], `${META}.APIGroup`)]);
+    out.set(`apis/${group}`, [discoveryRoute(`/apis/${group}/`, `get${groupWord(group)}APIGroup`, groupCamel(group), `${META}.APIGroup`)]);
   }
   return out;
 }

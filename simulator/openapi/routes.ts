@@ -28,8 +28,10 @@ export interface Operation {
   query: Param[];
   /** Definition of the request body; PATCH bodies are the Patch definition. */
   body?: string;
-  /** Response code -> definition. */
+  /** Response code -> definition, or STRING_RESPONSE for a plain string (logs, streams). */
   responses: Record<string, string>;
+  /** The media types answered, where they are not the object types (logs, connect). */
+  produces?: string[];
   /** List operations also stream watch events (the response media types differ). */
   streams: boolean;
 }
@@ -71,10 +73,35 @@ const GET_QUERY: Param[] = [
   P('export', 'Whether fields a user cannot specify are stripped.', 'boolean'),
 ];
 
+// The options of the pod subresources (1.9's PodLogOptions, PodExecOptions, PodAttachOptions, PodPortForwardOptions).
+const LOG_QUERY: Param[] = [
+  P('container', 'The container whose log is read; needed when the pod has several.'),
+  P('follow', 'Whether the log is streamed as it grows.', 'boolean'),
+  P('limitBytes', 'The most bytes of log to answer.', 'integer'),
+  P('previous', "Whether the previous terminated container's log is read.", 'boolean'),
+  P('sinceSeconds', 'Only the log lines of the last this many seconds.', 'integer'),
+  P('tailLines', 'Only this many lines from the end of the log.', 'integer'),
+  P('timestamps', 'Whether each line starts with its RFC 3339 timestamp.', 'boolean'),
+];
+const STREAMS: Param[] = [
+  P('container', 'The container to connect to; needed when the pod has several.'),
+  P('stderr', 'Whether the standard error is streamed.', 'boolean'),
+  P('stdin', 'Whether the standard input is streamed.', 'boolean'),
+  P('stdout', 'Whether the standard output is streamed.', 'boolean'),
+  P('tty', 'Whether a terminal is allocated.', 'boolean'),
+];
+const CONNECT_SUBRESOURCES: ReadonlyArray<readonly ['exec' | 'attach' | 'portforward', Param[]]> = [
+  ['attach', STREAMS],
+  ['exec', [P('command', 'The command to run, one argument per parameter.'), ...STREAMS]],
+  ['portforward', [P('ports', 'The ports of the pod to forward to.', 'integer')]],
+];
+
 const pathParam = (name: string, description: string): Param => ({ name, in: 'path', description, type: 'string', required: true });
 const NAMESPACE = pathParam('namespace', 'object name and auth scope, such as for teams and projects');
 
 const STATUS = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
+/** A response whose schema is `{type: string}` rather than a definition. */
+export const STRING_RESPONSE = '';
 const DELETE_OPTIONS = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
 const WATCH_EVENT = 'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent';
 const API_RESOURCE_LIST = 'io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList';
@@ -86,17 +113,24 @@ export function definitionFor(apiVersion: string, kind: string): string {
   return definitionName(msg);
 }
 
-/** "" -> "Core", "apps" -> "Apps", "authorization.k8s.io" -> "Authorization" (the real operation ids). */
-function groupWord(group: string): string {
-  const first = group === '' ? 'core' : group.split('.')[0];
-  return first
-    .split('-')
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join('');
+/**
+ * The group's words as the real operation ids and tags write them: "" -> "core", "apps" -> "apps",
+ * "authorization.k8s.io" -> "authorization", "rbac.authorization.k8s.io" -> "rbacAuthorization".
+ */
+export function groupCamel(group: string): string {
+  if (group === '') return 'core';
+  const words = group.replace(/\.k8s\.io$/, '').split(/[.-]/);
+  return words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
+}
+
+/** "" -> "Core", "rbac.authorization.k8s.io" -> "RbacAuthorization" (the real operation ids). */
+export function groupWord(group: string): string {
+  const camel = groupCamel(group);
+  return camel.charAt(0).toUpperCase() + camel.slice(1);
 }
 
 function tagOf(group: string, version: string): string {
-  return `${group === '' ? 'core' : group.split('.')[0]}_${version}`;
+  return `${groupCamel(group)}_${version}`;
 }
 
 export function groupVersionPrefix(group: string, version: string): string {
@@ -148,7 +182,7 @@ function resourceRoutes(def: ResourceDef): Route[] {
   if (has('get')) objOps.push(op({ method: 'get', operationId: `read${gv}${scoped}${def.kind}`, description: `read the specified ${def.kind}`, action: 'get', query: GET_QUERY, responses: { '200': type } }));
   if (has('update')) objOps.push(op({ method: 'put', operationId: `replace${gv}${scoped}${def.kind}`, description: `replace the specified ${def.kind}`, action: 'put', query: WRITE_QUERY, body: type, responses: { '200': type, '201': type } }));
   if (has('patch')) objOps.push(op({ method: 'patch', operationId: `patch${gv}${scoped}${def.kind}`, description: `partially update the specified ${def.kind}`, action: 'patch', query: WRITE_QUERY, body: PATCH, responses: { '200': type } }));
-  if (has('delete')) objOps.push(op({ method: 'delete', operationId: `delete${gv}${scoped}${def.kind}`, description: `delete a ${def.kind}`, action: 'delete', query: DELETE_QUERY, body: DELETE_OPTIONS, responses: { '200': STATUS, '202': STATUS } }));
+  if (has('delete')) objOps.push(op({ method: 'delete', operationId: `delete${gv}${scoped}${def.kind}`, description: `delete a ${def.kind}`, action: 'delete', query: DELETE_QUERY, body: DELETE_OPTIONS, responses: { '200': STATUS } }));
   if (objOps.length) routes.push({ path: objPath, params: [nameParam, ...nsParams, PRETTY], operations: objOps });
 
   // Subresources.
@@ -190,6 +224,22 @@ function resourceRoutes(def: ResourceDef): Route[] {
     const ops = [op({ method: 'post', operationId: `create${gv}${scoped}${def.kind}Rollback`, description: `create rollback of a ${def.kind}`, action: 'post', gvk: parseGvk(apiVersionOf(def), 'DeploymentRollback'), query: WRITE_QUERY, body: rollbackType, responses: { '200': rollbackType, '201': rollbackType, '202': rollbackType } })];
     routes.push({ path: `${objPath}/rollback`, params: [pathParam('name', 'name of the DeploymentRollback'), ...nsParams, PRETTY], operations: ops });
   }
+  if (def.subresources.eviction) {
+    const evictionType = definitionFor('policy/v1beta1', 'Eviction');
+    const ops = [op({ method: 'post', operationId: `create${gv}${scoped}${def.kind}Eviction`, description: `create eviction of a ${def.kind}`, action: 'post', gvk: parseGvk('policy/v1beta1', 'Eviction'), query: [], body: evictionType, responses: { '200': evictionType, '201': evictionType, '202': evictionType } })];
+    routes.push({ path: `${objPath}/eviction`, params: [pathParam('name', 'name of the Eviction'), ...nsParams, PRETTY], operations: ops });
+  }
+  if (def.subresources.log) {
+    const ops = [op({ method: 'get', operationId: `read${gv}${scoped}${def.kind}Log`, description: `read log of the specified ${def.kind}`, action: 'get', query: [], responses: { '200': STRING_RESPONSE }, produces: ['text/plain', 'application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'] })];
+    routes.push({ path: `${objPath}/log`, params: [...LOG_QUERY, pathParam('name', `name of the ${def.kind}`), ...nsParams, PRETTY], operations: ops });
+  }
+  for (const [sub, query] of CONNECT_SUBRESOURCES) {
+    if (!def.subresources[sub]) continue;
+    const word = sub.charAt(0).toUpperCase() + sub.slice(1);
+    const connect = (method: 'get' | 'post', verb: string) =>
+      op({ method, operationId: `connect${gv}${verb}${scoped}${def.kind}${word}`, description: `connect ${method.toUpperCase()} requests to ${sub} of ${def.kind}`, action: 'connect', query: [], responses: { '200': STRING_RESPONSE }, produces: ['*/*'] });
+    routes.push({ path: `${objPath}/${sub}`, params: [...query, pathParam('name', `name of the ${def.kind}Options`), ...nsParams], operations: [connect('get', 'Get'), connect('post', 'Post')] });
+  }
   if (def.subresources.finalize) {
     const ops = [op({ method: 'put', operationId: `replace${gv}${def.kind}Finalize`, description: `replace finalize of the specified ${def.kind}`, action: 'put', query: WRITE_QUERY, body: type, responses: { '200': type, '201': type } })];
     routes.push({ path: `${objPath}/finalize`, params: [nameParam, PRETTY], operations: ops });
@@ -197,26 +247,26 @@ function resourceRoutes(def: ResourceDef): Route[] {
 
   // Across namespaces, and the /watch/ paths.
   if (has('list') && def.namespaced) {
-    const ops = [op({ method: 'get', operationId: `list${gv}${def.kind}ForAllNamespaces`, description: `list or watch objects of kind ${def.kind}`, action: 'list', query: LIST_QUERY, responses: { '200': listType! }, streams: true })];
-    routes.push({ path: `${prefix}/${def.resource}`, params: [PRETTY], operations: ops });
+    const ops = [op({ method: 'get', operationId: `list${gv}${def.kind}ForAllNamespaces`, description: `list or watch objects of kind ${def.kind}`, action: 'list', query: [], responses: { '200': listType! }, streams: true })];
+    routes.push({ path: `${prefix}/${def.resource}`, params: [...LIST_QUERY, PRETTY], operations: ops });
   }
   if (has('watch')) {
     const watchColl = def.namespaced ? `${prefix}/watch/namespaces/{namespace}/${def.resource}` : `${prefix}/watch/${def.resource}`;
     routes.push({
       path: watchColl,
-      params: [...nsParams, PRETTY],
-      operations: [op({ method: 'get', operationId: `watch${gv}${scoped}${def.kind}List`, description: `watch individual changes to a list of ${def.kind}`, action: 'watchlist', query: LIST_QUERY, responses: { '200': WATCH_EVENT }, streams: true })],
+      params: [...LIST_QUERY, ...nsParams, PRETTY],
+      operations: [op({ method: 'get', operationId: `watch${gv}${scoped}${def.kind}List`, description: `watch individual changes to a list of ${def.kind}`, action: 'watchlist', query: [], responses: { '200': WATCH_EVENT }, streams: true })],
     });
     routes.push({
       path: `${watchColl}/{name}`,
-      params: [nameParam, ...nsParams, PRETTY],
-      operations: [op({ method: 'get', operationId: `watch${gv}${scoped}${def.kind}`, description: `watch changes to an object of kind ${def.kind}`, action: 'watch', query: LIST_QUERY, responses: { '200': WATCH_EVENT }, streams: true })],
+      params: [...LIST_QUERY, nameParam, ...nsParams, PRETTY],
+      operations: [op({ method: 'get', operationId: `watch${gv}${scoped}${def.kind}`, description: `watch changes to an object of kind ${def.kind}`, action: 'watch', query: [], responses: { '200': WATCH_EVENT }, streams: true })],
     });
     if (def.namespaced) {
       routes.push({
         path: `${prefix}/watch/${def.resource}`,
-        params: [PRETTY],
-        operations: [op({ method: 'get', operationId: `watch${gv}${def.kind}ListForAllNamespaces`, description: `watch individual changes to a list of ${def.kind}`, action: 'watchlist', query: LIST_QUERY, responses: { '200': WATCH_EVENT }, streams: true })],
+        params: [...LIST_QUERY, PRETTY],
+        operations: [op({ method: 'get', operationId: `watch${gv}${def.kind}ListForAllNamespaces`, description: `watch individual changes to a list of ${def.kind}`, action: 'watchlist', query: [], responses: { '200': WATCH_EVENT }, streams: true })],
       });
     }
   }
@@ -282,8 +332,11 @@ export function gvkIndex(registry: Registry): Map<string, GroupVersionKind[]> {
     const scale = def.subresources.scale;
     if (scale && scale !== true) add(definitionFor(scale.apiVersion, 'Scale'), parseGvk(scale.apiVersion, 'Scale'));
     if (def.subresources.rollback) add(definitionFor(av, 'DeploymentRollback'), parseGvk(av, 'DeploymentRollback'));
+    if (def.subresources.eviction) add(definitionFor('policy/v1beta1', 'Eviction'), parseGvk('policy/v1beta1', 'Eviction'));
   }
   add(STATUS, { group: '', version: 'v1', kind: 'Status' });
+  // The discovery documents are "unversioned" kinds of v1.
+  for (const kind of ['APIGroup', 'APIGroupList', 'APIResourceList', 'APIVersions']) add(`io.k8s.apimachinery.pkg.apis.meta.v1.${kind}`, { group: '', version: 'v1', kind });
   // Option bodies and watch events are registered in every group/version.
   for (const { group, version } of gvs) {
     add(DELETE_OPTIONS, { group, version, kind: 'DeleteOptions' });

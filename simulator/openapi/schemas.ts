@@ -179,7 +179,8 @@ export function buildDefinition(name: string, dialect: Dialect): BuiltDefinition
   const refs: Refs = new Set();
   const properties: Record<string, Schema> = {};
   // Kinds carry apiVersion and kind in JSON (TypeMeta); the reflection says which messages are kinds.
-  const isKind = typeSchemaByName(name)?.field('kind') !== undefined && !msg.fields.some((f) => f.name === 'kind');
+  // (A WatchEvent is registered as a kind but its definition in 1.9 has only type and object.)
+  const isKind = typeSchemaByName(name)?.field('kind') !== undefined && !msg.fields.some((f) => f.name === 'kind') && !name.endsWith('.WatchEvent');
   if (isKind) {
     properties.apiVersion = described({ type: 'string' }, describeField(name, 'apiVersion'), dialect);
     properties.kind = described({ type: 'string' }, describeField(name, 'kind'), dialect);
@@ -188,7 +189,8 @@ export function buildDefinition(name: string, dialect: Dialect): BuiltDefinition
   const sorted: Record<string, Schema> = {};
   for (const k of Object.keys(properties).sort()) sorted[k] = properties[k];
   const description = describeType(name);
-  const schema: Schema = { ...(description ? { description } : {}), type: 'object', properties: sorted };
+  // 1.9's v2 definitions of structs carry no `type` (their properties say it); v3 documents of later servers do.
+  const schema: Schema = { ...(description ? { description } : {}), ...(dialect === 'v3' ? { type: 'object' } : {}), properties: sorted };
   const required = REQUIRED_FIELDS[name];
   if (required) schema.required = required.filter((r) => r in properties);
   return { schema, refs };

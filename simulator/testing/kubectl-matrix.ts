@@ -64,6 +64,17 @@ metadata:
 spec:
 ${podTemplateYaml(name, image)}`;
 
+/** An extensions/v1beta1 Deployment with the given strategy lines (indented for their place under `spec:`). */
+const extensionsDeploymentYaml = (name: string, strategy: string) => `apiVersion: extensions/v1beta1
+kind: Deployment
+metadata:
+  name: ${name}
+spec:
+  replicas: 1
+  strategy:
+${strategy}
+${podTemplateYaml(name, 'nginx:1.13')}`;
+
 const configMapYaml = (name: string, value: string) => `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -123,6 +134,16 @@ export function kubectlMatrix(label: string, probe: ClientProbe): void {
       assert.deepEqual((await live(cmPath('conf'))).data, { a: 'two' });
       const d = await live(deployPath('web'));
       assert.equal(d.spec.template.spec.containers[0].image, 'nginx:1.13');
+    });
+
+    test('apply of an extensions/v1beta1 Deployment from RollingUpdate to Recreate: $retainKeys drops rollingUpdate (1.9 strategy retainKeys)', async () => {
+      const path = `/apis/extensions/v1beta1/namespaces/${NS}/deployments/strat`;
+      // rollingUpdate is not in the file: defaulting writes it, so only $retainKeys (not the three-way diff) removes it.
+      assert.match(await ok('apply', '-f', file('strat.yaml', extensionsDeploymentYaml('strat', '    type: RollingUpdate'))), /^deployment\.(extensions|apps)\/strat created$/m);
+      assert.deepEqual((await live(path)).spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } });
+      assert.match(await ok('apply', '-f', file('strat.yaml', extensionsDeploymentYaml('strat', '    type: Recreate'))), /strat configured$/m);
+      assert.deepEqual((await live(path)).spec.strategy, { type: 'Recreate' });
+      await ok('delete', 'deployment.extensions/strat', '--wait=false');
     });
 
     test('diff shows the change and leaves live objects alone (server-side dry run)', async () => {

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../api/meta.ts';
 import type { ResourceDef } from '../../api/registry.ts';
 import { canonicalObject, toStorageVersion } from '../../api/conversion.ts';
 import { typeSchemaFor } from '../../codec/protobuf-schema.ts';
+import { goJsonForm, hasGoJsonForm } from '../../codec/go-json.ts';
 import type { GroupResource } from '../errors.ts';
 
 /** What system metadata needs of the server: its clock. */
@@ -29,15 +30,19 @@ export function selfLinkOf(def: ResourceDef, namespace: string | undefined, name
 }
 
 /**
- * Converts to the storage version and orders the fields. spec and status are present as objects on every kind
- * whose type has them, as the Go encoder writes its non-pointer structs (`"status":{}` from the create answer
- * on; omitempty never drops a struct).
+ * Converts to the storage version, writes it as the Go encoder would (codec/go-json.ts: non-omitempty fields with
+ * their zero value, e.g. a new ReplicationController's `status: {replicas: 0}`; empty omitempty fields left out;
+ * non-pointer structs always present) and orders the fields. Kinds without a declared type (custom resources)
+ * get `spec` and `status` objects where their schema has them.
  */
 export function toStored(def: ResourceDef, obj: KubeObject): KubeObject {
-  const stored = toStorageVersion(obj, def.storageApiVersion);
-  const schema = typeSchemaFor(def.storageApiVersion, def.kind);
-  for (const part of ['spec', 'status'] as const) {
-    if (schema?.field(part)?.type === 'object' && (stored[part] === undefined || stored[part] === null)) stored[part] = {};
+  let stored = toStorageVersion(obj, def.storageApiVersion);
+  if (hasGoJsonForm(def.storageApiVersion, def.kind)) stored = goJsonForm(def.storageApiVersion, def.kind, stored);
+  else {
+    const schema = typeSchemaFor(def.storageApiVersion, def.kind);
+    for (const part of ['spec', 'status'] as const) {
+      if (schema?.field(part)?.type === 'object' && (stored[part] === undefined || stored[part] === null)) stored[part] = {};
+    }
   }
   // A placeholder holds resourceVersion's place in the field order; the store writes the real value.
   return canonicalObject(stored, '0');
