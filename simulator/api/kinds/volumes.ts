@@ -16,6 +16,7 @@ import { type FieldError, forbiddenField, invalidValue, notSupported, required }
 import { parseQuantity, QUANTITY_ERROR } from '../quantity-sum.ts';
 import { nameErrors } from '../names.ts';
 import { validateLabelSelector } from './selector.ts';
+import { validateStorageSource } from '../validation/pod.ts';
 import { type Obj, isObj } from './util.ts';
 
 export const ACCESS_MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany'];
@@ -23,7 +24,10 @@ export const RECLAIM_POLICIES = ['Recycle', 'Delete', 'Retain'];
 export const CLASS_RECLAIM_POLICIES = ['Delete', 'Retain'];
 export const BINDING_MODES = ['Immediate', 'WaitForFirstConsumer'];
 /** The volume sources a PersistentVolume may name here (the wire schema's PersistentVolumeSource). */
-export const PV_SOURCES = ['gcePersistentDisk', 'awsElasticBlockStore', 'hostPath', 'nfs', 'flexVolume', 'local', 'csi'];
+export const PV_SOURCES = [
+  'gcePersistentDisk', 'awsElasticBlockStore', 'hostPath', 'glusterfs', 'nfs', 'rbd', 'iscsi', 'cinder', 'cephfs', 'fc', 'flocker', 'flexVolume',
+  'azureFile', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'portworxVolume', 'scaleIO', 'local', 'storageos', 'csi',
+];
 
 const specOf = (o: KubeObject): Obj => (isObj(o.spec) ? o.spec : {});
 
@@ -76,6 +80,7 @@ function validateVolumeSource(spec: Obj): FieldError[] {
     req('nfs', 'path');
     if (nonEmpty(spec.nfs, 'path') && !String(spec.nfs.path).startsWith('/')) errs.push(invalidValue('spec.nfs.path', spec.nfs.path, 'must be an absolute path'));
   }
+  for (const name of set) validateStorageSource(name, spec[name] as Obj, `spec.${name}`, errs);
   if (isObj(spec.gcePersistentDisk)) req('gcePersistentDisk', 'pdName');
   if (isObj(spec.awsElasticBlockStore)) req('awsElasticBlockStore', 'volumeID');
   if (isObj(spec.flexVolume)) req('flexVolume', 'driver');

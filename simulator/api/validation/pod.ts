@@ -202,6 +202,45 @@ const VOLUME_SOURCES = [
   'projected', 'portworxVolume', 'scaleIO', 'storageos',
 ];
 
+/**
+ * The fields 1.9's validation requires of the cloud and network volume sources (pods and persistent volumes alike;
+ * a persistent volume's secretRef of ScaleIO is a SecretReference, a pod's a LocalObjectReference, both need a name).
+ */
+export const SOURCE_REQUIRED_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  azureDisk: ['diskName', 'diskURI'],
+  azureFile: ['secretName', 'shareName'],
+  cephfs: ['monitors'],
+  cinder: ['volumeID'],
+  glusterfs: ['endpoints', 'path'],
+  iscsi: ['targetPortal', 'iqn'],
+  photonPersistentDisk: ['pdID'],
+  portworxVolume: ['volumeID'],
+  quobyte: ['registry', 'volume'],
+  rbd: ['monitors', 'image'],
+  scaleIO: ['gateway', 'system', 'secretRef'],
+  vsphereVolume: ['volumePath'],
+};
+
+const isEmptyValue = (v: unknown) => isUnset(v) || v === '' || (Array.isArray(v) && v.length === 0);
+
+/** The required fields of a cloud or network source, the one-of rules of fc and flocker, and iSCSI's lun range. */
+export function validateStorageSource(name: string, src: Obj, path: string, errs: FieldError[]): void {
+  for (const f of SOURCE_REQUIRED_FIELDS[name] ?? []) if (isEmptyValue(src[f])) errs.push(required(`${path}.${f}`));
+  if (name === 'iscsi' && typeof src.lun === 'number' && (src.lun < 0 || src.lun > 255)) errs.push(invalidValue(`${path}.lun`, src.lun, 'must be between 0 and 255, inclusive'));
+  if (name === 'fc') {
+    const wwns = !isEmptyValue(src.targetWWNs);
+    const wwids = !isEmptyValue(src.wwids);
+    if (!wwns && !wwids) errs.push(required(`${path}.targetWWNs`, 'must specify either targetWWNs or wwids, but not both'));
+    else if (wwns && wwids) errs.push(invalidValue(`${path}.targetWWNs`, src.targetWWNs, 'targetWWNs and wwids can not be specified simultaneously'));
+    else if (wwns && isUnset(src.lun)) errs.push(required(`${path}.lun`, 'lun is required if targetWWNs is specified'));
+  }
+  if (name === 'flocker') {
+    const named = !isEmptyValue(src.datasetName);
+    const byId = !isEmptyValue(src.datasetUUID);
+    if (named === byId) errs.push(required(path, 'one and only one of datasetName and datasetUUID is required'));
+  }
+}
+
 function validateMode(v: unknown, path: string, errs: FieldError[]): void {
   if (typeof v === 'number' && (v < 0 || v > 0o777)) errs.push(invalidValue(path, v, 'must be a number between 0 and 0777 (octal), both inclusive'));
 }
@@ -243,6 +282,7 @@ export function validateVolumeSources(volumes: unknown, path: string, errs: Fiel
     if (isObj(v.emptyDir) && !isUnset(v.emptyDir.medium) && !['', 'Memory', 'HugePages'].includes(v.emptyDir.medium as string)) errs.push(notSupported(`${p}.emptyDir.medium`, v.emptyDir.medium, ['', 'Memory', 'HugePages']));
     if (isObj(v.downwardAPI)) validateMode(v.downwardAPI.defaultMode, `${p}.downwardAPI.defaultMode`, errs);
     if (isObj(v.projected)) validateMode(v.projected.defaultMode, `${p}.projected.defaultMode`, errs);
+    for (const name of sources) if (isObj(v[name])) validateStorageSource(name, v[name] as Obj, `${p}.${name}`, errs);
     if (isObj(v.nfs)) {
       if (typeof v.nfs.server !== 'string' || v.nfs.server === '') errs.push(required(`${p}.nfs.server`));
       if (typeof v.nfs.path !== 'string' || v.nfs.path === '') errs.push(required(`${p}.nfs.path`));

@@ -1,4 +1,4 @@
-// Descriptions of the policy group's types (policy/v1beta1): PodDisruptionBudget.
+// Descriptions of the policy group's types (policy/v1beta1): PodDisruptionBudget, Eviction.
 
 import { t, type PackageDescriptions } from './common.ts';
 
@@ -21,6 +21,10 @@ export const POLICY_V1BETA1: PackageDescriptions = {
       currentHealthy: 'Pods healthy now.',
       desiredHealthy: 'Pods that must stay healthy.',
       expectedPods: 'Pods the budget counts.',
+    }),
+    Eviction: t('Asks to evict a pod (POST to its eviction subresource): granted when no disruption budget forbids it, then the pod is deleted.', {
+      metadata: 'Names the pod to evict.',
+      deleteOptions: 'The options of the pod\'s deletion (grace period, preconditions).',
     }),
   },
 };
