@@ -51,6 +51,12 @@ export interface SecureServing {
   controllerManager?: Credentials;
   /** The simulated kubelets and scheduler (one client identity: system:kube-scheduler in system:nodes). */
   nodes?: Credentials;
+  /**
+   * With --secure: the CA made at start, certificate and key, which the in-process daemon also signs approved
+   * CertificateSigningRequests with (--cluster-signing-cert-file/--cluster-signing-key-file), as a kubeadm
+   * cluster's controller manager signs with the cluster CA.
+   */
+  signingCa?: { cert: string; key: string };
   /** PEM private key the daemon signs service-account tokens with (made when no --service-account-key-file is given). */
   serviceAccountSigningKey?: string;
   /**
@@ -133,6 +139,7 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
   let admin: Credentials | undefined;
   let controllerManager: Credentials | undefined;
   let nodes: Credentials | undefined;
+  let signingCa: SecureServing['signingCa'];
   if (f.secure || f.tlsCertFile) {
     const { createCertificateAuthority, servingNames } = await import('./tls/certs.ts');
     // The CA of this process's own clients (admin, daemon, nodes); with --secure it also signs the serving certificate.
@@ -142,6 +149,7 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
       const serving = await own.sign({ commonName: 'kube-apiserver', serving: servingNames(f.host) });
       tls = { cert: serving.cert, key: serving.key };
       ca = own.cert;
+      signingCa = { cert: own.cert, key: own.key };
     } else {
       tls = { cert: readPem(f.tlsCertFile!, '--tls-cert-file'), key: readPem(f.tlsPrivateKeyFile!, '--tls-private-key-file') };
     }
@@ -182,5 +190,8 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
     authorizer,
   };
   const daemonArgs = rbac ? ['--use-service-account-credentials=true'] : [];
-  return { tls, security, postStart, ca, enabled, admin, controllerManager, nodes, serviceAccountSigningKey, daemonArgs, notes, stop: () => rbac?.stop() };
+  return {
+    tls, security, postStart, ca, enabled, admin, controllerManager, nodes, signingCa, serviceAccountSigningKey, daemonArgs, notes,
+    stop: () => rbac?.stop(),
+  };
 }
