@@ -128,15 +128,15 @@ export function parseKubeconfig(text: string, file: string, baseDir: string, con
 /** A one-context client config file (kubeconfig) with the credentials inlined as *-data fields. */
 export function renderKubeconfig(c: {
   server: string;
-  ca?: string | Buffer;
-  cert?: string | Buffer;
-  key?: string | Buffer;
+  ca?: string | Uint8Array;
+  cert?: string | Uint8Array;
+  key?: string | Uint8Array;
   token?: string;
   namespace?: string;
   name?: string;
 }): string {
   const name = c.name ?? 'simulator';
-  const b64 = (v: string | Buffer) => Buffer.from(v).toString('base64');
+  const b64 = (v: string | Uint8Array) => (typeof v === 'string' ? Buffer.from(v) : Buffer.from(v)).toString('base64');
   const cluster: Record<string, string> = { server: c.server };
   if (c.ca) cluster['certificate-authority-data'] = b64(c.ca);
   const user: Record<string, string> = {};

@@ -4,14 +4,35 @@
 // so that a file or symbolic link already at the target is replaced, never followed or reused. --kubeconfig-merge
 // puts this cluster's entries into the user's kubeconfig the same way and takes them out again on stop.
 
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import yaml from 'js-yaml';
 
-/** Writes `text` to `path` through a fresh file beside it (O_EXCL, mode 0600) renamed into place. */
+/**
+ * Writes `text` to `path` through a fresh file beside it (O_EXCL, mode 0600) renamed into place: a regular file or
+ * a symbolic link at `path` is replaced, never followed. A device or pipe there (`--kubeconfig-out /dev/null`) is
+ * written through instead, opened without creating and without following a link: renaming over it would replace
+ * the device node itself.
+ */
 export function writeFileSafely(path: string, text: string, mode = 0o600): void {
+  let existing;
+  try {
+    existing = lstatSync(path);
+  } catch {
+    existing = undefined;
+  }
+  if (existing && !existing.isFile() && !existing.isSymbolicLink()) {
+    if (existing.isDirectory()) throw new Error(`${path} is a directory`);
+    const fd = openSync(path, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  }
   const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
   writeFileSync(temp, text, { flag: 'wx', mode });
   try {

@@ -14,35 +14,14 @@ import type { Store } from '../storage/store.ts';
 import { mergeClientConfig, userKubeconfigPath, writeClientConfig, type WrittenClientConfig } from './client-config-file.ts';
 import { SimulatorError, SimulatorOptionError, SimulatorStartError } from './errors.ts';
 import { applyManifests, readManifests } from './manifests.ts';
-import { planLaunch, type SimulatorOptions } from './options.ts';
+import { planLaunch } from './options.ts';
+import type { Simulator, SimulatorOptions } from './types.ts';
 import { readSnapshot, saveSnapshot } from './snapshot.ts';
 
 export { SimulatorError, SimulatorOptionError, SimulatorStartError, ManifestLoadError } from './errors.ts';
-export { DEFAULT_CLI_PORT, type SimulatorOptions } from './options.ts';
+export { DEFAULT_CLI_PORT } from './options.ts';
+export type { Simulator, SimulatorOptions } from './types.ts';
 export { packageVersion, SIMULATED_API_VERSION, versionText } from './version.ts';
-
-/** A running simulator. */
-export interface Simulator {
-  /** Base URL of the API server, e.g. http://127.0.0.1:41237. */
-  url: string;
-  port: number;
-  /** The client config (kubeconfig YAML) with cluster, user and context named `context`. */
-  kubeconfig: string;
-  /** Where that client config was written (removed by stop() unless kubeconfigOut was given). */
-  kubeconfigPath: string;
-  /** The context, cluster and user name in the client config: simulator-PORT. */
-  context: string;
-  /** The kubeconfig it was merged into (kubeconfigMerge), else undefined. */
-  mergedInto?: string;
-  /** Names of the simulated nodes (none with nodes: 0). */
-  nodeNames: string[];
-  /** Base URL of the in-process controller daemon's HTTP service (/configz, /healthz, /metrics), unless noControllers. */
-  daemonUrl?: string;
-  /** How many objects --load created. */
-  loaded: number;
-  /** Stops everything, saves the snapshot (snapshotSave) and removes the client config; safe to call twice. */
-  stop(): Promise<void>;
-}
 
 /** What the CLI needs besides: the parts themselves. */
 export interface LaunchedSimulator extends Simulator {

@@ -4,6 +4,9 @@
 import { parseGoDuration, toMilliseconds } from '../util/go-duration.ts';
 import { parseStorageArgs, type StorageChoice } from '../storage/etcd-cli.ts';
 import { SimulatorOptionError } from './errors.ts';
+import type { SimulatorOptions } from './types.ts';
+
+export type { SimulatorOptions } from './types.ts';
 
 /**
  * The CLI's default port. Not 8080: that is where kubectl (and client-go based tools) silently send requests
@@ -12,67 +15,6 @@ import { SimulatorOptionError } from './errors.ts';
  * with a real local cluster.
  */
 export const DEFAULT_CLI_PORT = 6480;
-
-export interface SimulatorOptions {
-  /** Port to listen on; 0 (the default here; the CLI's is 6480) picks a free one. */
-  port?: number;
-  /** Address to listen on (default 127.0.0.1). */
-  host?: string;
-  /** The {vendor} word of media types (default kubernetes). */
-  vendor?: string;
-  /** Lifetime of continue tokens, Go duration (default 5m0s). */
-  continueTtl?: string;
-  /** Changes kept for resuming watches (default 1000). */
-  watchHistoryEvents?: number;
-  /** Age of changes kept for resuming watches, Go duration (default 5m0s). */
-  watchHistoryAge?: string;
-  /** Write the client config to this file and keep it after stop (default: a private temporary directory, removed on stop). */
-  kubeconfigOut?: string;
-  /**
-   * Also add this cluster's context (simulator-PORT) to a kubeconfig and make it current, removed again on stop:
-   * true for the user's (the first file of $KUBECONFIG, else ~/.kube/config), or a path.
-   */
-  kubeconfigMerge?: boolean | string;
-  /** How long a request's headers and body may take to arrive, Go duration (default 1m0s). */
-  receiveTimeout?: string;
-  /** Where objects live (default memory). */
-  storage?: 'memory' | 'etcd';
-  /** etcd client URLs, comma-separated (storage etcd; default http://127.0.0.1:2379). */
-  etcdServers?: string;
-  /** etcd key prefix (storage etcd; default /registry). */
-  etcdPrefix?: string;
-  /** The API server alone, without the controller daemon (default false: the daemon runs, as with the CLI). */
-  noControllers?: boolean;
-  /** Simulated nodes (kubelets and a scheduler; default 3, as the CLI; 0: none). */
-  nodes?: number;
-  /** Spread the nodes over this many zones (default 0). */
-  zones?: number;
-  /** The simulated kubelets' heartbeat, Go duration (default 10s). */
-  nodeStatusUpdateFrequency?: string;
-  /** Options for the in-process controller daemon, e.g. ['--concurrent-gc-syncs=5']. */
-  daemonArg?: string[];
-  /** HTTPS with a CA made at start; the client config carries an admin certificate; CSRs are signed by the CA. */
-  secure?: boolean;
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  clientCaFile?: string;
-  tokenAuthFile?: string;
-  serviceAccountKeyFile?: string;
-  serviceAccountLookup?: boolean;
-  anonymousAuth?: boolean;
-  /** Comma list of AlwaysAllow, AlwaysDeny, RBAC (default AlwaysAllow). */
-  authorizationMode?: string;
-  /** Log verbosity (glog levels); at 3 or more every request is logged. Lines go to `log`. */
-  v?: number;
-  /** Manifests (YAML or JSON, several documents each) created at start, in dependency order: files or directories. */
-  load?: string | string[];
-  /** Start from this snapshot file (memory storage): every object and the revision counter. */
-  snapshotLoad?: string;
-  /** Save a snapshot of the memory store to this file on stop. */
-  snapshotSave?: string;
-  /** Where the daemon's, the nodes' and (with v >= 3) the request log's lines go (default: nowhere). */
-  log?: (line: string) => void;
-}
 
 /** The options checked and turned into what the parts take. */
 export interface LaunchPlan {
