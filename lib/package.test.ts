@@ -132,9 +132,11 @@ test('the packed package installs offline and works from ES modules, CommonJS, T
     join(project, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: [], skipLibCheck: false }, files: ['check.mts', 'check.cts'] }),
   );
-  const env = { ...process.env, NODE_OPTIONS: '' }; // not this runner's tsx and --test flags
+  // Not this runner's tsx, nor its test context (a child `node --test` would report in the runner's binary form).
+  const { NODE_TEST_CONTEXT: _context, ...outer } = process.env;
+  const env = { ...outer, NODE_OPTIONS: '' };
   const [tests, types, version] = await Promise.all([
-    run(process.execPath, ['--test', '--test-concurrency=1', 'web.test.mjs', 'web.test.cjs'], { cwd: project, env }).catch((e: { stdout?: string; stderr?: string }) => {
+    run(process.execPath, ['--test', '--test-reporter=tap', '--test-concurrency=1', 'web.test.mjs', 'web.test.cjs'], { cwd: project, env }).catch((e: { stdout?: string; stderr?: string }) => {
       throw new Error(`the example's tests failed:\n${e.stdout}\n${e.stderr}`);
     }),
     run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: project, env }).catch((e: { stdout?: string }) => {
