@@ -82,9 +82,9 @@ export interface WaitForOptions {
 
 /**
  * Resolves with the first state of the object at `path` (an object path such as
- * /apis/apps/v1/namespaces/NS/deployments/web) that satisfies `condition`, or with the first object of a
- * collection path that does; reads once, then follows a watch from that read's resourceVersion, so no change is
- * missed and none is polled for.
+ * /apis/apps/v1/namespaces/NS/deployments/web; it need not exist yet) that satisfies `condition`, or with the first
+ * object of a collection path that does; reads once, then follows a watch from that read's resourceVersion, so no
+ * change is missed and none is polled for.
  */
 export type WaitFor = <T extends KubeObject = KubeObject>(path: string, condition: (object: T) => boolean, options?: WaitForOptions) => Promise<T>;
 
@@ -155,17 +155,23 @@ export function waitForOn(sim: Simulator, client: KubeClient): WaitFor {
     const timeoutMs = options.timeoutMs ?? 30_000;
     const signal = AbortSignal.timeout(timeoutMs);
     let last: T | undefined;
-    const first = await client.get<KubeObject & { items?: T[] }>(path);
-    const isList = Array.isArray(first.items);
-    const items = isList ? first.items! : [first as unknown as T];
+    const slash = path.lastIndexOf('/');
+    const byName = `metadata.name=${decodeURIComponent(path.slice(slash + 1))}`;
+    // An object path of an object not there yet answers 404: then the collection, selected by the name, is read.
+    const first = await client.get<KubeObject & { items?: T[] }>(path).catch(async (e: unknown) => {
+      if (!(e instanceof KubeApiError) || e.code !== 404) throw e;
+      const none = await client.list<T>(path.slice(0, slash), { fieldSelector: byName });
+      return { metadata: none.metadata, items: none.items, missing: true };
+    });
+    const isObject = !Array.isArray(first.items) || 'missing' in first;
+    const items = Array.isArray(first.items) ? first.items : [first as unknown as T];
     for (const o of items) {
       last = o;
       if (condition(o)) return o;
     }
-    const slash = path.lastIndexOf('/');
-    const collection = isList ? path : path.slice(0, slash);
+    const collection = isObject ? path.slice(0, slash) : path;
     const query: Record<string, string> = { resourceVersion: first.metadata.resourceVersion ?? '0' };
-    if (!isList) query.fieldSelector = `metadata.name=${decodeURIComponent(path.slice(slash + 1))}`;
+    if (isObject) query.fieldSelector = byName;
     const api = await ApiClient.create(parseKubeconfig(sim.kubeconfig, sim.kubeconfigPath, process.cwd()), {
       qps: 1000,
       burst: 1000,
