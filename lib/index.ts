@@ -7,9 +7,11 @@ import { packageVersion as version, SIMULATED_API_VERSION as apiVersion } from '
 import { mergeClientConfig as merge, userKubeconfigPath as userPath } from '../simulator/launch/client-config-file.ts';
 import { renderKubeconfig as render } from '../simulator/codec/kubeconfig.ts';
 import type { Simulator, SimulatorOptions } from '../simulator/launch/types.ts';
+import type { ClientConfigFields } from '../simulator/codec/kubeconfig-fields.ts';
 
 export { SimulatorError, SimulatorOptionError, SimulatorStartError, ManifestLoadError } from '../simulator/launch/errors.ts';
 export type { Simulator, SimulatorOptions } from '../simulator/launch/types.ts';
+export type { ClientConfigFields } from '../simulator/codec/kubeconfig-fields.ts';
 
 /**
  * Starts a simulated cluster in this process: by default what the `cluster-simulator` command starts (the API
@@ -25,18 +27,6 @@ export const packageVersion: () => string = version;
 
 /** The Kubernetes API version the simulator reproduces. */
 export const SIMULATED_API_VERSION: string = apiVersion;
-
-/** Options of renderKubeconfig: the server, the CA and client credentials (PEM), or a bearer token. */
-export interface ClientConfigFields {
-  server: string;
-  ca?: string | Uint8Array;
-  cert?: string | Uint8Array;
-  key?: string | Uint8Array;
-  token?: string;
-  namespace?: string;
-  /** The cluster, user and context name (default simulator). */
-  name?: string;
-}
 
 /** A kubeconfig (YAML) with one cluster, user and context, made current. */
 export const renderKubeconfig: (fields: ClientConfigFields) => string = render;
