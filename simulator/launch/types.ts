@@ -1,7 +1,11 @@
-// The public types of startSimulator, in a file that imports nothing: the package's declaration files (dist/*.d.ts,
-// scripts/build-package.mjs) are made from it, the errors and the entry files alone, without the rest of the tree.
+// The public types of startSimulator, in a file that imports only the like of it (server/security-flags.ts): the
+// package's declaration files (dist/*.d.ts, scripts/build-package.mjs) are made from these, the errors and the entry
+// files alone, without the rest of the tree.
 
-export interface SimulatorOptions {
+import type { SecurityOptions } from '../server/security-flags.ts';
+
+/** startSimulator's options: the command line's flags by the same names in camelCase (security ones included). */
+export interface SimulatorOptions extends SecurityOptions {
   /** Port to listen on; 0 (the default here; the CLI's is 6480) picks a free one. */
   port?: number;
   /** Address to listen on (default 127.0.0.1). */
@@ -39,17 +43,6 @@ export interface SimulatorOptions {
   nodeStatusUpdateFrequency?: string;
   /** Options for the in-process controller daemon, e.g. ['--concurrent-gc-syncs=5']. */
   daemonArg?: string[];
-  /** HTTPS with a CA made at start; the client config carries an admin certificate; CSRs are signed by the CA. */
-  secure?: boolean;
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  clientCaFile?: string;
-  tokenAuthFile?: string;
-  serviceAccountKeyFile?: string;
-  serviceAccountLookup?: boolean;
-  anonymousAuth?: boolean;
-  /** Comma list of AlwaysAllow, AlwaysDeny, RBAC (default AlwaysAllow). */
-  authorizationMode?: string;
   /** Log verbosity (glog levels); at 3 or more every request is logged. Lines go to `log`. */
   v?: number;
   /** Manifests (YAML or JSON, several documents each) created at start, in dependency order: files or directories. */

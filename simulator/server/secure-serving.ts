@@ -17,20 +17,11 @@ import { ensureBootstrapPolicy } from './authorization/bootstrap-policy.ts';
 import { loadTokenFile } from './authentication/token-file.ts';
 import { loadVerificationKeys, parsePemKeys } from './authentication/service-account.ts';
 import { KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, NODES_GROUP, SYSTEM_MASTERS, type UserInfo } from './authentication/user.ts';
+import type { SecurityOptions } from './security-flags.ts';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
 
-export interface SecurityFlags {
-  secure?: boolean;
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  clientCaFile?: string;
-  tokenAuthFile?: string;
-  serviceAccountKeyFile?: string;
-  serviceAccountLookup?: boolean;
-  /** Undefined = the default (true) without having been given. */
-  anonymousAuth?: boolean;
-  authorizationMode?: string;
+export interface SecurityFlags extends SecurityOptions {
   /** The listen address, for the serving certificate's SANs. */
   host: string;
 }
