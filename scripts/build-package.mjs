@@ -4,16 +4,17 @@
 // needs dist/: `npx tsx simulator` and `npx tsx suites` run the sources.
 //
 // - esbuild (tsx's own) bundles each entry with the project's sources; packages stay imports of the dependencies.
-// - Every source's `import.meta.url` becomes that source file's URL computed from the bundle's own location, so
-//   that files read beside the sources (spec tables, .proto schemas, package.json) are found where the package
-//   ships them, under ESM and CommonJS alike.
+// - Every source's `import.meta.url` becomes that source file's URL computed from the bundle's own location
+//   (esbuild-helpers.mjs metaUrlRelativeTo), so that files read beside the sources (spec tables, .proto schemas,
+//   package.json) are found where the package ships them, under ESM and CommonJS alike.
 // - Declarations: the entries (lib/*.ts) write out the type of each export, so each entry's declaration file is
 //   made by TypeScript's isolated declaration emit from the entry, simulator/launch/types.ts and errors.ts alone
 //   (no program of the whole tree), joined into one self-contained file.
 import { mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { metaUrlRelativeTo } from './esbuild-helpers.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -31,21 +32,6 @@ const SHARED_DECLARATIONS = {
 
 const PKG_BASE = '__clusterPackageBase';
 
-function metaUrlPlugin() {
-  return {
-    name: 'source-import-meta-url',
-    setup(build) {
-      build.onLoad({ filter: /\.ts$/ }, (args) => {
-        const rel = relative(dist, args.path).split('\\').join('/');
-        return {
-          contents: readFileSync(args.path, 'utf8').replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(rel)}, ${PKG_BASE}).href`),
-          loader: 'ts',
-        };
-      });
-    },
-  };
-}
-
 async function bundle(esbuild) {
   const common = {
     bundle: true,
@@ -54,7 +40,7 @@ async function bundle(esbuild) {
     packages: 'external',
     outdir: staging,
     logLevel: 'warning',
-    plugins: [metaUrlPlugin()],
+    plugins: [metaUrlRelativeTo(dist, PKG_BASE)],
   };
   await esbuild.build({
     ...common,
