@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 import stylistic from '@stylistic/eslint-plugin';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'reports/**', 'coverage/**', '.tools/**', 'test-results/**', '**/*.js'] },
+  { ignores: ['node_modules/**', 'reports/**', 'coverage/**', '.tools/**', 'test-results/**', 'dist/**', '**/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

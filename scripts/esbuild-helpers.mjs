@@ -1,8 +1,9 @@
-// What the three esbuild pipelines share (scripts/build-simulator.mjs: the simulator; suites/harness/compile.ts: the
-// suites' command and check files; simulator/compiled.ts: whether a simulator build is current). Plain JavaScript
+// What the esbuild pipelines share (scripts/build-simulator.mjs: the simulator; suites/harness/compile.ts: the
+// suites' command and check files; simulator/compiled.ts: whether a simulator build is current;
+// scripts/build-package.mjs: the published package's dist/). Plain JavaScript
 // that imports only node's modules, like commonjs-chunks.mjs, so that it runs with and without tsx.
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
@@ -18,6 +19,27 @@ export const keepMetaUrl = {
     }));
   },
 };
+
+/**
+ * An esbuild plugin for bundles that move (the published package's dist/): every source file's `import.meta.url`
+ * becomes that file's URL computed at run time from the bundle's own URL (the variable `baseVariable`, which the
+ * bundle's banner defines), with the source's path relative to `outdir`; keepMetaUrl's absolute URLs hold only in
+ * the checkout that built them.
+ */
+export function metaUrlRelativeTo(outdir, baseVariable) {
+  return {
+    name: 'relative-import-meta-url',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, (args) => {
+        const rel = relative(outdir, args.path).split('\\').join('/');
+        return {
+          contents: readFileSync(args.path, 'utf8').replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(rel)}, ${baseVariable}).href`),
+          loader: 'ts',
+        };
+      });
+    },
+  };
+}
 
 /** Modification time of the checkout's node_modules/.package-lock.json (0 without one): packages changed, build again. */
 export function packagesStamp(root) {

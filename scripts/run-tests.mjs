@@ -1,11 +1,11 @@
-// Runs every *.test.ts under spec-tables/, simulator/, suites/ and scripts/ on node's test runner through tsx.
+// Runs every *.test.ts under spec-tables/, simulator/, suites/, lib/ and scripts/ on node's test runner through tsx.
 // Node 20 does not expand globs given to --test (Node 21+ does), so the files are listed here.
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 
-const roots = ['spec-tables', 'simulator', 'suites', 'scripts'];
+const roots = ['spec-tables', 'simulator', 'suites', 'lib', 'scripts'];
 const files = [];
 function walk(dir) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {

@@ -107,6 +107,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         writeFileSync(join(credentialDir, 'ca.crt'), serving.ca);
         extra.push(`--root-ca-file=${join(credentialDir, 'ca.crt')}`);
       }
+      if (serving.signingCa) {
+        // CSR signing works out of the box with --secure: the daemon's signer uses the cluster CA (a
+        // --daemon-arg=--cluster-signing-cert-file=... comes later and wins).
+        writeFileSync(join(credentialDir, 'signing-ca.crt'), serving.signingCa.cert);
+        writeFileSync(join(credentialDir, 'signing-ca.key'), serving.signingCa.key, { mode: 0o600 });
+        extra.push(`--cluster-signing-cert-file=${join(credentialDir, 'signing-ca.crt')}`, `--cluster-signing-key-file=${join(credentialDir, 'signing-ca.key')}`);
+      }
       if (serving.serviceAccountSigningKey) {
         writeFileSync(join(credentialDir, 'sa.key'), serving.serviceAccountSigningKey, { mode: 0o600 });
         extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);

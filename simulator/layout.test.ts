@@ -30,6 +30,9 @@ const ALLOWED: Record<string, string[]> = {
   'simulator/nodes': ['simulator/client', 'simulator/api', 'simulator/codec', 'spec-tables'],
   // The client-side proxy (`npx tsx simulator proxy`): a client of the API like the nodes.
   'simulator/proxy': ['simulator/client', 'simulator/api', 'simulator/codec', 'spec-tables'],
+  // startSimulator with the command line's options (what main.ts and the package's entry run): the composition
+  // plus its client config, manifests and snapshots.
+  'simulator/launch': ['simulator/cluster.ts', 'simulator/server', 'simulator/storage', 'simulator/client', 'simulator/codec', 'simulator/api', 'spec-tables'],
   'simulator/cluster.ts': ['simulator/server', 'simulator/controllers', 'simulator/nodes', 'simulator/client', 'simulator/storage', 'simulator/api', 'simulator/codec', 'spec-tables'],
 };
 /** Entry points and measurement rooms sit on top: they may import any production room. */

@@ -1,32 +1,37 @@
-// npx tsx simulator [--port 8080] [--host 127.0.0.1] [--vendor kubernetes] ...
-// Starts the API server and prints its URL and a ready-to-use client config (kubeconfig). The controller
-// daemon runs in the same process as a client of the server over HTTP (leader election off), unless
-// --no-controllers asks for the API server alone (then `npx tsx simulator/controllers --master URL` can be
-// pointed at it).
+// cluster-simulator [options] (in the repository: npx tsx simulator [options])
+// The command line over launch/index.ts: turns the flags into startSimulator's options (the same names), starts
+// the cluster (API server, controller daemon, nodes) and prints its URL, the client config it wrote and an
+// `export KUBECONFIG=` line; SIGINT and SIGTERM stop it (saving --snapshot-save, removing the client config).
 
 import { parseArgs } from 'node:util';
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { clientConfigYaml, startSimulator } from './cluster.ts';
-import { parseGoDuration, toMilliseconds } from './util/go-duration.ts';
-import { openStore, parseStorageArgs, STORAGE_HELP, STORAGE_OPTIONS } from './storage/etcd-cli.ts';
-import { buildSecureServing, type SecureServing } from './server/secure-serving.ts';
-import { renderKubeconfig } from './client/kubeconfig.ts';
+import { STORAGE_HELP, STORAGE_OPTIONS } from './storage/etcd-cli.ts';
+import { DEFAULT_CLI_PORT, launchSimulator, SimulatorError, versionText, type LaunchedSimulator, type SimulatorOptions } from './launch/index.ts';
 
-const HELP = `Usage: npx tsx simulator [options]
+const HELP = `Usage:
+  cluster-simulator [options]            (in the repository: npx tsx simulator [options])
+  cluster-simulator proxy [options]
 
-Starts the reference API server (core/v1, apps/v1, batch/v1, batch/v1beta1, extensions/v1beta1) on HTTP,
-with the controller daemon (namespace, garbage collector, service accounts, ...) running against it.
+Starts the reference API server (core/v1, apps/v1, batch/v1, batch/v1beta1, extensions/v1beta1), the controller
+daemon (namespace, garbage collector, service accounts, Deployments, ...) and three simulated nodes, and writes a
+client config for kubectl.
 
 Options:
-  --port N                    port to listen on (default 8080; 0 picks a free port)
+  --port N                    port to listen on (default ${DEFAULT_CLI_PORT}; 0 picks a free port). Not 8080, where
+                              kubectl sends requests when it has no client config
   --host ADDR                 address to listen on (default 127.0.0.1)
+  --kubeconfig-out FILE       write the client config here and keep it (default: a private temporary directory,
+                              removed on exit); context, cluster and user are named simulator-PORT
+  --kubeconfig-merge          also add the context to your kubeconfig ($KUBECONFIG's first file, else
+                              ~/.kube/config) and make it current; taken out again on exit
+  --load PATH                 create the objects of these manifests at start (YAML or JSON, several documents
+                              per file; a directory: every .yaml, .yml, .json in it), Namespaces and
+                              CustomResourceDefinitions first (repeatable)
+  --snapshot-load FILE        start from a snapshot (every object and the revision counter; memory storage)
+  --snapshot-save FILE        save a snapshot on exit (memory storage)
   --vendor WORD               the {vendor} word of media types (default kubernetes)
   --continue-ttl DURATION     lifetime of continue tokens, Go duration syntax (default 5m0s)
   --watch-history-events N    changes kept for watch resumption (default 1000)
   --watch-history-age DURATION  age of changes kept for watch resumption (default 5m0s)
-  --kubeconfig-out FILE       where to write the client config (default: a file in the temp directory)
   --receive-timeout DURATION  how long a request's headers and body may take to arrive before it is cut with
                               408 (default 1m0s)
 ${STORAGE_HELP}  --no-controllers            run the API server alone, without the controller daemon
@@ -41,11 +46,17 @@ ${STORAGE_HELP}  --no-controllers            run the API server alone, without t
   --daemon-arg ARG            an option for the in-process daemon, e.g. --daemon-arg=--concurrent-gc-syncs=5
                               (repeatable; see npx tsx simulator/controllers --help). The daemon runs with
                               --allocate-node-cidrs --cluster-cidr=10.244.0.0/16 unless these say otherwise
+  -v, --v N                   log verbosity (glog levels, default 0); at 3 or more the API server logs every
+                              request on stderr, as the real server's httplog: method and URI, latency, status,
+                              user agent, client address and the user it was attributed to
+  --version                   print the version and the Kubernetes API version simulated
+  -h, --help                  this help
 
-Security (none given: plain HTTP without authentication or authorization, like the real insecure port):
+Security options (none given: plain HTTP without authentication or authorization, like the real insecure port):
   --secure                    serve HTTPS with a CA and serving certificate made at start (SANs: the listen
                               address, localhost, 127.0.0.1); the client config written carries the CA and an
-                              admin client certificate (O=system:masters)
+                              admin client certificate (O=system:masters); the daemon signs approved
+                              CertificateSigningRequests with that CA
   --tls-cert-file FILE        serve HTTPS with this certificate (PEM) ...
   --tls-private-key-file FILE ... and this key
   --client-ca-file FILE       accept client certificates signed by these CAs (user = CN, groups = O)
@@ -57,12 +68,10 @@ Security (none given: plain HTTP without authentication or authorization, like t
   --authorization-mode MODES  comma list of AlwaysAllow, AlwaysDeny, RBAC (default AlwaysAllow); RBAC writes
                               the default 1.9 roles and bindings at start
 
-Subcommands:
-  npx tsx simulator proxy --kubeconfig FILE [--port N] [--api-prefix /]   a client-side proxy (like kubectl proxy)
-  -v, --v N                   log verbosity (glog levels, default 0); at 3 or more the API server logs every
-                              request on stderr, as the real server's httplog: method and URI, latency, status,
-                              user agent, client address and the user it was attributed to
-  -h, --help                  this help
+Commands:
+  proxy --kubeconfig FILE [--port N] [--api-prefix /]   a client-side proxy (like kubectl proxy)
+
+Exit status: 0 after SIGINT or SIGTERM, 2 for a bad option or a failed start.
 `;
 
 function fail(msg: string): never {
@@ -88,8 +97,52 @@ function parseBool(flag: string, v: string | undefined): boolean | undefined {
   fail(`invalid ${flag} ${JSON.stringify(v)}: expected true or false`);
 }
 
+function parseCount(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v)) fail(`invalid ${flag} ${JSON.stringify(v)}: expected an integer`);
+  return Number(v);
+}
+
 /** How long after the API server listens the in-process daemon and nodes start (see startSimulator's clientsBehind). */
 const CLIENTS_AFTER_MS = 50;
+
+/** The flags as startSimulator's options, which have the same names in camelCase and check the values. */
+function optionsOf(values: Record<string, string | boolean | string[] | undefined>): SimulatorOptions {
+  const str = (k: string) => values[k] as string | undefined;
+  return {
+    port: parseCount('--port', str('port')),
+    host: str('host'),
+    vendor: str('vendor'),
+    continueTtl: str('continue-ttl'),
+    watchHistoryEvents: parseCount('--watch-history-events', str('watch-history-events')),
+    watchHistoryAge: str('watch-history-age'),
+    kubeconfigOut: str('kubeconfig-out'),
+    kubeconfigMerge: values['kubeconfig-merge'] === true,
+    receiveTimeout: str('receive-timeout'),
+    storage: str('storage') as SimulatorOptions['storage'],
+    etcdServers: str('etcd-servers'),
+    etcdPrefix: str('etcd-prefix'),
+    noControllers: values['no-controllers'] === true,
+    nodes: parseCount('--nodes', str('nodes')),
+    zones: parseCount('--zones', str('zones')),
+    nodeStatusUpdateFrequency: str('node-status-update-frequency'),
+    daemonArg: values['daemon-arg'] as string[] | undefined,
+    secure: values.secure === true,
+    tlsCertFile: str('tls-cert-file'),
+    tlsPrivateKeyFile: str('tls-private-key-file'),
+    clientCaFile: str('client-ca-file'),
+    tokenAuthFile: str('token-auth-file'),
+    serviceAccountKeyFile: str('service-account-key-file'),
+    serviceAccountLookup: parseBool('--service-account-lookup', str('service-account-lookup')),
+    anonymousAuth: parseBool('--anonymous-auth', str('anonymous-auth')),
+    authorizationMode: str('authorization-mode'),
+    v: parseCount('--v', str('v')),
+    load: values.load as string[] | undefined,
+    snapshotLoad: str('snapshot-load'),
+    snapshotSave: str('snapshot-save'),
+    log: (line) => process.stderr.write(`${glogPrefix()}${line}\n`),
+  };
+}
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'proxy') {
@@ -101,18 +154,19 @@ async function main(): Promise<void> {
   try {
     ({ values } = parseArgs({
       options: {
-        port: { type: 'string', default: '8080' },
-        host: { type: 'string', default: '127.0.0.1' },
-        vendor: { type: 'string', default: 'kubernetes' },
-        'continue-ttl': { type: 'string', default: '5m0s' },
-        'watch-history-events': { type: 'string', default: '1000' },
-        'watch-history-age': { type: 'string', default: '5m0s' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        vendor: { type: 'string' },
+        'continue-ttl': { type: 'string' },
+        'watch-history-events': { type: 'string' },
+        'watch-history-age': { type: 'string' },
         'kubeconfig-out': { type: 'string' },
-        'receive-timeout': { type: 'string', default: '1m0s' },
+        'kubeconfig-merge': { type: 'boolean' },
+        'receive-timeout': { type: 'string' },
         ...STORAGE_OPTIONS,
         'no-controllers': { type: 'boolean' },
-        nodes: { type: 'string', default: '3' },
-        zones: { type: 'string', default: '0' },
+        nodes: { type: 'string' },
+        zones: { type: 'string' },
         'node-status-update-frequency': { type: 'string' },
         'daemon-arg': { type: 'string', multiple: true },
         secure: { type: 'boolean' },
@@ -124,7 +178,11 @@ async function main(): Promise<void> {
         'service-account-lookup': { type: 'string' },
         'anonymous-auth': { type: 'string' },
         'authorization-mode': { type: 'string' },
-        v: { type: 'string', short: 'v', default: '0' },
+        load: { type: 'string', multiple: true },
+        'snapshot-load': { type: 'string' },
+        'snapshot-save': { type: 'string' },
+        v: { type: 'string', short: 'v' },
+        version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       args: normalizeArgv(process.argv.slice(2)),
@@ -137,144 +195,61 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
-  const verbosity = Number(values.v);
-  if (!Number.isInteger(verbosity) || verbosity < 0) fail(`invalid --v ${JSON.stringify(values.v)}: expected a level 0, 1, 2, ...`);
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${JSON.stringify(values.port)}: expected 0-65535`);
-  const nodeCount = Number(values.nodes);
-  if (!Number.isInteger(nodeCount) || nodeCount < 0 || nodeCount > 10000) fail(`invalid --nodes ${JSON.stringify(values.nodes)}: expected 0-10000`);
-  const zones = Number(values.zones);
-  if (!Number.isInteger(zones) || zones < 0 || zones > 26) fail(`invalid --zones ${JSON.stringify(values.zones)}: expected 0-26`);
-  const daemonArgs = values['daemon-arg'] ?? [];
-  let heartbeatMs: number;
-  try {
-    heartbeatMs = kubeletHeartbeatMs(values['node-status-update-frequency'], daemonArgs);
-  } catch (e) {
-    fail((e as Error).message);
+  if (values.version) {
+    process.stdout.write(versionText('cluster-simulator'));
+    return;
   }
-  const historyEvents = Number(values['watch-history-events']);
-  if (!Number.isInteger(historyEvents) || historyEvents < 1) fail(`invalid --watch-history-events ${JSON.stringify(values['watch-history-events'])}: expected a positive integer`);
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(values.vendor!)) fail(`invalid --vendor ${JSON.stringify(values.vendor)}: expected a lower-case word`);
-  let continueTtlMs: number;
-  let historyAgeMs: number;
+  let sim: LaunchedSimulator;
   try {
-    continueTtlMs = toMilliseconds(parseGoDuration(values['continue-ttl']!));
-    historyAgeMs = toMilliseconds(parseGoDuration(values['watch-history-age']!));
-  } catch (e) {
-    fail((e as Error).message);
-  }
-  let storage;
-  try {
-    storage = parseStorageArgs(values);
-  } catch (e) {
-    fail((e as Error).message);
-  }
-  let serving: SecureServing;
-  try {
-    serving = await buildSecureServing({
-      secure: values.secure,
-      tlsCertFile: values['tls-cert-file'],
-      tlsPrivateKeyFile: values['tls-private-key-file'],
-      clientCaFile: values['client-ca-file'],
-      tokenAuthFile: values['token-auth-file'],
-      serviceAccountKeyFile: values['service-account-key-file'],
-      serviceAccountLookup: parseBool('--service-account-lookup', values['service-account-lookup']),
-      anonymousAuth: parseBool('--anonymous-auth', values['anonymous-auth']),
-      authorizationMode: values['authorization-mode'],
-      host: values.host!,
-    });
-  } catch (e) {
-    fail((e as Error).message);
-  }
-  let sim;
-  try {
-    const store = await openStore(storage, { historyEvents, historyAgeMs });
-    const receiveTimeout = (() => {
-      try {
-        return toMilliseconds(parseGoDuration(values['receive-timeout']!));
-      } catch (e) {
-        return fail(`invalid --receive-timeout: ${(e as Error).message}`);
-      }
-    })();
-    if (!(receiveTimeout > 0)) fail('invalid --receive-timeout: must be positive');
-    sim = await startSimulator({
-      store,
-      port,
-      host: values.host,
-      vendor: values.vendor,
-      continueTtlMs,
-      requestReceiveTimeoutMs: receiveTimeout,
-      watchHistoryEvents: historyEvents,
-      watchHistoryAgeMs: historyAgeMs,
-      controllers: !values['no-controllers'],
-      nodes: { count: nodeCount, zones, heartbeatMs, log: (line) => process.stderr.write(`${glogPrefix()}nodes] ${line}\n`) },
-      // Node IPAM on, as kubeadm-made clusters have it (pod IPs from each node's range); --daemon-arg wins.
-      controllerArgs: ['--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', ...daemonArgs],
-      controllerLog: (line) => process.stderr.write(`${glogPrefix()}controller-daemon] ${line}\n`),
-      serving,
-      // httplog's level in the real server.
-      requestLog: verbosity >= 3 ? (line) => process.stderr.write(`${glogPrefix()}httplog] ${line}\n`) : undefined,
+    sim = await launchSimulator(optionsOf(values), {
+      port: DEFAULT_CLI_PORT,
       // The daemon and the nodes start a moment after the API server listens: a client already waiting for it (a
       // harness polling /api, kubectl) is answered first, not after the 150-200 ms of event loop their start takes.
-      // The lines below are printed once they are up.
-      clientsBehind: CLIENTS_AFTER_MS,
+      clientsAfterMs: CLIENTS_AFTER_MS,
     });
-    await sim.ready;
   } catch (e) {
-    fail(`cannot start: ${(e as Error).message}`);
+    fail(e instanceof SimulatorError ? e.message : `cannot start: ${(e as Error).message}`);
   }
-  const kubeconfigPath = values['kubeconfig-out'] ?? join(tmpdir(), `cluster-simulator-${sim.port}.kubeconfig`);
-  if (serving.enabled) {
-    const creds = serving.admin && 'token' in serving.admin ? { token: serving.admin.token } : { cert: serving.admin?.cert, key: serving.admin?.key };
-    writeFileSync(kubeconfigPath, renderKubeconfig({ server: sim.url, ca: serving.ca, ...creds, namespace: 'default' }), { mode: 0o600 });
-  } else writeFileSync(kubeconfigPath, clientConfigYaml(sim.url));
-  process.stdout.write(`API server listening on ${sim.url}\n`);
-  if (!serving.enabled) process.stdout.write('security: plain HTTP, no authentication, no authorization (see --secure and --authorization-mode)\n');
-  for (const note of serving.notes) process.stdout.write(`${note}\n`);
-  if (storage.storage === 'etcd') process.stdout.write(`storage: etcd at ${storage.servers.join(',')} under ${storage.prefix}/\n`);
-  process.stdout.write(`client config: ${kubeconfigPath}\n`);
-  process.stdout.write(`try: kubectl --kubeconfig ${kubeconfigPath} get namespaces\n`);
-  process.stdout.write(`nodes: ${sim.nodes ? sim.nodes.nodeNames.join(', ') : 'none (--nodes 0)'}\n`);
-  if (sim.daemon) process.stdout.write(`controller daemon: ${sim.daemon.url}/configz (log on stderr)\n`);
-  else process.stdout.write(`controller daemon: not running (--no-controllers); start one with: npx tsx simulator/controllers --master ${sim.url}\n`);
+  // Every stop path removes the client config (launch/index.ts), also on SIGINT and SIGTERM (below) and on exit.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`${signal}: shutting down\n`);
     // Closing waits for open requests; a watch held by an outside client (a daemon, kubectl get -w) would
-    // keep it waiting for minutes, so the process ends after a short grace period regardless.
+    // keep it waiting for minutes, so the process ends after a short grace period regardless (the exit handler
+    // still removes the client config).
     setTimeout(() => process.exit(0), 3_000).unref();
-    await sim.close();
+    try {
+      await sim.stop();
+    } catch (e) {
+      process.stderr.write(`simulator: ${(e as Error).message}\n`);
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // The client config exists (written by launchSimulator) before the URL is printed: a kubectl started on the
+  // first line of output never finds it missing.
+  const { serving } = sim;
+  process.stdout.write(`API server listening on ${sim.url}\n`);
+  if (!serving.enabled) process.stdout.write('security: plain HTTP, no authentication, no authorization (see --secure and --authorization-mode)\n');
+  for (const note of serving.notes) process.stdout.write(`${note}\n`);
+  if (sim.storage.storage === 'etcd') process.stdout.write(`storage: etcd at ${sim.storage.servers.join(',')} under ${sim.storage.prefix}/\n`);
+  if (values.load) process.stdout.write(`loaded: ${sim.loaded} objects from ${values.load.join(', ')}\n`);
+  process.stdout.write(`client config: ${sim.kubeconfigPath} (context ${sim.context}${values['kubeconfig-out'] ? '' : '; removed on exit'})\n`);
+  if (sim.mergedInto) process.stdout.write(`merged into ${sim.mergedInto} as the current context ${sim.context} (taken out on exit)\n`);
+  process.stdout.write(`export KUBECONFIG=${shellQuote(sim.kubeconfigPath)}\n`);
+  process.stdout.write(`try: kubectl --kubeconfig ${shellQuote(sim.kubeconfigPath)} get namespaces\n`);
+  process.stdout.write(`nodes: ${sim.nodeNames.length ? sim.nodeNames.join(', ') : 'none (--nodes 0)'}\n`);
+  if (sim.daemonUrl) process.stdout.write(`controller daemon: ${sim.daemonUrl}/configz (log on stderr)\n`);
+  else process.stdout.write(`controller daemon: not running (--no-controllers); start one with: npx tsx simulator/controllers --master ${sim.url}\n`);
 }
 
-/**
- * The kubelets' heartbeat: --node-status-update-frequency, else 10 s or a fifth of a shorter
- * --node-monitor-grace-period among the daemon's options (heartbeat times have whole seconds, so the grace
- * period must also exceed a second plus the heartbeat).
- */
-function kubeletHeartbeatMs(explicit: string | undefined, daemonArgs: readonly string[]): number {
-  if (explicit !== undefined) {
-    const ms = toMilliseconds(parseGoDuration(explicit));
-    if (!(ms >= 10)) throw new Error(`invalid --node-status-update-frequency ${JSON.stringify(explicit)}: expected at least 10ms`);
-    return ms;
-  }
-  let grace: number | undefined;
-  for (let i = 0; i < daemonArgs.length; i++) {
-    const m = /^--node[-_]monitor[-_]grace[-_]period(?:=(.*))?$/.exec(daemonArgs[i]);
-    if (!m) continue;
-    const text = m[1] ?? daemonArgs[i + 1];
-    try {
-      grace = toMilliseconds(parseGoDuration(text ?? ''));
-    } catch {
-      // The daemon reports a bad value itself.
-    }
-  }
-  return grace !== undefined && grace / 5 < 10_000 ? Math.max(100, Math.floor(grace / 5)) : 10_000;
+/** A path as one shell word (single quotes unless it has only safe characters). */
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /** glog-style "I1122 00:20:43.624000 " prefix for the daemon's lines. */

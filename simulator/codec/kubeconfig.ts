@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import yaml from 'js-yaml';
+import type { ClientConfigFields } from './kubeconfig-fields.ts';
 
 export interface ClientConfig {
   /** Base URL of the API, without a trailing slash. */
@@ -126,17 +127,9 @@ export function parseKubeconfig(text: string, file: string, baseDir: string, con
 }
 
 /** A one-context client config file (kubeconfig) with the credentials inlined as *-data fields. */
-export function renderKubeconfig(c: {
-  server: string;
-  ca?: string | Buffer;
-  cert?: string | Buffer;
-  key?: string | Buffer;
-  token?: string;
-  namespace?: string;
-  name?: string;
-}): string {
+export function renderKubeconfig(c: ClientConfigFields): string {
   const name = c.name ?? 'simulator';
-  const b64 = (v: string | Buffer) => Buffer.from(v).toString('base64');
+  const b64 = (v: string | Uint8Array) => (typeof v === 'string' ? Buffer.from(v) : Buffer.from(v)).toString('base64');
   const cluster: Record<string, string> = { server: c.server };
   if (c.ca) cluster['certificate-authority-data'] = b64(c.ca);
   const user: Record<string, string> = {};

@@ -17,20 +17,11 @@ import { ensureBootstrapPolicy } from './authorization/bootstrap-policy.ts';
 import { loadTokenFile } from './authentication/token-file.ts';
 import { loadVerificationKeys, parsePemKeys } from './authentication/service-account.ts';
 import { KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER, NODES_GROUP, SYSTEM_MASTERS, type UserInfo } from './authentication/user.ts';
+import type { SecurityOptions } from './security-flags.ts';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
 
-export interface SecurityFlags {
-  secure?: boolean;
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  clientCaFile?: string;
-  tokenAuthFile?: string;
-  serviceAccountKeyFile?: string;
-  serviceAccountLookup?: boolean;
-  /** Undefined = the default (true) without having been given. */
-  anonymousAuth?: boolean;
-  authorizationMode?: string;
+export interface SecurityFlags extends SecurityOptions {
   /** The listen address, for the serving certificate's SANs. */
   host: string;
 }
@@ -51,6 +42,12 @@ export interface SecureServing {
   controllerManager?: Credentials;
   /** The simulated kubelets and scheduler (one client identity: system:kube-scheduler in system:nodes). */
   nodes?: Credentials;
+  /**
+   * With --secure: the CA made at start, certificate and key, which the in-process daemon also signs approved
+   * CertificateSigningRequests with (--cluster-signing-cert-file/--cluster-signing-key-file), as a kubeadm
+   * cluster's controller manager signs with the cluster CA.
+   */
+  signingCa?: { cert: string; key: string };
   /** PEM private key the daemon signs service-account tokens with (made when no --service-account-key-file is given). */
   serviceAccountSigningKey?: string;
   /**
@@ -133,6 +130,7 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
   let admin: Credentials | undefined;
   let controllerManager: Credentials | undefined;
   let nodes: Credentials | undefined;
+  let signingCa: SecureServing['signingCa'];
   if (f.secure || f.tlsCertFile) {
     const { createCertificateAuthority, servingNames } = await import('./tls/certs.ts');
     // The CA of this process's own clients (admin, daemon, nodes); with --secure it also signs the serving certificate.
@@ -142,6 +140,7 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
       const serving = await own.sign({ commonName: 'kube-apiserver', serving: servingNames(f.host) });
       tls = { cert: serving.cert, key: serving.key };
       ca = own.cert;
+      signingCa = { cert: own.cert, key: own.key };
     } else {
       tls = { cert: readPem(f.tlsCertFile!, '--tls-cert-file'), key: readPem(f.tlsPrivateKeyFile!, '--tls-private-key-file') };
     }
@@ -182,5 +181,8 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
     authorizer,
   };
   const daemonArgs = rbac ? ['--use-service-account-credentials=true'] : [];
-  return { tls, security, postStart, ca, enabled, admin, controllerManager, nodes, serviceAccountSigningKey, daemonArgs, notes, stop: () => rbac?.stop() };
+  return {
+    tls, security, postStart, ca, enabled, admin, controllerManager, nodes, signingCa, serviceAccountSigningKey, daemonArgs, notes,
+    stop: () => rbac?.stop(),
+  };
 }

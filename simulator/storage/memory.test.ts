@@ -446,3 +446,34 @@ it('an update stores what a JSON round trip would, sharing what did not change',
   assert.equal((d.value as never as { when: unknown }).when, when.toJSON(), 'a Date is stored as its JSON text');
   await store.close();
 });
+
+describe('MemoryStore snapshot', () => {
+  const cm = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' } });
+  it('a store made from a snapshot has the same objects at the same revisions, and the next write continues the count', async () => {
+    const a = new MemoryStore();
+    await a.create('/r/ns/one', cm('one'));
+    await a.create('/r/ns/two', cm('two'));
+    const one = await a.update('/r/ns/one', { ...cm('one'), data: { k: 'v' } } as KubeObject);
+    await a.create('/r/ns/gone', cm('gone'));
+    await a.delete('/r/ns/gone');
+    const snap = JSON.parse(JSON.stringify(a.snapshot())) as ReturnType<MemoryStore['snapshot']>;
+    assert.equal(snap.revision, a.currentRevision());
+    assert.deepEqual(snap.objects.map((o) => o.key), ['/r/ns/one', '/r/ns/two'], 'live objects only, in key order');
+    const b = new MemoryStore({ initial: snap });
+    assert.equal(b.currentRevision(), a.currentRevision());
+    const got = await b.get('/r/ns/one');
+    assert.equal(got?.modRevision, one.modRevision);
+    assert.equal(got?.createRevision, 2);
+    assert.equal(got?.value.metadata.resourceVersion, String(one.modRevision));
+    assert.ok(Object.isFrozen(got?.value), 'restored values are frozen like written ones');
+    assert.equal((await b.get('/r/ns/gone')), undefined);
+    const next = await b.create('/r/ns/three', cm('three'));
+    assert.equal(next.modRevision, snap.revision + 1);
+    await assert.rejects(b.list('/r/', { revision: snap.revision - 1 }), (e: unknown) => e instanceof StoreError && e.code === 'Compacted');
+  });
+  it('refuses a snapshot that cannot be one', () => {
+    assert.throws(() => new MemoryStore({ initial: { revision: 3, objects: [{ key: '/r/x', modRevision: 4, createRevision: 2, value: cm('x') }] } }), RangeError);
+    const dup = { key: '/r/x', modRevision: 2, createRevision: 2, value: cm('x') };
+    assert.throws(() => new MemoryStore({ initial: { revision: 3, objects: [dup, dup] } }), /twice/);
+  });
+});

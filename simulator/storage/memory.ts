@@ -39,6 +39,18 @@ export interface MemoryStoreOptions {
   historyMaxEvents?: number;
   /** Clock in milliseconds; injectable for tests. */
   now?: () => number;
+  /**
+   * Start from this snapshot (snapshot()): its objects at their own revisions and its revision counter, so that
+   * resourceVersions continue where the saved store stopped. History starts empty: a watch from a revision before
+   * the snapshot's is Compacted (410), as after an etcd restore.
+   */
+  initial?: MemoryStoreSnapshot;
+}
+
+/** Every live object of a MemoryStore and its revision counter (`--snapshot-save`/`--snapshot-load`). */
+export interface MemoryStoreSnapshot {
+  revision: Revision;
+  objects: { key: string; modRevision: Revision; createRevision: Revision; value: KubeObject }[];
 }
 
 interface Tombstone {
@@ -58,8 +70,11 @@ interface Watcher {
   active: boolean;
 }
 
-// sorted-btree is CommonJS with an ES-style default export; under Node's ESM interop it sits on `.default`.
-const BTree = sortedBtree.default;
+// sorted-btree is CommonJS with an ES-style default export (`exports.default` beside `__esModule`). Node's ESM
+// interop gives module.exports as the default import, so the class sits on `.default`; a CommonJS build of this
+// file (the package's dist/*.cjs, or tsx in a "type": "commonjs" project) honours `__esModule` and gives the class
+// itself. Both are taken, so that neither consumer gets "BTree is not a constructor".
+const BTree = (typeof sortedBtree === 'function' ? sortedBtree : sortedBtree.default) as typeof sortedBtree.default;
 type BTree<K, V> = InstanceType<typeof BTree<K, V>>;
 
 const INITIAL_REVISION = 1; // etcd's empty store is at revision 1
@@ -298,6 +313,13 @@ export function prefixEnd(prefix: string): string | undefined {
   return last === 0xffff ? undefined : prefix.slice(0, -1) + String.fromCharCode(last + 1);
 }
 
+function restoredRevision(snapshot: MemoryStoreSnapshot): Revision {
+  if (!Number.isInteger(snapshot.revision) || snapshot.revision < INITIAL_REVISION)
+    throw new RangeError(`MemoryStore: snapshot revision must be an integer >= ${INITIAL_REVISION}, got ${snapshot.revision}`);
+  if (!Array.isArray(snapshot.objects)) throw new RangeError('MemoryStore: snapshot objects must be a list');
+  return snapshot.revision;
+}
+
 function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -373,8 +395,8 @@ class EventLog {
 
 export class MemoryStore implements Store {
   private readonly index = new BTree<string, KeyVersions>(undefined, compareKeys);
-  private revision: Revision = INITIAL_REVISION;
-  private readonly log = new EventLog(INITIAL_REVISION + 1);
+  private revision: Revision;
+  private readonly log: EventLog;
   private lastTime = -Infinity;
   private readonly watchers = new Set<Watcher>();
   private dispatching = false;
@@ -398,6 +420,29 @@ export class MemoryStore implements Store {
     );
     this.now = opts.now ?? Date.now;
     this.compactBatch = Math.max(1, Math.min(1024, this.historyEvents >>> 2));
+    this.revision = opts.initial ? restoredRevision(opts.initial) : INITIAL_REVISION;
+    this.log = new EventLog(this.revision + 1);
+    for (const o of opts.initial?.objects ?? []) {
+      this.assertKey(o.key);
+      if (this.index.get(o.key) !== undefined) throw new RangeError(`MemoryStore: snapshot holds key ${o.key} twice`);
+      if (!(Number.isInteger(o.modRevision) && o.modRevision > INITIAL_REVISION && o.modRevision <= this.revision))
+        throw new RangeError(`MemoryStore: snapshot key ${o.key} has modRevision ${o.modRevision} outside (1, ${this.revision}]`);
+      if (!(Number.isInteger(o.createRevision) && o.createRevision > INITIAL_REVISION && o.createRevision <= o.modRevision))
+        throw new RangeError(`MemoryStore: snapshot key ${o.key} has createRevision ${o.createRevision} outside (1, ${o.modRevision}]`);
+      const { value } = newStoredCopy(o.value, o.modRevision, false);
+      this.index.set(o.key, Object.freeze({ key: o.key, value, modRevision: o.modRevision, createRevision: o.createRevision }));
+    }
+  }
+
+  /** Every live object at the current revision, and the revision counter (MemoryStoreOptions.initial takes it back). */
+  snapshot(): MemoryStoreSnapshot {
+    this.assertOpen();
+    const objects: MemoryStoreSnapshot['objects'] = [];
+    this.index.forEachPair((key, h) => {
+      const v = newestOf(h);
+      if (!isTombstone(v)) objects.push({ key, modRevision: v.modRevision, createRevision: v.createRevision, value: v.value });
+    });
+    return { revision: this.revision, objects };
   }
 
   currentRevision(): Revision {

@@ -1,0 +1,79 @@
+// The public types of startSimulator, in a file that imports only the like of it (server/security-flags.ts): the
+// package's declaration files (dist/*.d.ts, scripts/build-package.mjs) are made from these, the errors and the entry
+// files alone, without the rest of the tree.
+
+import type { SecurityOptions } from '../server/security-flags.ts';
+
+/** startSimulator's options: the command line's flags by the same names in camelCase (security ones included). */
+export interface SimulatorOptions extends SecurityOptions {
+  /** Port to listen on; 0 (the default here; the CLI's is 6480) picks a free one. */
+  port?: number;
+  /** Address to listen on (default 127.0.0.1). */
+  host?: string;
+  /** The {vendor} word of media types (default kubernetes). */
+  vendor?: string;
+  /** Lifetime of continue tokens, Go duration (default 5m0s). */
+  continueTtl?: string;
+  /** Changes kept for resuming watches (default 1000). */
+  watchHistoryEvents?: number;
+  /** Age of changes kept for resuming watches, Go duration (default 5m0s). */
+  watchHistoryAge?: string;
+  /** Write the client config to this file and keep it after stop (default: a private temporary directory, removed on stop). */
+  kubeconfigOut?: string;
+  /**
+   * Also add this cluster's context (simulator-PORT) to a kubeconfig and make it current, removed again on stop:
+   * true for the user's (the first file of $KUBECONFIG, else ~/.kube/config), or a path.
+   */
+  kubeconfigMerge?: boolean | string;
+  /** How long a request's headers and body may take to arrive, Go duration (default 1m0s). */
+  receiveTimeout?: string;
+  /** Where objects live (default memory). */
+  storage?: 'memory' | 'etcd';
+  /** etcd client URLs, comma-separated (storage etcd; default http://127.0.0.1:2379). */
+  etcdServers?: string;
+  /** etcd key prefix (storage etcd; default /registry). */
+  etcdPrefix?: string;
+  /** The API server alone, without the controller daemon (default false: the daemon runs, as with the CLI). */
+  noControllers?: boolean;
+  /** Simulated nodes (kubelets and a scheduler; default 3, as the CLI; 0: none). */
+  nodes?: number;
+  /** Spread the nodes over this many zones (default 0). */
+  zones?: number;
+  /** The simulated kubelets' heartbeat, Go duration (default 10s). */
+  nodeStatusUpdateFrequency?: string;
+  /** Options for the in-process controller daemon, e.g. ['--concurrent-gc-syncs=5']. */
+  daemonArg?: string[];
+  /** Log verbosity (glog levels); at 3 or more every request is logged. Lines go to `log`. */
+  v?: number;
+  /** Manifests (YAML or JSON, several documents each) created at start, in dependency order: files or directories. */
+  load?: string | string[];
+  /** Start from this snapshot file (memory storage): every object and the revision counter. */
+  snapshotLoad?: string;
+  /** Save a snapshot of the memory store to this file on stop. */
+  snapshotSave?: string;
+  /** Where the daemon's, the nodes' and (with v >= 3) the request log's lines go (default: nowhere). */
+  log?: (line: string) => void;
+}
+
+/** A running simulator. */
+export interface Simulator {
+  /** Base URL of the API server, e.g. http://127.0.0.1:41237. */
+  url: string;
+  port: number;
+  /** The client config (kubeconfig YAML) with cluster, user and context named `context`. */
+  kubeconfig: string;
+  /** Where that client config was written (removed by stop() unless kubeconfigOut was given). */
+  kubeconfigPath: string;
+  /** The context, cluster and user name in the client config: simulator-PORT. */
+  context: string;
+  /** The kubeconfig it was merged into (kubeconfigMerge), else undefined. */
+  mergedInto?: string;
+  /** Names of the simulated nodes (none with nodes: 0). */
+  nodeNames: string[];
+  /** Base URL of the in-process controller daemon's HTTP service (/configz, /healthz, /metrics), unless noControllers. */
+  daemonUrl?: string;
+  /** How many objects --load created. */
+  loaded: number;
+  /** Stops everything, saves the snapshot (snapshotSave) and removes the client config; safe to call twice. */
+  stop(): Promise<void>;
+}
