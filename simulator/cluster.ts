@@ -120,6 +120,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       }
     }
     daemon = await startControllers(url, vendor, { ...opts, controllerArgs: [...extra, ...(opts.controllerArgs ?? [])] });
+    // componentstatuses/controller-manager: the daemon's own /healthz, as the 1.9 server probes it.
+    const healthz = `${daemon.url}/healthz`;
+    (server.ctx.components ??= new Map()).set('controller-manager', async () => {
+      const r = await fetch(healthz);
+      const text = await r.text();
+      return r.ok ? { healthy: true, message: text } : { healthy: false, message: text, error: `unhealthy http status code: ${r.status} (${r.statusText})` };
+    });
   };
   const startNodesPart = async () => {
     const nodeOpts0 = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
@@ -131,10 +138,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       // Loaded only when asked for, like the daemon.
       const { startNodes } = await import('./nodes/index.ts');
       nodes = await startNodes(url, { log: () => {}, ...nodeOpts });
+      // componentstatuses/scheduler: the simulated scheduler runs in this process while the nodes do.
+      if (nodes.scheduler) (server.ctx.components ??= new Map()).set('scheduler', async () => ({ healthy: true, message: 'ok' }));
     }
   };
   const closeAll = async () => {
     // Clients first: their watches would otherwise hold the server open.
+    server.ctx.components?.clear();
     await nodes?.close();
     await daemon?.close();
     await server.close();

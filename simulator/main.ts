@@ -65,6 +65,11 @@ Security options (none given: plain HTTP without authentication or authorization
                               whose private half the in-process daemon signs with)
   --service-account-lookup BOOL    refuse tokens whose ServiceAccount or Secret is gone (default true)
   --anonymous-auth BOOL       requests without credentials are system:anonymous (default true)
+  --runtime-config LIST       group versions served or not, the real flag (batch/v2alpha1=true, api/all=true,
+                              apiextensions.k8s.io/v1=false; default: 1.9's GA and beta group versions)
+  --admission-control LIST    admission plugins in order, the real flag (default: 1.9's recommended list;
+                              add PodSecurityPolicy to enforce policies)
+  --enable-bootstrap-token-auth   accept bootstrap tokens (Secrets bootstrap-token-<id> in kube-system)
   --authorization-mode MODES  comma list of AlwaysAllow, AlwaysDeny, RBAC (default AlwaysAllow); RBAC writes
                               the default 1.9 roles and bindings at start
 
@@ -136,6 +141,9 @@ function optionsOf(values: Record<string, string | boolean | string[] | undefine
     serviceAccountLookup: parseBool('--service-account-lookup', str('service-account-lookup')),
     anonymousAuth: parseBool('--anonymous-auth', str('anonymous-auth')),
     authorizationMode: str('authorization-mode'),
+    enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
+    runtimeConfig: values['runtime-config'] as string[] | undefined,
+    admissionControl: str('admission-control'),
     v: parseCount('--v', str('v')),
     load: values.load as string[] | undefined,
     snapshotLoad: str('snapshot-load'),
@@ -178,6 +186,9 @@ async function main(): Promise<void> {
         'service-account-lookup': { type: 'string' },
         'anonymous-auth': { type: 'string' },
         'authorization-mode': { type: 'string' },
+        'enable-bootstrap-token-auth': { type: 'boolean' },
+        'runtime-config': { type: 'string', multiple: true },
+        'admission-control': { type: 'string' },
         load: { type: 'string', multiple: true },
         'snapshot-load': { type: 'string' },
         'snapshot-save': { type: 'string' },

@@ -57,6 +57,16 @@ export interface ResourceDef extends GroupVersion {
   customResourceDefinition?: string;
   /** A strategy of this definition alone (custom resources), used instead of the kind's registered ones. */
   strategy?: KindStrategy;
+  /**
+   * Not part of a default 1.9 cluster's API, served anyway because a client of the README's "works with" table
+   * needs it (the reason). `--runtime-config=<group>/<version>=false` turns it off (api/runtime-config.ts).
+   */
+  beyond19?: string;
+  /**
+   * Off unless `--runtime-config` turns it on: what 1.9 did not serve (the reason). 1.9's alpha group versions are
+   * off by default without it (any version with "alpha", as in 1.9).
+   */
+  offByDefault?: string;
 }
 
 /** Who sends the request (the authenticated user.Info), for kinds that record it (a CSR's spec.username...). */

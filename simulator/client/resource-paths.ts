@@ -33,6 +33,11 @@ export class ResourcePaths {
     this.namespaced = def.namespaced;
   }
 
+  /** The discovery document of the group version (a 404 tells the server does not serve it). */
+  groupVersion(): string {
+    return this.group ? `/apis/${this.group}/${this.version}` : `/api/${this.version}`;
+  }
+
   /** The collection of one namespace, or (no namespace, or a cluster-scoped resource) of the whole cluster. */
   collection(namespace?: string): string {
     return resourcePath({ group: this.group, version: this.version, resource: this.resource, namespace: this.namespaced ? namespace : undefined });
@@ -98,7 +103,8 @@ export const RESOURCE = {
   subjectAccessReviews: served('authorization.k8s.io/v1', 'subjectaccessreviews'),
   certificateSigningRequests: served('certificates.k8s.io/v1beta1', 'certificatesigningrequests'),
   storageClasses: served('storage.k8s.io/v1', 'storageclasses'),
-  volumeAttachments: served('storage.k8s.io/v1beta1', 'volumeattachments'),
+  // 1.9's VolumeAttachments are alpha (storage.k8s.io/v1alpha1, served only with --runtime-config).
+  volumeAttachments: served('storage.k8s.io/v1alpha1', 'volumeattachments'),
   clusterRoles: served('rbac.authorization.k8s.io/v1', 'clusterroles'),
 } as const;
 

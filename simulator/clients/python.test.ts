@@ -23,6 +23,7 @@ const CHECKS = [
   'delete_with_orphan_dependents_false',
   'field_selectors',
   'every_response_deserialises_into_models',
+  'kinds_added_for_1_9',
 ];
 
 describe(`Python kubernetes client ${probe.found?.version ?? ''} against the simulator`, { skip: skipUnlessFound(probe) }, () => {

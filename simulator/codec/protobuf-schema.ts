@@ -259,11 +259,13 @@ const KIND_TABLE: ReadonlyArray<{ apiVersion: string; pkg: string; kinds: readon
   // storage.k8s.io/v1beta1 StorageClass has the v1 shape.
   { apiVersion: 'storage.k8s.io/v1beta1', pkg: 'k8s.io.api.storage.v1', kinds: ['StorageClass'], lists: true },
   { apiVersion: 'storage.k8s.io/v1beta1', pkg: 'k8s.io.api.storage.v1beta1', kinds: ['VolumeAttachment'], lists: true },
+  // storage.k8s.io/v1alpha1 VolumeAttachment (1.9's, alpha) has the v1beta1 shape and field numbers.
+  { apiVersion: 'storage.k8s.io/v1alpha1', pkg: 'k8s.io.api.storage.v1beta1', kinds: ['VolumeAttachment'], lists: true },
   // Older names of the apps group carry the same wire shapes: apps/v1beta1 is the extensions shape
   // (rollbackTo = 8), apps/v1beta2 the apps/v1 shape; their Scale is the extensions one.
   { apiVersion: 'apps/v1beta1', pkg: EXT, kinds: ['Deployment'], lists: true },
   { apiVersion: 'apps/v1beta1', pkg: APPS, kinds: ['StatefulSet', 'ControllerRevision'], lists: true },
-  { apiVersion: 'apps/v1beta1', pkg: EXT, kinds: ['Scale'] },
+  { apiVersion: 'apps/v1beta1', pkg: EXT, kinds: ['Scale', 'DeploymentRollback'] },
   { apiVersion: 'apps/v1beta2', pkg: APPS, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'ControllerRevision'], lists: true },
   { apiVersion: 'apps/v1beta2', pkg: EXT, kinds: ['Scale'] },
 ];

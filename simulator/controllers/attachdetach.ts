@@ -9,7 +9,9 @@
 // written when its set changes. CSI volumes are attached through VolumeAttachment objects
 // (csi-<sha256(handle+driver+node)>): the controller creates one, and, standing in for the external attacher this
 // simulator has no other place for, marks it attached; a detach deletes it. GCE and AWS disks are simulated
-// (attached at once).
+// (attached at once). CSI attach is alpha in 1.9: its VolumeAttachments are storage.k8s.io/v1alpha1, which a 1.9
+// server serves only with --runtime-config=storage.k8s.io/v1alpha1=true; without it CSI volumes stay unattached
+// (their pods wait, as on such a 1.9 cluster) and the other plugins work as before.
 // Every --attach-detach-reconcile-sync-period (unless --disable-attach-detach-reconcile-sync) the actual state is
 // checked against the volumes' truth (VerifyVolumesAreAttached): a CSI volume whose VolumeAttachment is gone or
 // not attached is marked detached, so the reconciler attaches it again.
@@ -22,6 +24,8 @@ import { EventRecorder, refOf } from '../client/event-recorder.ts';
 import { isConflict, isNotFound, isTerminated, type Obj } from './kit/workload-util.ts';
 import { RESOURCE } from '../client/resource-paths.ts';
 
+/** The group version of 1.9's VolumeAttachments (alpha): served only with --runtime-config. */
+const VOLUME_ATTACHMENT_API = RESOURCE.volumeAttachments.groupVersion();
 const RECONCILE_MS = 100;
 const MAX_WAIT_FOR_UNMOUNT_MS = 6 * 60_000;
 
@@ -43,7 +47,8 @@ export class AttachDetachController implements Controller {
   private nodes!: Informer;
   private pvcs!: Informer;
   private pvs!: Informer;
-  private vas!: Informer;
+  /** VolumeAttachments, when the server serves them (CSI attach on). */
+  private vas: Informer | undefined;
   /** node -> unique name -> attached volume. */
   private readonly actual = new Map<string, Map<string, Attached>>();
   /** Nodes whose status.volumesAttached must be written. */
@@ -57,8 +62,13 @@ export class AttachDetachController implements Controller {
     this.nodes = ctx.informers.informerFor(RESOURCE.nodes.collection());
     this.pvcs = ctx.informers.informerFor(RESOURCE.persistentVolumeClaims.collection());
     this.pvs = ctx.informers.informerFor(RESOURCE.persistentVolumes.collection());
-    this.vas = ctx.informers.informerFor(RESOURCE.volumeAttachments.collection());
-    for (const inf of [this.pods, this.nodes, this.pvcs, this.pvs, this.vas]) if (!(await inf.waitForSync(ctx.signal))) return;
+    const csi = await ctx.client.get(VOLUME_ATTACHMENT_API, undefined, ctx.signal).then(
+      () => true,
+      (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)),
+    );
+    if (csi) this.vas = ctx.informers.informerFor(RESOURCE.volumeAttachments.collection());
+    else ctx.log(`CSI volumes are not attached: the server does not serve ${VOLUME_ATTACHMENT_API} (--runtime-config=storage.k8s.io/v1alpha1=true)`);
+    for (const inf of [this.pods, this.nodes, this.pvcs, this.pvs, ...(this.vas ? [this.vas] : [])]) if (!(await inf.waitForSync(ctx.signal))) return;
     // The actual state starts from what the nodes report attached (the controller may have restarted).
     for (const node of this.nodes.list()) {
       const list = ((node.status as Obj | undefined)?.volumesAttached ?? []) as Array<{ name?: string; devicePath?: string }>;
@@ -158,6 +168,7 @@ export class AttachDetachController implements Controller {
     const client = this.ctx.client;
     const signal = this.ctx.signal;
     if (v.plugin === 'kubernetes.io/csi') {
+      if (!this.vas) return false;
       const handle = v.uniqueName.slice(v.uniqueName.indexOf('^') + 1);
       const name = volumeAttachmentName(handle, v.csiDriver ?? '', node);
       let va = this.vas.get(name);
@@ -166,7 +177,7 @@ export class AttachDetachController implements Controller {
           va = await client.create(
             RESOURCE.volumeAttachments.collection(),
             {
-              apiVersion: 'storage.k8s.io/v1beta1',
+              apiVersion: RESOURCE.volumeAttachments.apiVersion,
               kind: 'VolumeAttachment',
               metadata: { name },
               spec: { attacher: v.csiDriver, source: { persistentVolumeName: v.persistentVolumeName }, nodeName: node },
@@ -196,7 +207,7 @@ export class AttachDetachController implements Controller {
   }
 
   private async detach(node: string, v: AttachableVolume): Promise<void> {
-    if (v.plugin === 'kubernetes.io/csi') {
+    if (v.plugin === 'kubernetes.io/csi' && this.vas) {
       for (const va of this.vas.list()) {
         const s = (va.spec ?? {}) as Obj;
         if (s.nodeName !== node) continue;

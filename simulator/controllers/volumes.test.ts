@@ -21,7 +21,8 @@ import { volumeAttachmentName } from './attachdetach.ts';
 type Obj = Record<string, unknown>;
 const PVS = '/api/v1/persistentvolumes';
 const CLASSES = '/apis/storage.k8s.io/v1/storageclasses';
-const VAS = '/apis/storage.k8s.io/v1beta1/volumeattachments';
+// CSI attach is alpha in 1.9: VolumeAttachments at storage.k8s.io/v1alpha1, served only with --runtime-config.
+const VAS = '/apis/storage.k8s.io/v1alpha1/volumeattachments';
 const pvcs = (ns: string) => `/api/v1/namespaces/${ns}/persistentvolumeclaims`;
 const pods = (ns: string) => `/api/v1/namespaces/${ns}/pods`;
 const spec = (o: KubeObject | undefined) => (o?.spec ?? {}) as Obj;
@@ -390,7 +391,7 @@ describe('attachdetach: VolumeAttachments, node volumesAttached/volumesInUse, po
   const daemonWith = (flags: string[]) =>
     startDaemon(['--master', env.url, '--leader-elect=false', '--port', '0', '--address', '127.0.0.1', '--controllers', 'attachdetach', '--x-api-content-type', 'application/json', ...flags], { log: () => {} });
   before(async () => {
-    env = await startWorkloadEnv({ controllers: ['persistentvolume-binder'], nodes: { count: 1 } });
+    env = await startWorkloadEnv({ controllers: ['persistentvolume-binder'], nodes: { count: 1 }, runtimeConfig: ['storage.k8s.io/v1alpha1=true'] });
     api = new Api(env.url);
   });
   after(async () => {

@@ -59,6 +59,7 @@ export async function launchSimulator(o: SimulatorOptions, defaults: LaunchDefau
       serviceAccountKeyFile: o.serviceAccountKeyFile,
       serviceAccountLookup: o.serviceAccountLookup,
       anonymousAuth: o.anonymousAuth,
+      enableBootstrapTokenAuth: o.enableBootstrapTokenAuth,
       authorizationMode: o.authorizationMode,
       host: plan.host,
     });
@@ -90,6 +91,8 @@ export async function launchSimulator(o: SimulatorOptions, defaults: LaunchDefau
       vendor: plan.vendor,
       continueTtlMs: plan.continueTtlMs,
       requestReceiveTimeoutMs: plan.receiveTimeoutMs,
+      runtimeConfig: o.runtimeConfig,
+      admissionControl: o.admissionControl,
       watchHistoryEvents: plan.historyEvents,
       watchHistoryAgeMs: plan.historyAgeMs,
       controllers: plan.controllers,

@@ -6,6 +6,10 @@ import type { SecurityOptions } from '../server/security-flags.ts';
 
 /** startSimulator's options: the command line's flags by the same names in camelCase (security ones included). */
 export interface SimulatorOptions extends SecurityOptions {
+  /** The real --runtime-config: group versions served or not (api/runtime-config.ts; default a 1.9 cluster's). */
+  runtimeConfig?: string | string[];
+  /** The real --admission-control: admission plugins in order (server/admission/plugins.ts; default 1.9's recommended). */
+  admissionControl?: string;
   /** Port to listen on; 0 (the default here; the CLI's is 6480) picks a free one. */
   port?: number;
   /** Address to listen on (default 127.0.0.1). */

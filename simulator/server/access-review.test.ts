@@ -89,6 +89,22 @@ describe('access reviews answered by a plugged authorizer', () => {
     assert.deepEqual(denied.body.status, { allowed: false, denied: true, reason: 'nobody else' });
   });
 
+  test('authorization.k8s.io/v1beta1: the same reviews, the groups under spec.group', async () => {
+    const body = { apiVersion: 'authorization.k8s.io/v1beta1', kind: 'SubjectAccessReview', spec: { resourceAttributes: { namespace: 'default', verb: 'get', resource: 'pods' }, group: ['g1', 'g2'] } };
+    const r = await post(server.url, '/apis/authorization.k8s.io/v1beta1/subjectaccessreviews', body);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.apiVersion, 'authorization.k8s.io/v1beta1');
+    assert.deepEqual(asked.at(-1)?.user.groups, ['g1', 'g2']);
+    assert.deepEqual(r.body.status, { allowed: false, denied: true, reason: 'nobody else' });
+    const self = await post(server.url, '/apis/authorization.k8s.io/v1beta1/selfsubjectaccessreviews', { spec: { resourceAttributes: { verb: 'list', resource: 'pods' } } });
+    assert.equal(self.status, 201);
+    assert.equal(self.body.apiVersion, 'authorization.k8s.io/v1beta1');
+    assert.equal(asked.at(-1)?.user.name, 'system:unsecured');
+    // v1's field name is not v1beta1's: a review naming only `groups` names no subject.
+    const wrong = await post(server.url, '/apis/authorization.k8s.io/v1beta1/subjectaccessreviews', { ...body, spec: { ...body.spec, group: undefined, groups: ['g1'] } });
+    assert.equal(wrong.status, 422, JSON.stringify(wrong.body));
+  });
+
   test('a self review asks about the requesting user (system:unsecured without authentication)', async () => {
     const r = await post(server.url, `${AUTHZ}/selfsubjectaccessreviews`, { spec: { nonResourceAttributes: { path: '/api', verb: 'get' } } });
     assert.equal(r.status, 201);

@@ -51,6 +51,8 @@ export async function createAccessReview(ctx: ServerContext, req: ResourceReques
   const kind = req.def.kind;
   const review = REVIEW_KINDS[kind] ?? { self: false, local: false };
   const spec = isRecord(obj.spec) ? obj.spec : undefined;
+  // authorization.k8s.io/v1beta1 names the user's groups `group` (v1: `groups`); nothing else differs.
+  const groupsField = req.def.version === 'v1beta1' ? 'group' : 'groups';
   const errs: FieldError[] = [];
   const res = spec && isRecord(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
   const nonRes = spec && isRecord(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
@@ -58,7 +60,7 @@ export async function createAccessReview(ctx: ServerContext, req: ResourceReques
   else {
     if (res && nonRes) errs.push(invalidValue('spec.nonResourceAttributes', nonRes, 'cannot be specified in combination with resourceAttributes'));
     if (!res && !nonRes) errs.push(invalidValue('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
-    if (!review.self && !str(spec.user) && !(Array.isArray(spec.groups) && spec.groups.length > 0)) {
+    if (!review.self && !str(spec.user) && !(Array.isArray(spec[groupsField]) && (spec[groupsField] as unknown[]).length > 0)) {
       errs.push(invalidValue('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
     }
     if (review.local && nonRes) errs.push(invalidValue('spec.nonResourceAttributes', nonRes, 'disallowed on this kind of request'));
@@ -76,7 +78,7 @@ export async function createAccessReview(ctx: ServerContext, req: ResourceReques
       : {
           name: str(spec!.user) ?? '',
           uid: str(spec!.uid),
-          groups: Array.isArray(spec!.groups) ? spec!.groups.filter((g): g is string => typeof g === 'string') : [],
+          groups: Array.isArray(spec![groupsField]) ? (spec![groupsField] as unknown[]).filter((g): g is string => typeof g === 'string') : [],
           extra: isRecord(spec!.extra) ? (spec!.extra as Record<string, string[]>) : undefined,
         };
   const attrs: Attributes = res

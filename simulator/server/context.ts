@@ -55,7 +55,14 @@ export interface ServerContext {
   fairQueue?: FairQueue;
   /** Admission hooks run by the generic store before every create, update and delete (none by default). */
   admission?: AdmissionHook[];
+  /** Mutating admission hooks, run before `admission` on creates and updates (admission/plugins.ts). */
+  mutatingAdmission?: AdmissionHook[];
+  /** Health probes of the control plane's parts this process runs, by component name (component-statuses.ts). */
+  components?: Map<string, ComponentProbe>;
 }
+
+/** One health check of a control plane part (a ComponentStatus condition). */
+export type ComponentProbe = () => Promise<{ healthy: boolean; message: string; error?: string }>;
 
 /** A resolved request for a resource path. */
 export interface ResourceRequest {

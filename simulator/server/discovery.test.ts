@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
-import { RESOURCES } from '../api/registry.ts';
+import { DEFAULT_RESOURCES as RESOURCES } from '../api/registry.ts';
 
 let sim: RunningSimulator;
 

@@ -16,17 +16,27 @@ interface APIResource {
 }
 
 const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'], approval: ['get', 'patch', 'update'], binding: ['create'], rollback: ['create'], eviction: ['create'], log: ['get'], exec: [], attach: [], portforward: [] };
+/**
+ * Subresources whose 1.9 REST implements update only (no get, no patch in discovery): the status of CRDs and
+ * APIServices, the status and approval of v1beta1 CSRs. Keyed by group/version and resource/subresource.
+ */
+const UPDATE_ONLY: ReadonlySet<string> = new Set([
+  'apiextensions.k8s.io/v1beta1 customresourcedefinitions/status', 'apiregistration.k8s.io/v1beta1 apiservices/status',
+  'certificates.k8s.io/v1beta1 certificatesigningrequests/status', 'certificates.k8s.io/v1beta1 certificatesigningrequests/approval',
+]);
 const SUBRESOURCE_KIND: Record<string, string> = { binding: 'Binding', rollback: 'DeploymentRollback' };
 
 function resourcesFor(defs: ResourceDef[]): APIResource[] {
   const out: APIResource[] = [];
   for (const d of defs) {
-    const main: APIResource = { name: d.resource, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: [...d.verbs].sort() };
+    // 1.9 gives a singular name for custom resources only (the CRD's accepted one); built-in kinds list "".
+    const main: APIResource = { name: d.resource, singularName: d.customResourceDefinition ? d.singular : '', namespaced: d.namespaced, kind: d.kind, verbs: [...d.verbs].sort() };
     if (d.shortNames) main.shortNames = d.shortNames;
     if (d.categories) main.categories = d.categories;
     out.push(main);
     for (const [sub, spec] of Object.entries(d.subresources)) {
-      const r: APIResource = { name: `${d.resource}/${sub}`, singularName: '', namespaced: d.namespaced, kind: SUBRESOURCE_KIND[sub] ?? d.kind, verbs: SUBRESOURCE_VERBS[sub] };
+      const verbs = UPDATE_ONLY.has(`${d.group}/${d.version} ${d.resource}/${sub}`) ? ['update'] : SUBRESOURCE_VERBS[sub];
+      const r: APIResource = { name: `${d.resource}/${sub}`, singularName: '', namespaced: d.namespaced, kind: SUBRESOURCE_KIND[sub] ?? d.kind, verbs };
       if (sub === 'eviction') {
         r.group = 'policy';
         r.version = 'v1beta1';

@@ -93,6 +93,7 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
     f.tokenAuthFile ||
     f.serviceAccountKeyFile ||
     f.anonymousAuth !== undefined ||
+    f.enableBootstrapTokenAuth ||
     f.serviceAccountLookup !== undefined ||
     modes.join(',') !== 'AlwaysAllow',
   );
@@ -177,6 +178,7 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
       serviceAccountKeys: saKeys,
       serviceAccountLookup: f.serviceAccountLookup ?? true,
       anonymous: f.anonymousAuth !== false,
+      bootstrapTokens: f.enableBootstrapTokenAuth === true,
     },
     authorizer,
   };

@@ -14,6 +14,8 @@ export interface SecurityOptions {
   serviceAccountLookup?: boolean;
   /** Undefined = the default (true) without having been given. */
   anonymousAuth?: boolean;
+  /** --enable-bootstrap-token-auth: bootstrap-token Secrets in kube-system as bearer tokens. */
+  enableBootstrapTokenAuth?: boolean;
   /** Comma list of AlwaysAllow, AlwaysDeny, RBAC (default AlwaysAllow). */
   authorizationMode?: string;
 }

@@ -2,14 +2,14 @@
 // has. The whole cluster (API server + controller daemon + simulated nodes) is composed in ../cluster.ts,
 // which is the only caller that knows about the daemon and the nodes.
 
-import { quotaAdmission } from './quota-admission.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from '../api/registry.ts';
+import { parseRuntimeConfig, servedResources } from '../api/runtime-config.ts';
 import { MemoryStore } from '../storage/memory.ts';
 import { StoreError, type Store } from '../storage/store.ts';
-import { namespaceLifecycle } from './admission/namespace-lifecycle.ts';
+import { buildAdmissionChain } from './admission/plugins.ts';
 import { buildApp, type TlsOptions } from './app.ts';
 import { alwaysAllow } from './authorization/authorizer.ts';
 import type { SecurityContext } from './authorization/filter.ts';
@@ -49,6 +49,17 @@ export interface ApiServerOptions {
   security?: SecurityContext;
   /** The request log (the real server's httplog at --v=3): one line per answered request; default none. */
   requestLog?: (line: string) => void;
+  /**
+   * The real `--runtime-config`: which group versions (and resources) are served, e.g.
+   * `batch/v2alpha1=true,storage.k8s.io/v1alpha1=true` (api/runtime-config.ts). Default: a default 1.9 cluster's.
+   */
+  runtimeConfig?: string | string[];
+  /**
+   * The real `--admission-control`: the admission plugins, in order (admission/plugins.ts). Default: 1.9's
+   * recommended list (NamespaceLifecycle, LimitRanger, ..., MutatingAdmissionWebhook, ValidatingAdmissionWebhook,
+   * ResourceQuota); PodSecurityPolicy only when named, as in 1.9.
+   */
+  admissionControl?: string | string[];
   /** Runs after the system namespaces exist and before the server is reported started (RBAC bootstrap policy). */
   postStart?: (ctx: ServerContext) => Promise<void>;
 }
@@ -82,7 +93,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     fairQueueBudgetMs: opts.fairQueueBudgetMs,
   };
   const ctx: ServerContext = {
-    registry: new Registry(),
+    registry: new Registry(servedResources(parseRuntimeConfig(opts.runtimeConfig))),
     store,
     settings,
     protobuf: protobufCodec(vendor),
@@ -91,14 +102,14 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     serviceAddresses: new ServiceAddressAllocator(store),
     now: () => new Date(),
     timers: new Set(),
-    // Admission the real server always runs (its default plugins): the system namespaces cannot be deleted.
-    admission: [namespaceLifecycle],
     security: opts.security ?? { authorizer: alwaysAllow },
   };
   // The namespace and quota listers the write path reads, as the real admission plugins' informers.
   ctx.listers = startListers(store, () => ctx.now().getTime());
-  // Admission plugins, in the order the real server runs them (ResourceQuota last).
-  ctx.admission = [...(ctx.admission ?? []), quotaAdmission(ctx)];
+  // Admission plugins, in the order --admission-control gives (default: 1.9's recommended list, ResourceQuota last).
+  const admission = buildAdmissionChain(ctx, opts.admissionControl);
+  ctx.mutatingAdmission = admission.mutating;
+  ctx.admission = admission.validating;
   ctx.serviceAddresses.start();
   const app = buildApp(ctx, opts.tls);
   const unusedConnections = trackUnusedConnections(app, Boolean(opts.tls));
@@ -125,6 +136,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       // Open watches would hold app.close() until their clients go: they end cleanly first.
       ctx.hub.endAll();
       customResources.close();
+      admission.close();
       ctx.watchCache.close();
       closeListers(ctx.listers);
       await closeWithin(app, unusedConnections, CLOSE_GRACE_MS);

@@ -257,6 +257,30 @@ export function kubectlMatrix(label: string, probe: ClientProbe): void {
       assert.match(await ok('rollout', 'status', 'deployment/web', '--timeout=60s'), /successfully rolled out/);
     });
 
+    test('get networkpolicies,limitranges,podtemplates,componentstatuses and get all, as against a 1.9 cluster', async () => {
+      assert.equal((await api('POST', `/apis/networking.k8s.io/v1/namespaces/${NS}/networkpolicies`, { metadata: { name: 'deny' }, spec: { podSelector: { matchLabels: { app: 'web' } } } })).status, 201);
+      assert.equal((await api('POST', `/api/v1/namespaces/${NS}/limitranges`, { metadata: { name: 'limits' }, spec: { limits: [{ type: 'PersistentVolumeClaim', max: { storage: '5Gi' } }] } })).status, 201);
+      const template = { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.13' }] } };
+      assert.equal((await api('POST', `/api/v1/namespaces/${NS}/podtemplates`, { metadata: { name: 'tmpl' }, template })).status, 201);
+      const out = await ok('get', 'networkpolicies,limitranges,podtemplates,componentstatuses');
+      // 1.9 lists extensions before networking.k8s.io: kubectl resolves networkpolicies to extensions.
+      assert.match(out, /^networkpolicy\.extensions\/deny\s+app=web\s/m);
+      assert.match(out, /^limitrange\/limits\s/m);
+      assert.match(out, /^podtemplate\/tmpl\s+c\s+nginx:1\.13\s+a=b$/m);
+      assert.match(out, /^componentstatus\/controller-manager\s+Healthy\s+ok/m);
+      assert.match(out, /^componentstatus\/scheduler\s+Healthy\s+ok/m);
+      assert.match(out, /^componentstatus\/etcd-0\s+Healthy\s+\{"health": "true"\}/m);
+      assert.match(await ok('get', 'netpol,limits'), /networkpolicy\.extensions\/deny[\s\S]*limitrange\/limits/);
+      // "all" is 1.9's category: workloads in both groups that serve them, pods, services; never the policies.
+      const labels = { app: 'allweb' };
+      const d = { metadata: { name: 'allweb' }, spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.13' }] } } } };
+      assert.equal((await api('POST', `/apis/apps/v1beta2/namespaces/${NS}/deployments`, d)).status, 201);
+      await eventually('the ReplicaSet of allweb', async () => ((await live(`/apis/apps/v1/namespaces/${NS}/replicasets?labelSelector=app%3Dallweb`)).items ?? []).length > 0, 60_000);
+      const all = await ok('get', 'all');
+      for (const kind of ['deployment.apps/allweb', 'deployment.extensions/allweb', 'replicaset.apps/allweb-', 'replicaset.extensions/allweb-']) assert.ok(all.includes(kind), `get all lists ${kind}\n${all}`);
+      for (const kind of ['networkpolicy', 'limitrange', 'podtemplate', 'configmap']) assert.ok(!all.includes(kind), `get all does not list ${kind}\n${all}`);
+    });
+
     test('auth can-i answers from the access review endpoints', async () => {
       assert.equal((await ok('auth', 'can-i', 'create', 'pods')).trim(), 'yes');
       assert.equal((await ok('auth', 'can-i', 'list', 'deployments.apps', '--all-namespaces')).trim(), 'yes');

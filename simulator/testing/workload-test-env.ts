@@ -53,11 +53,13 @@ export interface WorkloadEnvOptions {
   /** Replaces a controller's factory (e.g. a CronJob controller with a short check interval). */
   factories?: Record<string, () => Controller>;
   log?: (line: string) => void;
+  /** The API server's --runtime-config (e.g. storage.k8s.io/v1alpha1=true for CSI attach). */
+  runtimeConfig?: string[];
 }
 
 export async function startWorkloadEnv(opts: WorkloadEnvOptions): Promise<WorkloadEnv> {
   const log = opts.log ?? (() => {});
-  const sim = await startSimulator();
+  const sim = await startSimulator({ runtimeConfig: opts.runtimeConfig });
   const nodes = await startNodes(sim.url, {
     startMs: 30,
     batchRunMs: 200,

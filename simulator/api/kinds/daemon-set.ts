@@ -82,7 +82,7 @@ export const daemonSetStrategy: KindStrategy = {
   prepareForCreate: prepareDaemonSetForCreate,
   prepareForUpdate: prepareDaemonSetForUpdate,
   validate: validateDaemonSet,
-  validateUpdate: (next, old, def) => (def.group === 'apps' ? validateSelectorImmutable(next.spec as Obj, old.spec as Obj, 'spec') : []),
+  validateUpdate: (next, old, def) => (def.group === 'apps' && def.version !== 'v1beta1' ? validateSelectorImmutable(next.spec as Obj, old.spec as Obj, 'spec') : []),
   conversion: {
     // extensions/v1beta1 spec.templateGeneration <-> the apps/v1 annotation DS_TEMPLATE_GENERATION.
     toStorage(obj, from) {

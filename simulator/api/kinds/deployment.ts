@@ -14,6 +14,7 @@ import { isZeroIntOrPercent, percentOf, validateIntOrPercent } from './int-or-pe
 import { validateSelectorImmutable, validateWorkloadSelector } from './selector.ts';
 import { isZeroValue, tableDefault, tableEnum } from './table.ts';
 import { defaultLabelsFromTemplate, defaultSelectorFromTemplate, defaultTemplate, validateTemplate } from './template.ts';
+import { APPS_V1BETA1_REVISION_HISTORY_LIMIT } from './body-versions.ts';
 import { type Obj, clearStatus, ensureObj, isObj, isUnset, nonNegative, objAt, setDefault } from './util.ts';
 
 /**
@@ -51,6 +52,20 @@ export function defaultExtensionsDeployment(obj: KubeObject): void {
   defaultStrategy(spec, () => ({ maxUnavailable: 1, maxSurge: 1 }));
   defaultTemplate(objAt(spec, 'template'));
 }
+
+/**
+ * apps/v1beta1 as a 1.9 server defaulted it: selector and labels from the template and two old ReplicaSets kept
+ * (wire-facts 5, PR #49924), the rest as apps/v1 (progressDeadlineSeconds 600, 25% / 25%).
+ */
+export function defaultAppsV1beta1Deployment(obj: KubeObject): void {
+  defaultSelectorFromTemplate(obj);
+  defaultLabelsFromTemplate(obj);
+  setDefault((obj.spec ??= {}) as Obj, 'revisionHistoryLimit', APPS_V1BETA1_REVISION_HISTORY_LIMIT);
+  defaultAppsDeployment(obj);
+}
+
+/** The versions whose Deployment has spec.rollbackTo and a mutable selector (1.9's extensions and apps/v1beta1). */
+const OLD_DEPLOYMENT_VERSIONS: ReadonlySet<string> = new Set(['extensions/v1beta1', 'apps/v1beta1']);
 
 /** strategy.type from the table; rollingUpdate only for RollingUpdate (spec 2.4), its fields from `values`. */
 function defaultStrategy(spec: Obj, values: () => { maxUnavailable: unknown; maxSurge: unknown }): void {
@@ -114,15 +129,15 @@ export function validateRollingUpdate(ru: Obj, path: string): FieldError[] {
 }
 
 export function validateDeploymentUpdate(next: KubeObject, old: KubeObject, def: ResourceDef): FieldError[] {
-  // The selector is immutable in apps/v1; extensions/v1beta1 keeps its old mutability (real strategy).
-  if (def.group !== 'apps') return [];
+  // The selector is immutable from apps/v1beta2 on; extensions/v1beta1 and apps/v1beta1 keep its old mutability (real strategy).
+  if (OLD_DEPLOYMENT_VERSIONS.has(`${def.group}/${def.version}`)) return [];
   return validateSelectorImmutable(next.spec as Obj | undefined, old.spec as Obj | undefined, 'spec');
 }
 
-/** extensions/v1beta1 spec.rollbackTo <-> the apps/v1 annotation DEPLOYMENT_ROLLBACK_TO. */
+/** extensions/v1beta1 and apps/v1beta1 spec.rollbackTo <-> the apps/v1 annotation DEPLOYMENT_ROLLBACK_TO. */
 function rollbackToStorage(obj: KubeObject, from: string): void {
   const spec = obj.spec as Obj | undefined;
-  if (from !== 'extensions/v1beta1' || !spec) return;
+  if (!OLD_DEPLOYMENT_VERSIONS.has(from) || !spec) return;
   const annotations = { ...(obj.metadata.annotations ?? {}) };
   delete annotations[DEPLOYMENT_ROLLBACK_TO];
   const rollbackTo = spec.rollbackTo as { revision?: unknown } | null | undefined;
@@ -132,7 +147,7 @@ function rollbackToStorage(obj: KubeObject, from: string): void {
 }
 
 function rollbackFromStorage(out: KubeObject, stored: KubeObject, apiVersion: string): void {
-  if (apiVersion !== 'extensions/v1beta1') return;
+  if (!OLD_DEPLOYMENT_VERSIONS.has(apiVersion)) return;
   const rb = stored.metadata.annotations?.[DEPLOYMENT_ROLLBACK_TO];
   if (rb === undefined) return;
   const annotations = { ...stored.metadata.annotations };
@@ -145,7 +160,11 @@ function rollbackFromStorage(out: KubeObject, stored: KubeObject, apiVersion: st
 }
 
 export const deploymentStrategy: KindStrategy = {
-  applyDefaults: (obj, def) => (def.group === 'extensions' ? defaultExtensionsDeployment(obj) : defaultAppsDeployment(obj)),
+  applyDefaults: (obj, def) => {
+    if (def.group === 'extensions') defaultExtensionsDeployment(obj);
+    else if (def.version === 'v1beta1') defaultAppsV1beta1Deployment(obj);
+    else defaultAppsDeployment(obj);
+  },
   validate: (obj) => validateDeployment(obj),
   validateUpdate: validateDeploymentUpdate,
   prepareForCreate: clearStatus,

@@ -22,3 +22,5 @@ import './disruption-budget.ts';
 import './resource-quota.ts';
 import './autoscaler.ts';
 import './volumes.ts';
+import './limit-range.ts';
+import './admission-registration.ts';

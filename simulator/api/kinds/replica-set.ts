@@ -38,7 +38,7 @@ export const replicaSetStrategy: KindStrategy = {
   applyDefaults: defaultReplicaSet,
   prepareForCreate: clearStatus,
   validate: validateReplicaSet,
-  validateUpdate: (next, old, def) => (def.group === 'apps' ? validateSelectorImmutable(next.spec as Obj, old.spec as Obj, 'spec') : []),
+  validateUpdate: (next, old, def) => (def.group === 'apps' && def.version !== 'v1beta1' ? validateSelectorImmutable(next.spec as Obj, old.spec as Obj, 'spec') : []),
 };
 
 registerStrategy('ReplicaSet', replicaSetStrategy);

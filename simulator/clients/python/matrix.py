@@ -236,6 +236,33 @@ def every_response_deserialises_into_models():
     return "%d responses, %d pods" % (len(read), len(pods))
 
 
+@check
+def kinds_added_for_1_9():
+    """NetworkPolicy, LimitRange (with its defaults), PodTemplate, ComponentStatus, TokenReview through the typed API."""
+    net = client.NetworkingV1Api()
+    policy = net.create_namespaced_network_policy(NS, client.V1NetworkPolicy(
+        metadata=client.V1ObjectMeta(name="deny-all"),
+        spec=client.V1NetworkPolicySpec(pod_selector=client.V1LabelSelector(match_labels={"app": "web"}), policy_types=["Ingress"])))
+    assert net.read_namespaced_network_policy("deny-all", NS).spec.pod_selector.match_labels == {"app": "web"}, policy
+    limits = core.create_namespaced_limit_range(NS, client.V1LimitRange(
+        metadata=client.V1ObjectMeta(name="claims"),
+        spec=client.V1LimitRangeSpec(limits=[client.V1LimitRangeItem(type="PersistentVolumeClaim", max={"storage": "5Gi"})])))
+    assert limits.spec.limits[0].max == {"storage": "5Gi"}, limits
+    template = core.create_namespaced_pod_template(NS, client.V1PodTemplate(
+        metadata=client.V1ObjectMeta(name="tmpl"),
+        template=client.V1PodTemplateSpec(metadata=client.V1ObjectMeta(labels={"a": "b"}),
+                                          spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="nginx:1.13")]))))
+    assert template.template.spec.containers[0].image == "nginx:1.13", template
+    statuses = core.list_component_status().items
+    names = sorted(s.metadata.name for s in statuses)
+    assert names == ["controller-manager", "etcd-0", "scheduler"], names
+    review = client.AuthenticationV1Api().create_token_review(client.V1TokenReview(spec=client.V1TokenReviewSpec(token="not-a-token")))
+    assert not review.status.authenticated, review.status
+    hpas = client.AutoscalingV2beta1Api().list_horizontal_pod_autoscaler_for_all_namespaces()
+    rbac = client.RbacAuthorizationV1Api().list_cluster_role()
+    return "netpol, limitrange, podtemplate, %d component statuses, token review, %d v2beta1 hpas, %d cluster roles" % (len(statuses), len(hpas.items), len(rbac.items))
+
+
 def main():
     for fn in CHECKS:
         result = {"check": fn.__name__}

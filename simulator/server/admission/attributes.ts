@@ -4,6 +4,7 @@
 
 import type { KubeObject } from '../../api/meta.ts';
 import type { ResourceDef } from '../../api/registry.ts';
+import type { Requester } from '../../api/strategy.ts';
 
 /** What an update writes: the main resource or one of the subresources that write their parent. */
 export type UpdateTarget = 'main' | 'status' | 'scale' | 'finalize' | 'approval';
@@ -22,6 +23,10 @@ export interface AdmissionAttributes {
   /** The stored object an UPDATE or DELETE replaces. */
   oldObject?: KubeObject;
   dryRun: boolean;
+  /** Who asks (undefined on the insecure port: system:unsecured). */
+  user?: Requester;
+  /** Set by a mutating hook that changed `object` in place: the object is validated again before the validating hooks. */
+  mutated?: boolean;
 }
 
 /** Runs before every write; throwing an ApiError refuses the request with that Status (403 forbidden, 422...). */

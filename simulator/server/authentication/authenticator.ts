@@ -13,6 +13,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Store } from '../../storage/store.ts';
 import { anonymousUser, withAuthenticatedGroup, type UserInfo } from './user.ts';
 import { authenticateServiceAccountToken } from './service-account.ts';
+import { authenticateBootstrapToken } from './bootstrap-token.ts';
 
 export interface AuthenticationConfig {
   /** Client certificates are verified against this CA (the TLS server requests them). */
@@ -25,6 +26,8 @@ export interface AuthenticationConfig {
   serviceAccountLookup?: boolean;
   /** --anonymous-auth (default true). */
   anonymous: boolean;
+  /** --enable-bootstrap-token-auth (default false): bootstrap-token Secrets in kube-system (bootstrap-token.ts). */
+  bootstrapTokens?: boolean;
 }
 
 export type AuthenticationResult = { user: UserInfo; credential: 'x509' | 'token' | 'service-account' | 'anonymous' | 'none' } | { error: string };
@@ -59,6 +62,27 @@ function clientCertificate(req: IncomingMessage, cfg: AuthenticationConfig): Aut
   return { user: withAuthenticatedGroup({ name, groups: asList(cert.subject?.O) }), credential: 'x509' };
 }
 
+/**
+ * A bearer token through the token authenticators in the real order: static tokens, bootstrap tokens, service
+ * accounts. Also what a TokenReview asks (../token-review.ts).
+ */
+export async function authenticateToken(token: string, cfg: AuthenticationConfig, store: Store): Promise<{ user: UserInfo; credential: 'token' | 'service-account' } | { error: string }> {
+  const known = cfg.tokens?.get(token);
+  if (known) return { user: withAuthenticatedGroup(structuredClone(known)), credential: 'token' };
+  if (cfg.bootstrapTokens) {
+    const user = await authenticateBootstrapToken(token, store);
+    if (user) return { user: withAuthenticatedGroup(user), credential: 'token' };
+  }
+  const errors: string[] = [];
+  if (cfg.serviceAccountKeys?.length) {
+    const sa = await authenticateServiceAccountToken(token, cfg.serviceAccountKeys, store, cfg.serviceAccountLookup ?? true);
+    if (sa && 'user' in sa) return { user: withAuthenticatedGroup(sa.user), credential: 'service-account' };
+    if (sa) errors.push(sa.error);
+  }
+  errors.push('invalid bearer token');
+  return { error: errors.join(', ') };
+}
+
 /** Who the request comes from, or an error for credentials that were presented but not accepted. */
 export async function authenticate(req: IncomingMessage, cfg: AuthenticationConfig, store: Store): Promise<AuthenticationResult> {
   const errors: string[] = [];
@@ -67,14 +91,9 @@ export async function authenticate(req: IncomingMessage, cfg: AuthenticationConf
   if (fromCert) errors.push(fromCert.error);
   const token = bearerToken(req);
   if (token !== undefined) {
-    const known = cfg.tokens?.get(token);
-    if (known) return { user: withAuthenticatedGroup(structuredClone(known)), credential: 'token' };
-    if (cfg.serviceAccountKeys?.length) {
-      const sa = await authenticateServiceAccountToken(token, cfg.serviceAccountKeys, store, cfg.serviceAccountLookup ?? true);
-      if (sa && 'user' in sa) return { user: withAuthenticatedGroup(sa.user), credential: 'service-account' };
-      if (sa) errors.push(sa.error);
-    }
-    errors.push('invalid bearer token');
+    const r = await authenticateToken(token, cfg, store);
+    if ('user' in r) return r;
+    errors.push(r.error);
   }
   if (errors.length) return { error: errors.join(', ') };
   if (cfg.anonymous) return { user: anonymousUser(), credential: 'anonymous' };

@@ -29,7 +29,8 @@ export function present(def: ResourceDef, stored: KubeObject): KubeObject {
 
 /** Decodes a body that must be an object of the path's kind, converting recognised versions (spec 9). */
 export function readObjectBody(ctx: ServerContext, req: ResourceRequest, def: ResourceDef = req.def): KubeObject {
-  const raw = decodeBody(req.body, header(req, 'content-type'), { protobuf: ctx.protobuf });
+  // Custom resources have no protobuf form: such a body is 415, as 1.9 answers (JSON and YAML only).
+  const raw = decodeBody(req.body, header(req, 'content-type'), { protobuf: def.customResourceDefinition ? undefined : ctx.protobuf });
   const expected = apiVersionOf(def);
   const apiVersion = raw.apiVersion;
   const kind = raw.kind;

@@ -22,7 +22,8 @@ export function scaleOf(def: ResourceDef, stored: KubeObject): KubeObject {
   const spec = (stored.spec ?? {}) as { replicas?: number };
   const status = (stored.status ?? {}) as { replicas?: number };
   const m = stored.metadata;
-  const selectorObj = scaleSelector(stored);
+  // A custom resource's selector comes from its definition's own strategy (the CRD's labelSelectorPath).
+  const selectorObj = def.strategy?.scale ? def.strategy.scale.selector(stored) : scaleSelector(stored);
   const selectorString = Object.entries(selectorObj?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
   const statusOut: Record<string, unknown> = { replicas: status.replicas ?? 0 };
   if (scale.apiVersion === 'autoscaling/v1') {

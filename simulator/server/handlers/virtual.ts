@@ -8,6 +8,7 @@ import { decodeBody } from '../serializers.ts';
 import { header, type ApiResult, type ResourceRequest, type ServerContext } from '../context.ts';
 import { nowTimestamp } from '../registry/system-meta.ts';
 import { createAccessReview, createRulesReview } from '../access-review.ts';
+import { createTokenReview } from '../token-review.ts';
 import { writeOptions } from './write-options.ts';
 import { getStored, STORAGE_REFS, updateStored } from '../registry/storage.ts';
 import { checkBodyType } from './common.ts';
@@ -73,4 +74,5 @@ export const VIRTUAL_CREATES: Record<string, VirtualCreate> = {
   LocalSubjectAccessReview: (ctx, req, obj) => (writeOptions(req), createAccessReview(ctx, req, obj)),
   SelfSubjectAccessReview: (ctx, req, obj) => (writeOptions(req), createAccessReview(ctx, req, obj)),
   SelfSubjectRulesReview: (ctx, req, obj) => (writeOptions(req), createRulesReview(ctx, req, obj)),
+  TokenReview: (ctx, req, obj) => (writeOptions(req), createTokenReview(ctx, obj)),
 };

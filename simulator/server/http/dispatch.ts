@@ -16,6 +16,7 @@ import { deleteCollection, deleteObject } from '../handlers/delete.ts';
 import { prepareWatch } from '../handlers/watch.ts';
 import { patch } from '../handlers/patch.ts';
 import { readMetrics } from '../metrics-api.ts';
+import { readComponentStatuses } from '../component-statuses.ts';
 import { subresourceStorage } from '../subresources/table.ts';
 import { groupResource } from '../registry/system-meta.ts';
 import { isOpenApiPath, serveOpenApi } from '../../openapi/serve.ts';
@@ -216,10 +217,10 @@ async function route(ctx: ServerContext, req: ResourceRequest, reply: FastifyRep
     return undefined;
   }
   if (def.computed) {
-    // metrics.k8s.io: computed on read, get and list only.
+    // metrics.k8s.io and componentstatuses: computed on read, get and list only.
     if (method !== 'GET' || req.subresource) throw methodNotAllowed();
     requireVerb(def, req.name === undefined ? 'list' : 'get');
-    return await readMetrics(ctx, req);
+    return def.kind === 'ComponentStatus' ? await readComponentStatuses(ctx, req) : await readMetrics(ctx, req);
   }
   if (req.name === undefined) {
     const clusterWide = def.namespaced && req.namespace === undefined;

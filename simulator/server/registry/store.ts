@@ -70,6 +70,15 @@ function strategyEnv(ctx: ServerContext, dryRun: boolean): StrategyEnv {
 }
 
 async function admit(ctx: ServerContext, attrs: AdmissionAttributes): Promise<void> {
+  // The mutating phase (LimitRanger's defaults, mutating webhooks) changes the object about to be stored in place;
+  // 1.9 validates after it, so a changed object is validated again before the validating phase.
+  if (attrs.object && ctx.mutatingAdmission?.length) {
+    for (const hook of ctx.mutatingAdmission) {
+      const pending = hook(attrs);
+      if (pending) await pending;
+    }
+    if (attrs.mutated) throwIfInvalid(attrs.def, attrs.name, validateNew(attrs.def, attrs.object));
+  }
   // Most hooks decide at once (undefined): a promise is awaited only when one is given.
   for (const hook of ctx.admission ?? []) {
     const pending = hook(attrs);
@@ -142,7 +151,7 @@ export async function createResource(
   for (let attempt = 0; ; attempt++) {
     try {
       const candidate = toStored(def, obj);
-      await admit(ctx, { operation: 'CREATE', def, namespace, name: obj.metadata.name!, object: candidate, dryRun });
+      await admit(ctx, { operation: 'CREATE', def, namespace, name: obj.metadata.name!, object: candidate, dryRun, user: opts.user });
       const key = objectKey(def, namespace, obj.metadata.name!);
       if (dryRun) {
         // dryRun: the create stops here, after the name was found free.
@@ -375,7 +384,7 @@ export async function updateResource(ctx: ServerContext, u: UpdateRequest): Prom
         await prepareNew(ctx, def, u.namespace, obj, u.opts?.user);
         await beforeCreate(obj, def, strategyEnv(ctx, dryRun));
         const candidate = toStored(def, obj);
-        await admit(ctx, { operation: 'CREATE', def, namespace: u.namespace, name, object: candidate, dryRun });
+        await admit(ctx, { operation: 'CREATE', def, namespace: u.namespace, name, object: candidate, dryRun, user: u.opts?.user });
         created = true;
         // dryRun: the create-on-update stops here.
         return candidate;
@@ -395,6 +404,7 @@ export async function updateResource(ctx: ServerContext, u: UpdateRequest): Prom
           object: settled ?? undefined,
           oldObject: cur.value,
           dryRun,
+          user: u.opts?.user,
         });
       }
       // dryRun: the update stops here (readModifyWrite does not write).
@@ -472,7 +482,7 @@ export async function deleteResource(
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
       );
     }
-    await admit(ctx, { operation: 'DELETE', def, namespace, name, oldObject: obj, dryRun });
+    await admit(ctx, { operation: 'DELETE', def, namespace, name, oldObject: obj, dryRun, user: wopts.user });
     const finalizers = finalizersAfter(def, obj.metadata.finalizers ?? [], opts);
     graceSeconds = gracePeriodSeconds(obj, opts);
     const existingGrace = obj.metadata.deletionGracePeriodSeconds;

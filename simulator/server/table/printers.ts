@@ -674,6 +674,30 @@ const volumeAttachmentPrinter = columnsPrinter(
   AGE_COLUMN,
 );
 
+// NetworkPolicy (1.9 printer): the pods it selects.
+const networkPolicyPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Pod-Selector', 'string', 'Label selector of the pods the policy applies to.'), (o) => formatLabelSelector(o?.spec?.podSelector)),
+  AGE_COLUMN,
+);
+
+// PodTemplate (1.9 printer): the template's containers, images and pod labels.
+const podTemplatePrinter = columnsPrinter(
+  column(col('Template', 'string', 'Name of the pod template.', { format: 'name' }), (o) => str(o?.metadata?.name)),
+  column(col('Containers', 'string', 'Names of the containers in the template.'), (o) => containerCells(o?.template?.spec?.containers)[0]),
+  column(col('Images', 'string', 'Images of the containers in the template.'), (o) => containerCells(o?.template?.spec?.containers)[1]),
+  column(col('Pod Labels', 'string', 'Labels of the pods made from the template.'), (o) => formatLabels(o?.template?.metadata?.labels)),
+);
+
+// ComponentStatus (1.9 printer): the Healthy condition's status, message and error.
+const healthy = (o: Obj): Obj => (Array.isArray(o?.conditions) ? o.conditions.find((c: Obj) => c?.type === 'Healthy') : undefined) ?? {};
+const componentStatusPrinter = columnsPrinter(
+  NAME_COLUMN,
+  column(col('Status', 'string', 'Status of the component conditions.'), (o) => (healthy(o).status === 'True' ? 'Healthy' : healthy(o).status ? 'Unhealthy' : 'Unknown')),
+  column(col('Message', 'string', 'Message of the component conditions.'), (o) => str(healthy(o).message)),
+  column(col('Error', 'string', 'Error of the component conditions.'), (o) => str(healthy(o).error)),
+);
+
 /** The table every kind without its own printer gets: the name and the creation time. */
 export const defaultPrinter: Printer = {
   columns: [NAME, col('Created At', 'date', 'Time the object was created (metadata.creationTimestamp).')],
@@ -715,6 +739,9 @@ export const PRINTERS: Readonly<Record<string, Printer>> = {
   PersistentVolumeClaim: persistentVolumeClaimPrinter,
   StorageClass: storageClassPrinter,
   VolumeAttachment: volumeAttachmentPrinter,
+  NetworkPolicy: networkPolicyPrinter,
+  PodTemplate: podTemplatePrinter,
+  ComponentStatus: componentStatusPrinter,
 };
 
 export function printerFor(kind: string): Printer {
