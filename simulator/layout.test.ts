@@ -213,10 +213,10 @@ const INNER_FLOORS: Record<string, string[][]> = {
   'simulator/server': [
     // The app and what composes the server: http/ (body, dispatch, reply), start, the server's own loops.
     ['*'],
-    // The subresources' storage (one file per subresource, the table) and the computed metrics API.
-    ['subresources/', 'metrics-api.ts'],
-    // The verb handlers, and the access reviews they create.
-    ['handlers/', 'access-review.ts'],
+    // The subresources' storage (one file per subresource, the table) and the computed metrics API and component statuses.
+    ['subresources/', 'metrics-api.ts', 'component-statuses.ts'],
+    // The verb handlers, and the access and token reviews they create.
+    ['handlers/', 'access-review.ts', 'token-review.ts'],
     // The registry: every read and write of storage, system metadata, store errors.
     ['registry/'],
     // What every floor above uses: the request context, errors, codecs of the wire, the watch fan-out, the

@@ -24,6 +24,9 @@ import { userOf } from '../authorization/filter.ts';
 import { atTurnEnd } from '../turn-writes.ts';
 import { firstValues, RoutedAnswer, sendError, sendOutcome, sendResult, sendRouted, type Query } from './reply.ts';
 
+/** The read of each computed kind (ResourceDef.computed), keyed by kind as the virtual creates are; metrics otherwise. */
+const COMPUTED_READS: Record<string, typeof readMetrics> = { ComponentStatus: readComponentStatuses, PodMetrics: readMetrics, NodeMetrics: readMetrics };
+
 const VERB_OF_METHOD: Record<string, string> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
 function requireVerb(def: ResourceDef, verb: string): void {
@@ -220,7 +223,7 @@ async function route(ctx: ServerContext, req: ResourceRequest, reply: FastifyRep
     // metrics.k8s.io and componentstatuses: computed on read, get and list only.
     if (method !== 'GET' || req.subresource) throw methodNotAllowed();
     requireVerb(def, req.name === undefined ? 'list' : 'get');
-    return def.kind === 'ComponentStatus' ? await readComponentStatuses(ctx, req) : await readMetrics(ctx, req);
+    return await (COMPUTED_READS[def.kind] ?? readMetrics)(ctx, req);
   }
   if (req.name === undefined) {
     const clusterWide = def.namespaced && req.namespace === undefined;
