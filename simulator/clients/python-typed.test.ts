@@ -7,9 +7,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
-import { clientDir, pythonClient, REPO, requireClient, run, skipUnlessFound, type ClientDir } from '../testing/real-clients.ts';
+import { clientDir, pythonClient, requireClient, runPythonChecks, skipUnlessFound, type CheckResult, type ClientDir } from '../testing/real-clients.ts';
 
 const probe = pythonClient();
 const NS = 'typed';
@@ -22,7 +21,7 @@ const KINDS = [
 describe(`Python kubernetes client ${probe.found?.version ?? ''}: the typed API on every kind`, { skip: skipUnlessFound(probe) }, () => {
   let sim: RunningSimulator;
   let cd: ClientDir;
-  const results = new Map<string, { ok: boolean; detail: string }>();
+  let results = new Map<string, CheckResult>();
   let output = '';
 
   before(async () => {
@@ -33,13 +32,7 @@ describe(`Python kubernetes client ${probe.found?.version ?? ''}: the typed API 
     cd = clientDir(sim.url, NS);
     const created = await fetch(`${sim.url}/api/v1/namespaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: NS } }) });
     assert.equal(created.status, 201);
-    const r = await run(python, [join(REPO, 'simulator/clients/python/typed_kinds.py'), cd.kubeconfig, NS], { env: cd.env, timeoutMs: 240_000 });
-    output = `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
-    for (const line of r.stdout.split('\n')) {
-      if (!line.startsWith('{')) continue;
-      const res = JSON.parse(line) as { check: string; ok: boolean; detail: string };
-      results.set(res.check, res);
-    }
+    ({ results, output } = await runPythonChecks(python, 'typed_kinds.py', cd, NS, 240_000));
   });
   after(async () => {
     await sim?.close();

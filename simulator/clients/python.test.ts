@@ -6,9 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
-import { clientDir, pythonClient, REPO, requireClient, run, skipUnlessFound, type ClientDir } from '../testing/real-clients.ts';
+import { clientDir, pythonClient, requireClient, runPythonChecks, skipUnlessFound, type CheckResult, type ClientDir } from '../testing/real-clients.ts';
 
 const probe = pythonClient();
 const NS = 'python';
@@ -29,7 +28,7 @@ const CHECKS = [
 describe(`Python kubernetes client ${probe.found?.version ?? ''} against the simulator`, { skip: skipUnlessFound(probe) }, () => {
   let sim: RunningSimulator;
   let cd: ClientDir;
-  const results = new Map<string, { ok: boolean; detail: string }>();
+  let results = new Map<string, CheckResult>();
   let output = '';
 
   before(async () => {
@@ -38,13 +37,7 @@ describe(`Python kubernetes client ${probe.found?.version ?? ''} against the sim
     cd = clientDir(sim.url, NS);
     const created = await fetch(`${sim.url}/api/v1/namespaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: NS } }) });
     assert.equal(created.status, 201);
-    const r = await run(python, [join(REPO, 'simulator/clients/python/matrix.py'), cd.kubeconfig, NS], { env: cd.env, timeoutMs: 120_000 });
-    output = `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
-    for (const line of r.stdout.split('\n')) {
-      if (!line.startsWith('{')) continue;
-      const res = JSON.parse(line) as { check: string; ok: boolean; detail: string };
-      results.set(res.check, res);
-    }
+    ({ results, output } = await runPythonChecks(python, 'matrix.py', cd, NS, 120_000));
   });
   after(async () => {
     await sim?.close();

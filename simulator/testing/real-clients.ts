@@ -114,3 +114,29 @@ export function run(path: string, args: string[], opts: { env: NodeJS.ProcessEnv
     if (opts.input !== undefined) child.stdin?.end(opts.input);
   });
 }
+
+export interface CheckResult {
+  ok: boolean;
+  detail: string;
+}
+
+/**
+ * Runs one of the Python scripts of simulator/clients/python/ (`python3 <script> KUBECONFIG NAMESPACE`), which print
+ * one JSON line per check; answers each check's result by name and the whole output (to show when one is missing).
+ */
+export async function runPythonChecks(
+  python: string,
+  script: string,
+  cd: ClientDir,
+  namespace: string,
+  timeoutMs: number,
+): Promise<{ results: Map<string, CheckResult>; output: string }> {
+  const r = await run(python, [resolve(REPO, 'simulator/clients/python', script), cd.kubeconfig, namespace], { env: cd.env, timeoutMs });
+  const results = new Map<string, CheckResult>();
+  for (const line of r.stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const res = JSON.parse(line) as CheckResult & { check: string };
+    results.set(res.check, res);
+  }
+  return { results, output: `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}` };
+}

@@ -9,6 +9,25 @@ const ITEMS_KEY_TO_PATH = 'Which keys become files and under which paths; by def
 const SCHEDULING_REQUIRED = 'Rules that must hold for the pod to be scheduled; a change that breaks them later does not evict it.';
 const SCHEDULING_PREFERRED = 'Rules the scheduler favours, each with a weight; nodes that satisfy more weight are preferred.';
 const READ_ONLY_MOUNT = 'Mount the volume read-only.';
+/** The cloud and network volume sources, the same field of a pod's Volume and of a PersistentVolumeSpec. */
+const STORAGE_SOURCES: Record<string, string> = {
+  azureDisk: 'An Azure data disk.',
+  azureFile: 'An Azure File share.',
+  cephfs: 'A Ceph filesystem.',
+  cinder: 'An OpenStack Cinder volume.',
+  fc: 'A Fibre Channel disk.',
+  flexVolume: 'A volume of a FlexVolume driver.',
+  flocker: 'A Flocker dataset.',
+  glusterfs: 'A GlusterFS volume.',
+  iscsi: 'An iSCSI disk.',
+  photonPersistentDisk: 'A Photon Controller persistent disk.',
+  portworxVolume: 'A Portworx volume.',
+  quobyte: 'A Quobyte volume.',
+  rbd: 'A Rados block device.',
+  scaleIO: 'A ScaleIO volume.',
+  storageos: 'A StorageOS volume.',
+  vsphereVolume: 'A vSphere virtual disk.',
+};
 const FS_TYPE = 'The filesystem type to mount, e.g. "ext4"; "ext4" when empty.';
 
 export const CORE_V1: PackageDescriptions = {
@@ -264,22 +283,7 @@ export const CORE_V1: PackageDescriptions = {
       downwardAPI: 'Fields of the pod as files.',
       configMap: 'The keys of a config map as files.',
       projected: 'Secrets, config maps, pod fields and tokens projected into one directory.',
-      azureDisk: 'An Azure data disk.',
-      azureFile: 'An Azure File share.',
-      cephfs: 'A Ceph filesystem.',
-      cinder: 'An OpenStack Cinder volume.',
-      fc: 'A Fibre Channel disk.',
-      flexVolume: 'A volume of a FlexVolume driver.',
-      flocker: 'A Flocker dataset.',
-      glusterfs: 'A GlusterFS volume.',
-      iscsi: 'An iSCSI disk.',
-      photonPersistentDisk: 'A Photon Controller persistent disk.',
-      portworxVolume: 'A Portworx volume.',
-      quobyte: 'A Quobyte volume.',
-      rbd: 'A Rados block device.',
-      scaleIO: 'A ScaleIO volume.',
-      storageos: 'A StorageOS volume.',
-      vsphereVolume: 'A vSphere virtual disk.',
+      ...STORAGE_SOURCES,
     }),
     HostPathVolumeSource: t('A file or directory of the node mounted into the pod.', {
       path: 'The path on the node.',
@@ -542,22 +546,7 @@ export const CORE_V1: PackageDescriptions = {
       gcePersistentDisk: 'A GCE persistent disk.',
       awsElasticBlockStore: 'An AWS EBS volume.',
       csi: 'A volume of a CSI driver.',
-      flexVolume: 'A volume of a FlexVolume driver.',
-      azureDisk: 'An Azure data disk.',
-      azureFile: 'An Azure File share.',
-      cephfs: 'A Ceph filesystem.',
-      cinder: 'An OpenStack Cinder volume.',
-      fc: 'A Fibre Channel disk.',
-      flocker: 'A Flocker dataset.',
-      glusterfs: 'A GlusterFS volume.',
-      iscsi: 'An iSCSI disk.',
-      photonPersistentDisk: 'A Photon Controller persistent disk.',
-      portworxVolume: 'A Portworx volume.',
-      quobyte: 'A Quobyte volume.',
-      rbd: 'A Rados block device.',
-      scaleIO: 'A ScaleIO volume.',
-      storageos: 'A StorageOS volume.',
-      vsphereVolume: 'A vSphere virtual disk.',
+      ...STORAGE_SOURCES,
     }),
     PersistentVolumeStatus: t('Where a persistent volume stands.', {
       phase: 'Pending, Available (no claim), Bound, Released (claim deleted, not reclaimed yet) or Failed (reclaim failed).',
