@@ -52,8 +52,8 @@ export const ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
     reason: '1.9 NodeConfigSource embeds TypeMeta (apiVersion, kind) without a protobuf tag, which a .proto message cannot declare',
   },
   {
-    match: /^(def io\.k8s\.api\.(apps\.v1\.(ControllerRevision|StatefulSet)(List)?|extensions\.v1beta1\.Scale|storage\.v1\.StorageClass(List)?|apimachinery\.pkg\.apis\.meta\.v1\.(DeleteOptions|WatchEvent)) x-kubernetes-group-version-kind:|def io\.k8s\.apimachinery\.pkg\.apis\.meta\.v1\.(DeleteOptions|WatchEvent) x-kubernetes-group-version-kind:|path \/apis\/(apps\/v1beta[12]|storage\.k8s\.io\/v1beta1)\/\S+ \w+ (responses|param body):)/,
-    reason: 'apps/v1beta1, apps/v1beta2 and storage.k8s.io/v1beta1 are served as aliases of one type (apps/v1, extensions/v1beta1 Scale, storage/v1) rather than as definitions of their own; DeleteOptions and WatchEvent also list the groups beyond 1.9',
+    match: /^(def io\.k8s\.api\.(apps\.v1\.(ControllerRevision|StatefulSet|DaemonSet|Deployment|ReplicaSet)(List)?|extensions\.v1beta1\.(Scale|Deployment(List|Rollback)?)|storage\.v1\.StorageClass(List)?|apimachinery\.pkg\.apis\.meta\.v1\.(DeleteOptions|WatchEvent)) x-kubernetes-group-version-kind:|def io\.k8s\.apimachinery\.pkg\.apis\.meta\.v1\.(DeleteOptions|WatchEvent) x-kubernetes-group-version-kind:|path \/apis\/(apps\/v1beta[12]|storage\.k8s\.io\/v1beta1)\/\S+ \w+ (responses|param body):)/,
+    reason: 'apps/v1beta1, apps/v1beta2 and storage.k8s.io/v1beta1 are served as aliases of one type (apps/v1 for apps/v1beta2 workloads, extensions/v1beta1 for apps/v1beta1 Deployments and Scale, storage/v1) rather than as definitions of their own; DeleteOptions and WatchEvent also list the groups beyond 1.9',
   },
   {
     match: /^def io\.k8s\.apimachinery\.pkg\.(runtime\.RawExtension (type|required)|runtime\.RawExtension\.Raw|apis\.meta\.v1\.Patch type):/,
