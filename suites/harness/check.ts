@@ -22,8 +22,9 @@ import { writeEvidence } from './evidence.ts';
 import { summarise, writeTranscript, type TranscriptEntry } from './transcript.ts';
 import { noteCheckTime } from './timing.ts';
 import { busyScaled } from './progress.ts';
+import { NothingMovedError, type ProfileDeclaration } from './profile.ts';
 
-export interface CheckMeta {
+export interface CheckMeta extends ProfileDeclaration {
   /** Spec-table row ids this check covers (validated by suites/coverage.test.ts). */
   rows: string[];
   /** What the target must serve for the check to apply; otherwise it is skipped with the reason. */
@@ -64,6 +65,12 @@ export interface CheckContext {
   forAll<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void> | void, options?: { numRuns?: number }): Promise<void>;
   /** Stops the check as skipped (for conditions discovery cannot express). */
   skip(reason: string): never;
+  /**
+   * Stops the check as failed because a controller loop it waits for (one of its `needs.controllers`) did nothing
+   * within the check's bound: the failure names the loop, what did not happen and the check's rows (profile.ts
+   * NothingMovedError). Never a skip: a cluster whose controllers do not act is not conformant.
+   */
+  nothingMoved(controller: string, detail: string): never;
   /** Whether the target serves what a requirement names. */
   serves(requirement: Requirement): boolean;
 }
@@ -191,6 +198,9 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
     forAll: (arbitrary, predicate, options) => properties.forAll(arbitrary, predicate, options),
     skip(reason: string): never {
       throw new SkipSignal(reason);
+    },
+    nothingMoved(controller: string, detail: string): never {
+      throw new NothingMovedError(controller, detail, definition.rows);
     },
     serves: (requirement) => unmetReason(run.discovery, requirement) === undefined,
   };
