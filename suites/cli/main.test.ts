@@ -61,7 +61,7 @@ test('a server that answers 200 without discovery lists exits 2 instead of passi
 test('--list prints checks with their rows and runs nothing', async () => {
   const r = await cli(['--list', '--suite', 'crud']);
   assert.equal(r.code, 0);
-  assert.match(r.out, /^crud\.stale-put-conflict {2}\[crud\] {2}rule\.ops\.replace-optimistic-lock, error\.optimistic-lock/m);
+  assert.match(r.out, /^crud\.stale-put-conflict {2}\[crud, api\] {2}rule\.ops\.replace-optimistic-lock, error\.optimistic-lock/m);
   assert.doesNotMatch(r.out, /^negotiation\./m);
 });
 
@@ -80,10 +80,14 @@ test('a failing check exits 1 and writes junit.xml and a results.json that match
   assert.equal(results.passed, false);
   assert.equal(results.run.seed, 11);
   assert.equal(results.rows.find((row) => row.id === 'error.406')?.status, 'failed');
-  assert.equal(results.rows.find((row) => row.id === 'rule.ops.replace-optimistic-lock')?.status, 'skipped');
+  assert.equal(results.rows.find((row) => row.id === 'rule.ops.replace-optimistic-lock')?.status, 'not-selected');
+  assert.equal(results.verdict, 'FAIL');
+  assert.equal(results.run.profile, 'cluster');
+  assert.match(r.out, /conformance: FAIL \(profile cluster\)/);
   const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
   assert.match(junit, /<testcase classname="negotiation" name="negotiation.unsupported-accept-406"/);
   assert.match(junit, /<property name="spec.row" value="error.406"\/>/);
+  assert.match(junit, /<property name="profile" value="cluster"\/>/);
   assert.match(junit, /<failure message="[^"]*expected HTTP 406, got 200/);
 });
 

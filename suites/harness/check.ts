@@ -44,6 +44,13 @@ export interface CheckMeta extends ProfileDeclaration {
    * continue tokens mid-way).
    */
   solo?: boolean;
+  /**
+   * Needs a revision to leave the target's watch history window (the 410 checks). Against the embedded simulator
+   * it pushes one out with writes (a solo check); against another target it waits for the spec's window (8.1:
+   * 5 minutes, plus a margin) in the background while the run goes on (list-watch.ts waitOutHistory). `--quick`
+   * leaves these checks out.
+   */
+  historyWindow?: boolean;
 }
 
 export interface CheckContext {
@@ -53,6 +60,11 @@ export interface CheckContext {
   readonly recorder: ExchangeRecorder;
   readonly discovery: Discovery;
   readonly vendor: string;
+  /**
+   * Against a target other than the embedded simulator: how long a history-window check waits for a revision to
+   * leave the watch history (it runs beside the other checks and writes nothing to push it out).
+   */
+  readonly historyWaitMs?: number;
   /** fast-check settings of this check: its own seed (derived from the run seed) and the run count. */
   readonly fc: { seed: number; numRuns: number };
   /** A fresh namespace for this check, deleted when the check ends. */
@@ -126,9 +138,12 @@ export function check(id: string, meta: CheckMeta, fn: CheckFn): void {
 
 function registerTest(definition: CheckDefinition, run: RunContextFile): void {
   // Bounds inside checks stretch on a busy machine (harness/progress.ts busyScaled): so does the check's time limit.
-  const timeout = busyScaled((definition.timeoutSeconds ?? 0) * 1000 || run.timeoutMs);
-  // A concurrent check starts now; its test only collects the outcome when its turn comes.
-  const early = definition.concurrent && !firstUnmet(run.discovery, definition.requires ?? []) ? executeCheck(definition, run) : undefined;
+  const waitsHistory = definition.historyWindow && run.historyWaitMs ? run.historyWaitMs : 0;
+  const timeout = busyScaled((definition.timeoutSeconds ?? 0) * 1000 || run.timeoutMs) + waitsHistory;
+  // A concurrent check starts now; its test only collects the outcome when its turn comes. So does a check that
+  // waits out the target's history window: it waits in the background while the file's other checks run.
+  const startsEarly = (definition.concurrent || waitsHistory > 0) && !firstUnmet(run.discovery, definition.requires ?? []);
+  const early = startsEarly ? executeCheck(definition, run) : undefined;
   test(definition.id, { timeout }, async (t) => {
     const reason = firstUnmet(run.discovery, definition.requires ?? []);
     if (reason) {
@@ -177,6 +192,7 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
     recorder,
     discovery: run.discovery,
     vendor: run.vendor,
+    historyWaitMs: definition.historyWindow ? run.historyWaitMs : undefined,
     fc: { seed, numRuns: run.runs },
     namespaceName() {
       const name = `${run.namespacePrefix}${randomSuffix(8)}`;
