@@ -7,6 +7,7 @@ import { check, type CheckContext } from './harness/check.ts';
 import type { Requirement } from './harness/discovery.ts';
 import { replaceWithRetry } from './harness/retry.ts';
 import { describeResponse, expectEqual, expectStatusCode, expectTrue, fail } from './harness/expect.ts';
+import { describeWatchRefusal } from './harness/list-watch.ts';
 import { collectionPath, fixture, hasFixture } from './harness/fixtures.ts';
 import { specTables } from './harness/spec.ts';
 
@@ -172,7 +173,7 @@ async function watchEndpoint(ctx: CheckContext, row: EndpointRow, what: string):
   const path = fillPath(row, ns, name);
   const watch = await ctx.client.watch(path, { query: { resourceVersion: rv, timeoutSeconds: 30 } });
   try {
-    if (watch.status !== 200) fail(`${what}: expected HTTP 200, got ${watch.status}: ${watch.receivedText().slice(0, 300)}`);
+    if (watch.status !== 200) fail(`${what}: expected HTTP 200, got ${await describeWatchRefusal(watch)}`);
     const created = await ctx.client.create(isNamespaces ? collectionPath(ref) : collectionPath(ref, ns), fixture(ref, name, ns));
     if (![200, 201, 202].includes(created.status)) fail(`setup: creating ${ref.kind} ${name} failed: ${describeResponse(created)}`);
     const deadline = Date.now() + 10_000;

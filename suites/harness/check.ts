@@ -20,7 +20,7 @@ import { createNamespace, deleteNamespace, randomSuffix } from './namespaces.ts'
 import { checkSeed, currentRunContext, formatReplay, type RunContextFile } from './run-context.ts';
 import { writeEvidence } from './evidence.ts';
 import { summarise, writeTranscript, type TranscriptEntry } from './transcript.ts';
-import { noteCheckTime } from './timing.ts';
+import { noteCheckTime, noteDuration } from './timing.ts';
 import { busyScaled } from './progress.ts';
 import { NothingMovedError, type ProfileDeclaration } from './profile.ts';
 
@@ -158,6 +158,14 @@ function registerTest(definition: CheckDefinition, run: RunContextFile): void {
 
 let baseClient: TargetClient | undefined;
 
+/** A failure's message, never empty: an error thrown without one is named by its type and first stack frame. */
+export function failureText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  if (text.trim()) return text;
+  const frame = err instanceof Error ? (err.stack ?? '').split('\n').find((l) => /^\s+at /.test(l))?.trim() : undefined;
+  return `${err instanceof Error ? err.name : typeof err} thrown without a message${frame ? ` (${frame})` : ''}`;
+}
+
 /**
  * Before a check that needs the target's controllers and nodes while they are still starting (run.clusterReady):
  * waits until the engine says they are up. Bounded by the check's own time limit, which fails it.
@@ -238,7 +246,7 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
     if (err instanceof TransportError && !exchanges.includes(err.exchange)) exchanges.push(err.exchange);
     writeEvidence(run.evidenceDir, {
       checkId: definition.id,
-      message: err instanceof Error ? err.message : String(err),
+      message: failureText(err),
       failedRows: rowsOf(err),
       exchanges: exchanges.map((e) => renderExchange(e, curlOptions)),
       seed,
@@ -250,6 +258,8 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
     });
     return { error: err };
   } finally {
+    // The check's own time, for its progress line (a concurrent check's test reports only its turn's wait).
+    noteDuration(run.evidenceDir, definition.id, Date.now() - startMs);
     if (transcript) writeTranscript(run.evidenceDir, definition.id, transcript);
     await Promise.all(namespaces.map((n) => deleteNamespace(baseClient!, n)));
     noteCheckTime(run.evidenceDir, { id: definition.id, startMs, endMs: Date.now() });

@@ -3,6 +3,7 @@
 // while the target may still be starting), reads discovery, decides applicability, hands the run context to the
 // processes, gathers their results and evidence, and sweeps the run's namespaces at the end.
 import { spawn } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,7 +19,7 @@ import { namespacePrefixFor, newRunId, settleNamespaces, sweepNamespaces } from 
 import { busyScaled } from './progress.ts';
 import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
-import { cpuTimes, readTimings } from './timing.ts';
+import { cpuTimes, readDuration, readTimings } from './timing.ts';
 import { profileOf, runsCheck, type Profile } from './profile.ts';
 import { plainNodeEntry, compileEntries, IMPORT_CALL, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
 
@@ -194,7 +195,7 @@ function failureMessage(error: FailureData | undefined): string {
   const cause = error.cause;
   if (cause && typeof cause === 'object' && typeof cause.message === 'string' && cause.message) return cause.message;
   if (typeof cause === 'string' && cause) return cause;
-  return error.message ?? 'failed';
+  return error.message || 'failed without a message';
 }
 
 /**
@@ -248,6 +249,8 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   // Stops the early processes when the run ends before their context is written (the target never came up).
   const early = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, early.signal]) : early.signal;
+  // One abort listener per suite file and check of node's test runner: no leak, so no MaxListenersExceededWarning.
+  setMaxListeners(0, signal, early.signal);
   // A history-window check that waits (against a target) runs beside the others; one that floods runs solo.
   const isSolo = (c: CheckDefinition) => c.solo && !(c.historyWindow && options.historyWaitMs);
   const ordinary = selected.filter((c) => !isSolo(c));
@@ -486,7 +489,7 @@ async function readEvents(
       suite: definition.suite,
       title: definition.title,
       rows: definition.rows,
-      durationMs: Math.round(details.duration_ms ?? 0),
+      durationMs: readDuration(evidenceDir, definition.id) ?? Math.round(details.duration_ms ?? 0),
     };
     if (event.type === 'test:pass' && data.skip !== undefined && data.skip !== false) {
       done({ ...base, status: 'skipped', reason: typeof data.skip === 'string' ? data.skip : 'skipped by the check' });

@@ -122,6 +122,16 @@ async function drain(stream: WatchStream, ms = 3000): Promise<string> {
 }
 
 /**
+ * A watch answered other than 200, for a failure message: its status, media type and body, read to its end
+ * (bounded): right after the headers nothing of the body has arrived yet, and the message would end in ": ".
+ */
+export async function describeWatchRefusal(stream: WatchStream): Promise<string> {
+  const text = (await drain(stream, 1000)).slice(0, 300);
+  const type = stream.headers['content-type'] ?? '(no Content-Type)';
+  return `${stream.status} ${type}${text ? `: ${text}` : ' with an empty body'}`;
+}
+
+/**
  * Opens a watch. `probeMs` > 0 reads the first event (up to that long) so an ERROR event with code 410 is
  * recognised as "gone"; the event is kept in `first` otherwise. A non-200, non-410 answer fails the check.
  */
