@@ -75,7 +75,7 @@ check(
   async (ctx) => {
     const ns = await ctx.namespace();
     const path = await createDeployment(ctx, ns, 'st', 2);
-    await runningPods(ctx, ns, 'app=st', 'Deployment st', 'replicaset');
+    await runningPods(ctx, ns, 'app=st', 'Deployment st', 'deployment or replicaset');
     const d = await within(FINISH_MS, async () => {
       const o = await read(ctx, path);
       const s = (o?.status ?? {}) as DeploymentStatus;
@@ -432,7 +432,7 @@ check(
   async (ctx) => {
     const ns = await ctx.namespace();
     const path = await createDeployment(ctx, ns, 'stuck', 1, { annotations: NEVER_READY_ANNOTATION, spec: { progressDeadlineSeconds: 2 } });
-    await runningPods(ctx, ns, 'app=stuck', 'Deployment stuck', 'replicaset');
+    await runningPods(ctx, ns, 'app=stuck', 'Deployment stuck', 'deployment or replicaset');
     const exceeded = await within(FINISH_MS, async () => {
       const d = await read(ctx, path);
       if (((d?.status as DeploymentStatus | undefined)?.readyReplicas ?? 0) > 0)
