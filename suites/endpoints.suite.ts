@@ -221,10 +221,10 @@ for (const row of specTables().endpoints) {
         const problem = !gv
           ? `group version ${key} is not in discovery`
           : !served
-            ? `${key} does not list ${name}`
-            : !served.verbs.includes(row.verb)
-              ? `${key} lists ${name} without the verb ${row.verb} (verbs ${JSON.stringify(served.verbs)})`
-              : undefined;
+              ? `${key} does not list ${name}`
+              : !served.verbs.includes(row.verb)
+                  ? `${key} lists ${name} without the verb ${row.verb} (verbs ${JSON.stringify(served.verbs)})`
+                  : undefined;
         if (problem) missing.set(problem, [...(missing.get(problem) ?? []), row.id]);
       }
       if (missing.size > 0) {
