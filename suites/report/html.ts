@@ -252,7 +252,7 @@ export function renderHtml(model: ReportModel): string {
   const multi = model.runs.length > 1;
   const title = multi
     ? `Conformance matrix: ${model.runs.length} targets`
-    : `Conformance ${model.passed ? 'PASS' : 'FAIL'}: ${model.runs[0].label}`;
+    : `Conformance ${model.runs[0].results.verdict}: ${model.runs[0].label}`;
   // Hashes, not 'unsafe-inline': even a markup injection that slipped past escaping could not run script.
   const csp = `default-src 'none'; style-src 'sha256-${sha256(REPORT_CSS)}'; script-src 'sha256-${sha256(REPORT_JS)}'; img-src data:; base-uri 'none'; form-action 'none'`;
   const failingCount = model.failing.length;
