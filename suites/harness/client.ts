@@ -79,6 +79,18 @@ export const WATCH_HEADERS_MS = 10_000;
 /** The row a watch that is not streamed fails. */
 export const WATCH_STREAMING_ROW = 'rule.watch.chunked-transfer';
 
+/**
+ * The checks (by their recorders, one per check) that found a watch not streamed: their own later watches fail the
+ * same way (a property's shrinking re-runs them), where other checks' watches are only not verified.
+ */
+const notStreamedBy = new WeakMap<ExchangeRecorder, string>();
+
+function notStreamed(message: string): Error {
+  const err = new Error(message);
+  (err as unknown as Record<string, unknown>)[ROWS_PROPERTY] = [WATCH_STREAMING_ROW];
+  return err;
+}
+
 /** A later watch of a run in which one watch already showed the target does not stream: not verifiable. */
 export class WatchNotStreamed extends Error {
   override name = 'WatchNotStreamed';
@@ -151,9 +163,8 @@ export class TargetClient {
           // Another check wrote it first.
         }
       }
-      const err = new Error(message);
-      (err as unknown as Record<string, unknown>)[ROWS_PROPERTY] = [WATCH_STREAMING_ROW];
-      throw err;
+      notStreamedBy.set(this.recorder, message);
+      throw notStreamed(message);
     }
   }
 
@@ -270,6 +281,11 @@ export class TargetClient {
     const started = performance.now();
     const startedAt = new Date().toISOString();
     const recordedRequest = { method: 'GET', url, headers };
+    const own = notStreamedBy.get(this.recorder);
+    if (own) {
+      clearTimeout(limit);
+      throw notStreamed(own);
+    }
     if (this.watchMarker && existsSync(this.watchMarker)) {
       clearTimeout(limit);
       throw new WatchNotStreamed(`not verified: an earlier watch of this run showed the target does not stream watches (${readFileSync(this.watchMarker, 'utf8').split(':')[0]}: see the failure naming it)`);
