@@ -81,7 +81,7 @@ export class Progress {
     const longest = [...this.running].sort((a, b) => a[1] - b[1]);
     const list = longest.slice(0, 4).map(([id, t]) => `${id} (${Math.round((now - t) / 1000)} s)`);
     const more = longest.length > 4 ? ` and ${longest.length - 4} more` : '';
-    this.out.write(`... ${finished}/${this.total} done; running: ${list.join(', ') || 'starting check processes'}${more}\n`);
+    this.out.write(`... ${finished}/${this.total} done; running: ${list.join(', ') || 'no check reported its start yet (the runner reports a file once the files before it are done)'}${more}\n`);
   }
 
   private clearLine(): void {
