@@ -72,6 +72,7 @@ check(
   {
     rows: ['rule.lifecycle.namespace-cascade', 'controller.namespace'],
     requires: [NEEDS_NAMESPACES],
+    needs: { controllers: ['namespace'] },
     title: 'a deleted namespace with an object of every kind in it is gone, with its content, within a few seconds',
     timeoutSeconds: 120,
   },
@@ -101,8 +102,9 @@ check(
       if (!moved && elapsed > NAMESPACE_QUIET_MS / 2) moved = (await count()) < before;
       // Nothing deleted at all within the bound: no namespace controller runs against this target.
       if (!moved && elapsed > NAMESPACE_QUIET_MS) {
-        ctx.skip(
-          `no namespace controller acts on this target: ${before} objects were still in the terminating namespace after ${NAMESPACE_QUIET_MS / 1000} s`,
+        ctx.nothingMoved(
+          'namespace',
+          `${before} objects were still in the terminating namespace after ${NAMESPACE_QUIET_MS / 1000} s`,
         );
       }
       return false;
@@ -127,9 +129,10 @@ check(
 );
 
 const GC_ROWS = ['rule.ops.delete-dependents', 'query.delete.propagationPolicy', 'controller.garbagecollector'];
+const GC_NEEDS = { controllers: ['garbagecollector'] };
 const GC_REQUIRES = [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'get', 'delete', 'patch']), needs(SECRETS, ['create', 'get'])];
 
-check('controllers.gc-background', { rows: GC_ROWS, requires: GC_REQUIRES, title: 'Background: dependents of a deleted owner are deleted after it', timeoutSeconds: 60 }, async (ctx) => {
+check('controllers.gc-background', { rows: GC_ROWS, requires: GC_REQUIRES, needs: GC_NEEDS, title: 'Background: dependents of a deleted owner are deleted after it', timeoutSeconds: 60 }, async (ctx) => {
   const ns = await ctx.namespace();
   const owner = await createObject(ctx, CONFIGMAPS, ctx.uniqueName('owner'), ns);
   const depName = ctx.uniqueName('dep');
@@ -146,8 +149,9 @@ check('controllers.gc-background', { rows: GC_ROWS, requires: GC_REQUIRES, title
   const collected = await within(NO_CONTROLLER_BOUND_MS, async () => (await status(ctx, depPath)) === 404 && (await status(ctx, secretPath)) === 404);
   if (!collected) {
     if ((await status(ctx, depPath)) === 200 && (await status(ctx, secretPath)) === 200)
-      ctx.skip(
-        `no garbage collector acts on this target: dependents of an owner deleted in the background were still there after ${NO_CONTROLLER_BOUND_MS / 1000} s`,
+      ctx.nothingMoved(
+        'garbagecollector',
+        `dependents of an owner deleted in the background were still there after ${NO_CONTROLLER_BOUND_MS / 1000} s`,
       );
     fail('only some dependents of the deleted owner were collected', 'rule.ops.delete-dependents');
   }
@@ -160,7 +164,7 @@ check('controllers.gc-background', { rows: GC_ROWS, requires: GC_REQUIRES, title
 
 check(
   'controllers.gc-foreground',
-  { rows: GC_ROWS, requires: GC_REQUIRES, title: 'Foreground: dependents go first; the owner waits for those with blockOwnerDeletion', timeoutSeconds: 90 },
+  { rows: GC_ROWS, requires: GC_REQUIRES, needs: GC_NEEDS, title: 'Foreground: dependents go first; the owner waits for those with blockOwnerDeletion', timeoutSeconds: 90 },
   async (ctx) => {
     const ns = await ctx.namespace();
     const owner = await createObject(ctx, CONFIGMAPS, ctx.uniqueName('owner'), ns);
@@ -185,8 +189,9 @@ check(
         const freeLeft = (await status(ctx, freePath)) === 200;
         const blockerDeleting = !!(await read(ctx, blockerPath))?.metadata.deletionTimestamp;
         if (freeLeft && !blockerDeleting)
-          ctx.skip(
-            `no garbage collector acts on this target: no dependent of an owner deleted in the foreground was deleted within ${NO_CONTROLLER_BOUND_MS / 1000} s`,
+          ctx.nothingMoved(
+            'garbagecollector',
+            `no dependent of an owner deleted in the foreground was deleted within ${NO_CONTROLLER_BOUND_MS / 1000} s`,
           );
         fail(
           `after ${NO_CONTROLLER_BOUND_MS / 1000} s: the dependent without blockOwnerDeletion ${freeLeft ? 'was still there' : 'was gone'}, the blocking one ${blockerDeleting ? 'was being deleted' : 'was not being deleted'}`,
@@ -214,7 +219,7 @@ check(
   },
 );
 
-check('controllers.gc-orphan', { rows: [...GC_ROWS, 'query.delete.orphanDependents'], requires: GC_REQUIRES, title: 'Orphan: dependents stay without the owner reference; the owner goes', timeoutSeconds: 60 }, async (ctx) => {
+check('controllers.gc-orphan', { rows: [...GC_ROWS, 'query.delete.orphanDependents'], requires: GC_REQUIRES, needs: GC_NEEDS, title: 'Orphan: dependents stay without the owner reference; the owner goes', timeoutSeconds: 60 }, async (ctx) => {
   const ns = await ctx.namespace();
   const owner = await createObject(ctx, CONFIGMAPS, ctx.uniqueName('owner'), ns);
   const other = await createObject(ctx, CONFIGMAPS, ctx.uniqueName('other-owner'), ns);
@@ -231,8 +236,9 @@ check('controllers.gc-orphan', { rows: [...GC_ROWS, 'query.delete.orphanDependen
   if (!ownerGone) {
     const untouched = (onlyNow?.metadata.ownerReferences ?? []).some((r) => r.uid === owner.metadata.uid);
     if (untouched)
-      ctx.skip(
-        `no garbage collector acts on this target: an owner deleted with Orphan kept its orphan finalizer and its dependents their references for ${NO_CONTROLLER_BOUND_MS / 1000} s`,
+      ctx.nothingMoved(
+        'garbagecollector',
+        `an owner deleted with Orphan kept its orphan finalizer and its dependents their references for ${NO_CONTROLLER_BOUND_MS / 1000} s`,
       );
     fail('the dependents were orphaned but the owner stayed (its orphan finalizer was not removed)', 'rule.ops.delete-dependents');
   }
@@ -256,6 +262,7 @@ check(
   {
     rows: ['controller.serviceaccount'],
     requires: [NEEDS_NAMESPACES, { group: '', version: 'v1', resource: 'serviceaccounts', verbs: ['get', 'delete'] }],
+    needs: { controllers: ['serviceaccount'] },
     title: 'every new namespace gets a default service account, created again when deleted',
     timeoutSeconds: 60,
   },
@@ -263,7 +270,7 @@ check(
     const ns = await ctx.namespace();
     const path = `/api/v1/namespaces/${ns}/serviceaccounts/default`;
     if (!(await within(NO_CONTROLLER_BOUND_MS, async () => (await status(ctx, path)) === 200))) {
-      ctx.skip(`no service-account controller acts on this target: namespace ${ns} had no default service account after ${NO_CONTROLLER_BOUND_MS / 1000} s`);
+      ctx.nothingMoved('serviceaccount', `namespace ${ns} had no default service account after ${NO_CONTROLLER_BOUND_MS / 1000} s`);
     }
     const first = (await read(ctx, path))!;
     const del = await ctx.client.delete(path);

@@ -251,3 +251,63 @@ export function expectedPullPolicy(ref: ImageRef): 'Always' | 'IfNotPresent' {
     );
   }
 }
+
+// ---- the 2.2 container defaults, every container-bearing kind, fixed examples ----------------------------------
+// The property above draws its kinds and tags at random; this one tries the cases that matter on every kind the
+// target serves, every run: :latest and no tag (Always), a version tag and a digest (IfNotPresent), and the other
+// defaults of 2.2 (terminationMessagePath, terminationMessagePolicy; stdin, stdinOnce and tty false or absent).
+
+const LATEST_CASES: Array<{ name: string; image: string; want: 'Always' | 'IfNotPresent' }> = [
+  { name: 'latest', image: 'registry.example.com/app:latest', want: 'Always' },
+  { name: 'untagged', image: 'busybox', want: 'Always' },
+  { name: 'tagged', image: 'busybox:1.28', want: 'IfNotPresent' },
+  { name: 'digest', image: `busybox@sha256:${'ab'.repeat(32)}`, want: 'IfNotPresent' },
+];
+const CONTAINER_DEFAULTS: Array<{ field: string; ok: (v: unknown) => boolean; text: string }> = [
+  { field: 'terminationMessagePath', ok: (v) => v === '/dev/termination-log', text: '"/dev/termination-log"' },
+  { field: 'terminationMessagePolicy', ok: (v) => v === 'File', text: '"File"' },
+  { field: 'stdin', ok: (v) => v === undefined || v === false, text: 'false (or absent)' },
+  { field: 'stdinOnce', ok: (v) => v === undefined || v === false, text: 'false (or absent)' },
+  { field: 'tty', ok: (v) => v === undefined || v === false, text: 'false (or absent)' },
+];
+
+{
+  const hosts = containerHosts();
+  check(
+    'defaults.container-defaults-every-kind',
+    {
+      rows: ['field.Container.imagePullPolicy', 'defaultRule.image-tag', ...CONTAINER_DEFAULTS.map((d) => `field.Container.${d.field}`)],
+      requires: [NEEDS_NAMESPACES],
+      title: 'on every kind that carries containers: imagePullPolicy Always for :latest and no tag, IfNotPresent for a version tag or digest; the other 2.2 defaults',
+    },
+    async (ctx) => {
+      const served = hosts.filter((h) => ctx.serves(needs(h.ref, ['create', 'get'])));
+      if (served.length === 0) ctx.skip('target serves none of the kinds that carry containers');
+      const ns = await ctx.namespace();
+      for (const host of served) {
+        const name = ctx.uniqueName(host.ref.kind);
+        const obj = fixture(host.ref, name, ns) as unknown as JsonObject;
+        setIn(obj, host.containersPath, LATEST_CASES.map((c) => ({ name: c.name, image: c.image })));
+        const what = `${kindLabel(host.ref)} ${name}`;
+        const { answer, read } = await createAndRead(ctx, host.ref, ns, obj, what);
+        for (const [label, o] of [['create answer', answer], ['GET', read]] as const) {
+          if (!o) continue;
+          const got = (getIn(o, host.containersPath) as JsonObject[] | undefined) ?? [];
+          for (const c of LATEST_CASES) {
+            const container = got.find((x) => x.name === c.name);
+            await forRows(['field.Container.imagePullPolicy', 'defaultRule.image-tag'], () => {
+              if (container?.imagePullPolicy !== c.want)
+                fail(`${what}, ${label}: container ${c.name} with image ${JSON.stringify(c.image)}: expected imagePullPolicy ${c.want}, got ${JSON.stringify(container?.imagePullPolicy)}`);
+            });
+            for (const d of CONTAINER_DEFAULTS) {
+              await forRows(`field.Container.${d.field}`, () => {
+                if (!d.ok(container?.[d.field]))
+                  fail(`${what}, ${label}: container ${c.name}: expected ${d.field} ${d.text} by default, got ${JSON.stringify(container?.[d.field])}`);
+              });
+            }
+          }
+        }
+      }
+    },
+  );
+}

@@ -4,9 +4,10 @@
 import type { EndpointRow } from '../spec-tables/index.ts';
 import type { KubeObject } from '../simulator/api/meta.ts';
 import { check, type CheckContext } from './harness/check.ts';
-import type { Requirement } from './harness/discovery.ts';
+import { groupVersionKey, type Requirement } from './harness/discovery.ts';
 import { replaceWithRetry } from './harness/retry.ts';
 import { describeResponse, expectEqual, expectStatusCode, expectTrue, fail } from './harness/expect.ts';
+import { describeWatchRefusal } from './harness/list-watch.ts';
 import { collectionPath, fixture, hasFixture } from './harness/fixtures.ts';
 import { specTables } from './harness/spec.ts';
 
@@ -172,7 +173,7 @@ async function watchEndpoint(ctx: CheckContext, row: EndpointRow, what: string):
   const path = fillPath(row, ns, name);
   const watch = await ctx.client.watch(path, { query: { resourceVersion: rv, timeoutSeconds: 30 } });
   try {
-    if (watch.status !== 200) fail(`${what}: expected HTTP 200, got ${watch.status}: ${watch.receivedText().slice(0, 300)}`);
+    if (watch.status !== 200) fail(`${what}: expected HTTP 200, got ${await describeWatchRefusal(watch)}`);
     const created = await ctx.client.create(isNamespaces ? collectionPath(ref) : collectionPath(ref, ns), fixture(ref, name, ns));
     if (![200, 201, 202].includes(created.status)) fail(`setup: creating ${ref.kind} ${name} failed: ${describeResponse(created)}`);
     const deadline = Date.now() + 10_000;
@@ -195,5 +196,41 @@ for (const row of specTables().endpoints) {
   if (!row.testable) continue;
   check(`endpoints.${row.id.replace(/^endpoint\./, '')}`, { rows: [row.id, 'rule.media.verbs-as-shown'], requires: requirementsOf(row), title: `${row.method} ${row.specPath} answers ${row.responseText}` }, (ctx) =>
     callEndpoint(ctx, row),
+  );
+}
+
+// ---- every resource of the spec's tables in its group's discovery document, with the spec's verbs -----------------
+// Without this, a target whose discovery document leaves a resource out (or a verb) has the checks of that resource
+// skipped as "not served" and nothing fails: the spec lists what the API serves, so leaving it out is a failure.
+{
+  const rows = specTables().endpoints.filter((r) => r.resource !== null);
+  const discoveryRows = specTables().endpoints.filter((r) => r.resource === null).map((r) => r.id);
+  check(
+    'endpoints.discovery-lists-spec-resources',
+    {
+      rows: [...discoveryRows, ...rows.map((r) => r.id)],
+      title: "every resource and subresource of the spec's endpoint tables is in its group version's discovery document, with the verb of each endpoint",
+    },
+    async (ctx) => {
+      const missing = new Map<string, string[]>();
+      for (const row of rows) {
+        const key = groupVersionKey(row.group, row.version);
+        const gv = ctx.discovery.groupVersions[key];
+        const name = row.subresource ? `${row.resource}/${row.subresource}` : row.resource!;
+        const served = gv?.resources.find((r) => r.name === name);
+        const problem = !gv
+          ? `group version ${key} is not in discovery`
+          : !served
+              ? `${key} does not list ${name}`
+              : !served.verbs.includes(row.verb)
+                  ? `${key} lists ${name} without the verb ${row.verb} (verbs ${JSON.stringify(served.verbs)})`
+                  : undefined;
+        if (problem) missing.set(problem, [...(missing.get(problem) ?? []), row.id]);
+      }
+      if (missing.size > 0) {
+        const text = [...missing].map(([p, ids]) => `${p} (${ids.length} endpoint row${ids.length === 1 ? '' : 's'}: ${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', ...' : ''})`);
+        fail(`the discovery documents leave out what the spec lists: ${text.join('; ')}${ctx.discovery.problems.length ? ` (discovery problems: ${ctx.discovery.problems.join('; ')})` : ''}`, [...missing.values()].flat());
+      }
+    },
   );
 }

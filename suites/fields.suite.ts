@@ -325,7 +325,7 @@ check(
   {
     rows: ['field.Unknown.typeMeta', 'field.Unknown.raw', 'field.Unknown.contentEncoding', 'field.Unknown.contentType', 'field.TypeMeta.apiVersion', 'field.TypeMeta.kind'],
     requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'get', 'list']), needs(DEPLOYMENTS, ['create', 'get', 'list'])],
-    title: 'protobuf bodies decode (independent reader) to Unknown{typeMeta, raw, no contentEncoding/contentType} naming the object',
+    title: 'protobuf bodies decode (independent reader) to Unknown{typeMeta, raw, no contentEncoding, contentType unset or the protobuf type} naming the object',
   },
   async (ctx) => {
     const ns = await ctx.namespace();
@@ -366,9 +366,11 @@ check(
         `GET ${c.path}: contentEncoding (field 3) is ${JSON.stringify(env.contentEncoding)}; unset or empty means no encoding, and none was asked for`,
         'field.Unknown.contentEncoding',
       );
+      // 2.6: unset or empty means the protobuf media type, so naming that type is the same message.
+      const pbType = `application/vnd.${ctx.vendor}.protobuf`;
       expectTrue(
-        !env.contentType,
-        `GET ${c.path}: contentType (field 4) is ${JSON.stringify(env.contentType)}; unset or empty means the protobuf media type`,
+        !env.contentType || env.contentType === pbType,
+        `GET ${c.path}: contentType (field 4) is ${JSON.stringify(env.contentType)}; it must be unset, empty or ${pbType} (the body is protobuf)`,
         'field.Unknown.contentType',
       );
     }
@@ -478,5 +480,52 @@ check(
     expectStatusCode(scale, 200, `GET ${path}/scale`);
     expectEqual(scale.object?.metadata?.name, 'sub', `metadata.name of the Scale at ${path}/scale`);
     expectEqual((scale.object?.spec as { replicas?: number } | undefined)?.replicas ?? 0, 0, `spec.replicas of the Scale at ${path}/scale`);
+  },
+);
+
+// ---- timestamps stay UTC, also after a write that sent another offset --------------------------------------------
+// 2.1: responses carry RFC 3339 UTC timestamps. A client may send a timestamp with another offset (the same instant);
+// what the server answers and shows in later reads must still be UTC, never the text as sent.
+
+/** Every string value under a key ending in "Timestamp" or "Time", with its path. */
+function timestampsOf(value: unknown, path = ''): Array<[string, unknown]> {
+  if (Array.isArray(value)) return value.flatMap((v, i) => timestampsOf(v, `${path}[${i}]`));
+  if (!isObject(value)) return [];
+  return Object.entries(value).flatMap(([k, v]) => (/(Timestamp|Time)$/.test(k) && !isObject(v) ? [[`${path}.${k}`, v] as [string, unknown]] : timestampsOf(v, `${path}.${k}`)));
+}
+
+check(
+  'fields.timestamps-utc-after-update',
+  {
+    rows: ['field.ObjectMeta.creationTimestamp'],
+    requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'get', 'list', 'update', 'patch'])],
+    title: 'after a PUT and a merge patch that send creationTimestamp with a +02:00 offset, every answer and later read carries RFC 3339 UTC timestamps',
+  },
+  async (ctx) => {
+    const ns = await ctx.namespace();
+    const name = ctx.uniqueName('utc');
+    const created = await createObject(ctx, CONFIGMAPS, name, ns);
+    const path = `/api/v1/namespaces/${ns}/configmaps/${name}`;
+    const offset = '2001-02-03T06:05:06+02:00';
+    const answers: Array<[string, unknown]> = [['create answer', created]];
+    const put = await ctx.client.replace(path, { ...created, metadata: { ...created.metadata, creationTimestamp: offset }, data: { step: 'put' } });
+    expectStatusCode(put, [200, 201], `PUT ${path} with creationTimestamp ${offset}`);
+    answers.push(['PUT answer', put.object]);
+    const patch = await ctx.client.patch(path, { metadata: { creationTimestamp: offset }, data: { step: 'patch' } }, 'merge');
+    expectStatusCode(patch, 200, `merge patch of ${path} with creationTimestamp ${offset}`);
+    answers.push(['merge patch answer', patch.object]);
+    const read = await ctx.client.get(path);
+    expectStatusCode(read, 200, `GET ${path}`);
+    answers.push(['GET after the writes', read.object]);
+    const list = await ctx.client.get<KubeList>(`/api/v1/namespaces/${ns}/configmaps`);
+    expectStatusCode(list, 200, `list of ${ns} configmaps`);
+    answers.push(['list after the writes', list.object?.items?.find((i) => i.metadata.name === name)]);
+    await forRows('field.ObjectMeta.creationTimestamp', () => {
+      for (const [what, obj] of answers) {
+        const found = timestampsOf(obj);
+        expectTrue(found.some(([p]) => p === '.metadata.creationTimestamp'), `${what}: no metadata.creationTimestamp`);
+        for (const [p, v] of found) expectTrue(isRfc3339Utc(v), `${what}: ${p.slice(1)} ${JSON.stringify(v)} is not an RFC 3339 UTC timestamp (a write sent ${offset})`);
+      }
+    });
   },
 );

@@ -12,6 +12,7 @@ import { collectionPath, objectPath, SPEC_KINDS, hasFixture, apiVersionOf, type 
 import { CONFIGMAPS, NEEDS_NAMESPACES, createObject, needs } from './harness/objects.ts';
 import { decodeProtobuf, hasProtobuf, startsWithMagic } from './harness/protobuf.ts';
 import { expectStatusBody } from './harness/status-body.ts';
+import { describeWatchRefusal } from './harness/list-watch.ts';
 
 const FORMAT_ROW: Record<Format, string> = { json: 'media.json', yaml: 'media.yaml', protobuf: 'media.protobuf' };
 const CM_RW = [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'get', 'list', 'update'])];
@@ -245,7 +246,7 @@ check('negotiation.watch-stream-types', { rows: ['media.json-watch', 'media.prot
       const watch = await ctx.client.watch(collectionPath(CONFIGMAPS, ns), { query: { watch: 'true', resourceVersion: rv }, format });
       try {
         const what = `watch of configmaps as ${format}`;
-        if (watch.status !== 200) fail(`${what}: expected HTTP 200, got ${watch.status}: ${watch.receivedText().slice(0, 200)}`);
+        if (watch.status !== 200) fail(`${what}: expected HTTP 200, got ${await describeWatchRefusal(watch)}`);
         const type = ctx.client.mediaType(format);
         const contentType = (watch.headers['content-type'] ?? '').replace(/\s+/g, '').toLowerCase();
         // JSON watches are plain application/json on the real server; the spec also names ;stream=watch.

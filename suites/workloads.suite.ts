@@ -10,7 +10,7 @@ import { describeResponse, expectEqual, expectTrue, fail } from './harness/expec
 import { DEPLOYMENTS, NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import type { KindRef } from './harness/fixtures.ts';
 import { replaceWithRetry } from './harness/retry.ts';
-import { busyScaled } from './harness/progress.ts';
+import { busyScaled, createOrFail } from './harness/progress.ts';
 
 /** How long a target may take to show that a controller or a node acts at all. */
 const NOTHING_MOVES_MS = busyScaled(20_000);
@@ -53,21 +53,22 @@ async function read(ctx: CheckContext, path: string): Promise<KubeObject | undef
   return res.status === 200 ? res.object : undefined;
 }
 
+const DEPLOYMENT_NEEDS = { controllers: ['deployment', 'replicaset'], nodes: 1 };
+
 /** Creates a Deployment and waits, stage by stage, until it is available; skips when a stage never starts. */
 async function availableDeployment(ctx: CheckContext, ns: string, name: string, replicas: number): Promise<string> {
   const path = `/apis/apps/v1/namespaces/${ns}/deployments/${name}`;
   const body = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { replicas, selector: { matchLabels: { app: name } }, template: template({ app: name }) } };
-  const res = await ctx.client.create(`/apis/apps/v1/namespaces/${ns}/deployments`, body);
-  if (![200, 201].includes(res.status)) fail(`setup: creating Deployment ${ns}/${name} failed: ${describeResponse(res)}`);
+  await createOrFail(ctx, `/apis/apps/v1/namespaces/${ns}/deployments`, body, `Deployment ${ns}/${name}`);
   const rs = await within(NOTHING_MOVES_MS, async () => {
     const list = (await ctx.client.get<KubeList>(`/apis/apps/v1/namespaces/${ns}/replicasets`)).object?.items ?? [];
     return list.length > 0 ? list : undefined;
   });
-  if (!rs) ctx.skip(`no ReplicaSet appeared for a new Deployment within ${NOTHING_MOVES_MS / 1000} s: no deployment controller acts on this target`);
+  if (!rs) ctx.nothingMoved('deployment', `no ReplicaSet appeared for a new Deployment within ${NOTHING_MOVES_MS / 1000} s`);
   const made = await within(NOTHING_MOVES_MS, async () => ((await pods(ctx, ns, `app=${name}`)).length > 0 ? true : undefined));
-  if (!made) ctx.skip(`the Deployment's ReplicaSet made no pods within ${NOTHING_MOVES_MS / 1000} s: no replicaset controller acts on this target`);
+  if (!made) ctx.nothingMoved('replicaset', `the Deployment's ReplicaSet made no pods within ${NOTHING_MOVES_MS / 1000} s`);
   const run = await within(NOTHING_MOVES_MS, async () => (running(await pods(ctx, ns, `app=${name}`)) > 0 ? true : undefined));
-  if (!run) ctx.skip(`no pod reached Running within ${NOTHING_MOVES_MS / 1000} s: the target has no nodes that run pods`);
+  if (!run) ctx.nothingMoved('kubelet', `no pod reached Running within ${NOTHING_MOVES_MS / 1000} s: no node runs pods`);
   const done = await within(FINISH_MS, async () => {
     const d = await read(ctx, path);
     const s = (d?.status ?? {}) as { availableReplicas?: number; updatedReplicas?: number; observedGeneration?: number };
@@ -82,6 +83,7 @@ check(
   {
     rows: ['controller.deployment', 'controller.replicaset', 'rule.daemon.control-loops', 'field.DeploymentSpec.replicas', 'field.DeploymentStatus.availableReplicas', 'field.DeploymentStatus.conditions'],
     requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get'])],
+    needs: DEPLOYMENT_NEEDS,
     title: 'a Deployment of 3 replicas becomes available: 3 Running pods, status and Available condition say so',
     timeoutSeconds: 150,
   },
@@ -108,6 +110,7 @@ check(
   {
     rows: ['rule.ops.scale', 'controller.deployment', 'controller.replicaset'],
     requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get']), needs(DEPLOYMENTS, ['update'], 'scale')],
+    needs: DEPLOYMENT_NEEDS,
     title: 'writing /scale of a Deployment changes the number of its pods, up and down',
     timeoutSeconds: 240,
   },
@@ -132,6 +135,7 @@ check(
   {
     rows: ['controller.job', 'field.JobSpec.completions'],
     requires: [NEEDS_NAMESPACES, needs(JOBS, ['create', 'get'])],
+    needs: { controllers: ['job'], nodes: 1 },
     title: 'a Job with completions 2 and parallelism 2 gets a Complete condition and succeeded 2',
     timeoutSeconds: 150,
   },
@@ -139,12 +143,11 @@ check(
     const ns = await ctx.namespace();
     const path = `/apis/batch/v1/namespaces/${ns}/jobs/once`;
     const body = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'once' }, spec: { completions: 2, parallelism: 2, template: template({}, 'Never') } };
-    const res = await ctx.client.create(`/apis/batch/v1/namespaces/${ns}/jobs`, body);
-    if (![200, 201].includes(res.status)) fail(`setup: creating Job ${ns}/once failed: ${describeResponse(res)}`);
+    await createOrFail(ctx, `/apis/batch/v1/namespaces/${ns}/jobs`, body, `Job ${ns}/once`);
     const made = await within(NOTHING_MOVES_MS, async () => ((await pods(ctx, ns, 'job-name=once')).length > 0 ? true : undefined));
-    if (!made) ctx.skip(`the Job made no pods within ${NOTHING_MOVES_MS / 1000} s: no job controller acts on this target`);
+    if (!made) ctx.nothingMoved('job', `the Job made no pods within ${NOTHING_MOVES_MS / 1000} s`);
     const ran = await within(NOTHING_MOVES_MS, async () => ((await pods(ctx, ns, 'job-name=once')).some((p) => phase(p) !== 'Pending') ? true : undefined));
-    if (!ran) ctx.skip(`no pod of the Job left Pending within ${NOTHING_MOVES_MS / 1000} s: the target has no nodes that run pods`);
+    if (!ran) ctx.nothingMoved('kubelet', `no pod of the Job left Pending within ${NOTHING_MOVES_MS / 1000} s: no node runs pods`);
     const job = await within(FINISH_MS, async () => {
       const j = await read(ctx, path);
       const conds = (j?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];

@@ -11,6 +11,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { main } from './main.ts';
 import { startMiniServer } from '../harness/testdata/mini-server.ts';
+import { startSimulator } from '../../simulator/cluster.ts';
 import { resultsJsonSchema, type ConformanceResults } from '../report/results-schema.ts';
 
 const servers: Array<{ close(): Promise<void> }> = [];
@@ -61,7 +62,7 @@ test('a server that answers 200 without discovery lists exits 2 instead of passi
 test('--list prints checks with their rows and runs nothing', async () => {
   const r = await cli(['--list', '--suite', 'crud']);
   assert.equal(r.code, 0);
-  assert.match(r.out, /^crud\.stale-put-conflict {2}\[crud\] {2}rule\.ops\.replace-optimistic-lock, error\.optimistic-lock/m);
+  assert.match(r.out, /^crud\.stale-put-conflict {2}\[crud, api\] {2}rule\.ops\.replace-optimistic-lock, error\.optimistic-lock/m);
   assert.doesNotMatch(r.out, /^negotiation\./m);
 });
 
@@ -80,10 +81,14 @@ test('a failing check exits 1 and writes junit.xml and a results.json that match
   assert.equal(results.passed, false);
   assert.equal(results.run.seed, 11);
   assert.equal(results.rows.find((row) => row.id === 'error.406')?.status, 'failed');
-  assert.equal(results.rows.find((row) => row.id === 'rule.ops.replace-optimistic-lock')?.status, 'skipped');
+  assert.equal(results.rows.find((row) => row.id === 'rule.ops.replace-optimistic-lock')?.status, 'not-selected');
+  assert.equal(results.verdict, 'FAIL');
+  assert.equal(results.run.profile, 'cluster');
+  assert.match(r.out, /conformance: FAIL \(profile cluster\)/);
   const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
   assert.match(junit, /<testcase classname="negotiation" name="negotiation.unsupported-accept-406"/);
   assert.match(junit, /<property name="spec.row" value="error.406"\/>/);
+  assert.match(junit, /<property name="profile" value="cluster"\/>/);
   assert.match(junit, /<failure message="[^"]*expected HTTP 406, got 200/);
 });
 
@@ -103,4 +108,23 @@ test('expected failures do not fail the gate; an unexpected pass is reported', a
   results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as ConformanceResults;
   assert.deepEqual(results.expectedFailures.unexpectedPasses.sort(), ['error.406', 'negotiation.unsupported']);
   assert.match(passing.out, /Unexpected passes/);
+});
+
+test('skipped checks against a target: INCOMPLETE with exit 3, each with its reason; --skip makes them excluded and the run PASS', async () => {
+  const sim = await startSimulator({ port: 0, host: '127.0.0.1' });
+  const server = { url: sim.url.replace(/\/+$/, ''), close: () => sim.close() };
+  servers.push(server);
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
+  // The auth checks need --as-user against a target: without it they are not verified.
+  const incomplete = await cli(['--target', server.url, '--grep', '^auth\\.no-credentials', '--report-dir', dir, '--quick']);
+  assert.equal(incomplete.code, 3, incomplete.out + incomplete.err);
+  assert.match(incomplete.out, /^conformance: INCOMPLETE: \d+ rows not verified \(1 checks skipped\) \(profile cluster, --quick: the history-window checks left out\)/m);
+  assert.match(incomplete.out, /pass --as-user TOKEN/);
+  const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as ConformanceResults;
+  assert.equal(results.verdict, 'INCOMPLETE');
+  const excluded = await cli(['--target', server.url, '--grep', '^(auth\\.no-credentials|crud\\.not-found)', '--skip', '^auth\\.', '--report-dir', dir]);
+  assert.equal(excluded.code, 0, excluded.out + excluded.err);
+  assert.match(excluded.out, /^conformance: PASS \(profile cluster\)/m);
+  const passed = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as ConformanceResults;
+  assert.ok(passed.totals.rows.excluded > 0, JSON.stringify(passed.totals.rows));
 });

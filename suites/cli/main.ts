@@ -1,6 +1,8 @@
 // `npx tsx suites`: resolves the target (a URL, a kubeconfig, or an embedded simulator), runs the selected
-// checks, writes the reports and returns the exit status: 0 all applicable checks passed, 1 a check failed,
-// 2 bad usage or an unreachable target (always a one-line reason, never a stack trace).
+// checks of the run's profiles, writes the reports and returns the exit status of its verdict: 0 PASS, 1 FAIL,
+// 3 INCOMPLETE (rows not verified), 2 bad usage or an unreachable target (always a one-line reason, never a stack
+// trace).
+import { setMaxListeners } from 'node:events';
 import { loadSpecTables } from '../../spec-tables/index.ts';
 import { HELP, UsageError, parseCliArgs, type CliOptions } from './args.ts';
 import { readKubeconfig } from './kubeconfig.ts';
@@ -16,6 +18,8 @@ import { compareRuns, renderDivergences, type Divergence } from '../harness/diff
 import { buildResults } from '../report/results.ts';
 import { writeReports } from '../report/write.ts';
 import { renderSummary } from '../report/console.ts';
+import { profileLabel, profileOf, runProfiles, runsCheck } from '../harness/profile.ts';
+import { HISTORY_WAIT_MS } from '../harness/list-watch.ts';
 import { reportCommand } from './report.ts';
 import type { RunningSimulator } from '../../simulator/cluster.ts';
 
@@ -32,6 +36,8 @@ export interface CliIo {
 export const EXIT_PASS = 0;
 export const EXIT_FAIL = 1;
 export const EXIT_USAGE = 2;
+/** Nothing failed, but rows of the profile were not verified (skipped, not excluded). */
+export const EXIT_INCOMPLETE = 3;
 
 class TargetError extends Error {}
 
@@ -89,7 +95,7 @@ export const API_ONLY_SUITES: ReadonlySet<string> = new Set(['daemon-options', '
  * the CPU seconds of its process and the daemons it started, and the slowest checks (a concurrent check's time
  * from its own start to its end).
  */
-export function renderTimes(engine: Pick<EngineResult, 'durationMs' | 'checks' | 'suiteSpans' | 'cpu'>): string {
+export function renderTimes(engine: Pick<EngineResult, 'durationMs' | 'checks' | 'suiteSpans' | 'cpu'>, embedded = true): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)}`;
   const spans = Object.entries(engine.suiteSpans ?? {}).sort((a, b) => b[1].endMs - b[1].startMs - (a[1].endMs - a[1].startMs));
   const bySuite = engine.cpu?.bySuite ?? {};
@@ -102,7 +108,9 @@ export function renderTimes(engine: Pick<EngineResult, 'durationMs' | 'checks' |
   lines.push(`Slowest checks: ${slow.map((c) => `${c.id} ${s(c.durationMs)} s`).join(', ')}`);
   if (engine.cpu) {
     const c = engine.cpu;
-    lines.push(`CPU: ${c.total.toFixed(1)} s (this process and the embedded simulator ${c.main.toFixed(1)} s, check processes and their daemons ${c.checkProcesses.toFixed(1)} s)`);
+    // What was measured: the target's own CPU only when it ran in this process (the embedded simulator).
+    const main = embedded ? 'this process with the embedded simulator' : 'this process (the target is not measured)';
+    lines.push(`CPU: ${c.total.toFixed(1)} s (${main} ${c.main.toFixed(1)} s, check processes and their daemons ${c.checkProcesses.toFixed(1)} s)`);
   }
   return lines.join('\n');
 }
@@ -205,11 +213,33 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     const compiled = options.list ? undefined : compileSuites();
     const tables = loadSpecTables({ vendor: options.vendor });
     const catalog = await loadCatalog();
-    const selected = selectChecks(catalog, { suites: options.suites, grep: options.grep, skip: options.skip, replay: options.replay });
+    const embeddedRun = !options.kubeconfig && !options.target;
+    const profiles = runProfiles(options.profile, embeddedRun);
+    const selection = { profiles, quick: options.quick, suites: options.suites, grep: options.grep, skip: options.skip, replay: options.replay };
+    const selected = selectChecks(catalog, selection);
     if (options.list) {
-      for (const c of selected) say(`${c.id}  [${c.suite}]  ${c.rows.join(', ')}${c.title ? `  — ${c.title}` : ''}`);
-      say(`${selected.length} checks in ${new Set(selected.map((c) => c.suite)).size} suites`);
+      for (const c of selected) say(`${c.id}  [${c.suite}, ${profileOf(c)}]  ${c.rows.join(', ')}${c.title ? `  — ${c.title}` : ''}`);
+      say(`${selected.length} checks in ${new Set(selected.map((c) => c.suite)).size} suites (profile ${profileLabel(profiles)})`);
       return EXIT_PASS;
+    }
+    // Checks of the run's profiles left out on purpose: their rows are "excluded" in the reports, not "not selected".
+    const excluded = new Map<string, string>();
+    const matches = (re: RegExp, c: { id: string; rows: string[] }) => re.test(c.id) || c.rows.some((r) => re.test(r));
+    for (const c of catalog.checks) {
+      if (!runsCheck(profiles, profileOf(c))) continue;
+      if (options.skip && matches(options.skip, c)) excluded.set(c.id, `left out with --skip ${options.skip.source}`);
+      else if (options.quick && c.historyWindow) excluded.set(c.id, 'left out with --quick (it waits for the target\'s watch history window)');
+    }
+    // Against a target the history-window checks wait for the spec's window in the background (list-watch.ts).
+    const historyWaitMs = embeddedRun ? undefined : HISTORY_WAIT_MS;
+    const history = selected.filter((c) => c.historyWindow);
+    say(`profile: ${profileLabel(profiles)}${options.profile ? '' : embeddedRun ? ' (the embedded simulator: all three)' : ' (the default against a target)'}`);
+    if (historyWaitMs && history.length > 0) {
+      say(
+        `${history.length} history-window checks (${history.map((c) => c.id).join(', ')}) wait ${historyWaitMs / 1000} s in the background for a revision to leave the target's watch history (8.1: 5 minutes, plus ${(historyWaitMs - 300_000) / 1000} s margin); --quick leaves them out`,
+      );
+    } else if (options.quick) {
+      say('--quick: the history-window checks (410 on an expired watch revision and continue token) are left out');
     }
     if (selected.length === 0) throw new UsageError('no check matches the selection (--suite/--grep/--skip)');
     let expected: ExpectedFailure[] = [];
@@ -217,7 +247,11 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
 
     const given = resolveConnection(options);
     const embedded = given === undefined;
+    if (embedded !== embeddedRun) throw new Error('internal: target resolution disagrees with the profile choice');
     const controller = new AbortController();
+    // node's test runner adds an abort listener per suite file and check to the run's signal: more than the 10 an
+    // EventTarget allows before it prints MaxListenersExceededWarning on stderr, which is no leak here.
+    setMaxListeners(0, controller.signal);
     let clusterStarting: { ready: Promise<void>; waits(c: { suite: string }): boolean; launched(): void } | undefined;
     // The embedded simulator is handed to the run while it starts: the run launches its first check processes
     // meanwhile (they load their suite files and wait for it), and reads its discovery once it answers.
@@ -264,10 +298,8 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       runChecks({
         connection: conn,
         vendor: options.vendor,
-        suites: options.suites,
-        grep: options.grep,
-        skip: options.skip,
-        replay: options.replay,
+        ...selection,
+        historyWaitMs: embeddedTarget ? undefined : historyWaitMs,
         seed: options.seed,
         runs: options.runs,
         workers: options.workers,
@@ -312,6 +344,9 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     const results = buildResults({
       engine,
       catalog: catalog.checks,
+      profiles,
+      excluded,
+      quick: options.quick,
       rows: tables.all,
       target: connection.url,
       embedded,
@@ -335,13 +370,13 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     say(renderSummary(results, { color: Boolean(io.stdout.isTTY) }));
     if (referenceConnection) say(renderDivergences(divergences, connection.url, referenceConnection.url));
     say(`reports: ${files.junit}, ${files.results}, ${files.html}`);
-    say(renderTimes(engine));
+    say(renderTimes(engine, embedded));
     // The checks' time, then the whole command's (the embedded simulator's start and the suite files' loading).
     const since = process.uptime().toFixed(1);
     say(`run time: ${(engine.durationMs / 1000).toFixed(1)} s${referenceEngine ? ` (reference ${(referenceEngine.durationMs / 1000).toFixed(1)} s)` : ''}, ${since} s since the command started`);
     if (engine.interrupted || referenceEngine?.interrupted) return 130;
     if (divergences.some((d) => !d.expected)) return EXIT_FAIL;
-    return results.passed ? EXIT_PASS : EXIT_FAIL;
+    return results.verdict === 'PASS' ? EXIT_PASS : results.verdict === 'FAIL' ? EXIT_FAIL : EXIT_INCOMPLETE;
   } catch (err) {
     if (err instanceof UsageError || err instanceof SelectionError || err instanceof TargetError) {
       complain(`error: ${err.message}`);

@@ -44,14 +44,14 @@ test('what is not a results.json is refused with one line and exit 2', async () 
   const notJson = join(dir, 'junit.xml');
   writeFileSync(notJson, '<?xml version="1.0"?><testsuites/>');
   const wrongShape = join(dir, 'other.json');
-  writeFileSync(wrongShape, JSON.stringify({ formatVersion: 1, run: {} }));
+  writeFileSync(wrongShape, JSON.stringify({ formatVersion: 2, run: {} }));
   const future = join(dir, 'future.json');
-  writeFileSync(future, JSON.stringify({ ...sampleResults(), formatVersion: 2 }));
+  writeFileSync(future, JSON.stringify({ ...sampleResults(), formatVersion: 3 }));
   const cases: Array<[string[], RegExp]> = [
     [['report', '--from', join(dir, 'missing.json')], /^error: cannot read .*missing\.json: ENOENT/],
     [['report', '--from', notJson], /^error: .*junit\.xml is not JSON/],
     [['report', '--from', wrongShape], /^error: .*other\.json does not match the results\.json schema: /],
-    [['report', '--from', future], /^error: .*future\.json is not a results\.json of format 1 \(formatVersion 2\)/],
+    [['report', '--from', future], /^error: .*future\.json is not a results\.json of format 2 \(formatVersion 3\)/],
     [['report', '--nope'], /^error: Unknown option '--nope'/],
   ];
   for (const [args, expected] of cases) {

@@ -7,6 +7,9 @@ import { createDispatcher, type TargetConnection } from './connection.ts';
 import { ExchangeRecorder, type Exchange } from './recorder.ts';
 import { JsonObjectSplitter } from '../../simulator/codec/json-stream.ts';
 import { decodeProtobuf, encodeProtobuf, watchFrameDecoder } from './protobuf.ts';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ROWS_PROPERTY } from './expect.ts';
 
 export type Format = 'json' | 'yaml' | 'protobuf';
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -60,6 +63,37 @@ export interface ClientOptions {
   recorder?: ExchangeRecorder;
   dispatcher?: Dispatcher;
   userAgent?: string;
+  /**
+   * A file of the run: written when a watch showed that the target does not stream watches (below), so that the
+   * run's later watches, in any check process, stop at once instead of each waiting for its headers.
+   */
+  watchMarker?: string;
+}
+
+/**
+ * How long a watch's response headers may take while the server answers other requests. A server that streams
+ * (4.3.2: chunked transfer, events as they happen) sends them at once; one that buffers the whole watch sends
+ * nothing until the watch ends, and every watch check would wait out its own time limit.
+ */
+export const WATCH_HEADERS_MS = 10_000;
+/** The row a watch that is not streamed fails. */
+export const WATCH_STREAMING_ROW = 'rule.watch.chunked-transfer';
+
+/**
+ * The checks (by their recorders, one per check) that found a watch not streamed: their own later watches fail the
+ * same way (a property's shrinking re-runs them), where other checks' watches are only not verified.
+ */
+const notStreamedBy = new WeakMap<ExchangeRecorder, string>();
+
+function notStreamed(message: string): Error {
+  const err = new Error(message);
+  (err as unknown as Record<string, unknown>)[ROWS_PROPERTY] = [WATCH_STREAMING_ROW];
+  return err;
+}
+
+/** A later watch of a run in which one watch already showed the target does not stream: not verifiable. */
+export class WatchNotStreamed extends Error {
+  override name = 'WatchNotStreamed';
 }
 
 export function describeTransportError(err: unknown): string {
@@ -81,11 +115,57 @@ export class TargetClient {
     this.recorder = options.recorder ?? new ExchangeRecorder();
     this.dispatcher = options.dispatcher ?? createDispatcher(options.connection);
     this.userAgent = options.userAgent ?? 'cluster-api-conformance/0.1';
+    this.watchMarker = options.watchMarker;
   }
+
+  private readonly watchMarker: string | undefined;
 
   /** Same target and connection pool, another recorder (one per check). */
   withRecorder(recorder: ExchangeRecorder): TargetClient {
-    return new TargetClient({ connection: this.connection, vendor: this.vendor, recorder, dispatcher: this.dispatcher, userAgent: this.userAgent });
+    return new TargetClient({
+      connection: this.connection,
+      vendor: this.vendor,
+      recorder,
+      dispatcher: this.dispatcher,
+      userAgent: this.userAgent,
+      watchMarker: this.watchMarker,
+    });
+  }
+
+  /**
+   * Waits for a watch's headers. When WATCH_HEADERS_MS pass without them, asks the server something cheap: if it
+   * answers, the watch is being held back (not streamed): the watch is aborted and the check fails naming 4.3.2,
+   * and the run's marker file stops the run's later watches at once. A server that answers nothing is slow, not
+   * buffering: the wait goes on (within the watch's own time limit).
+   */
+  private async headersOf(pending: Promise<Dispatcher.ResponseData>, url: string, controller: AbortController): Promise<Dispatcher.ResponseData> {
+    const started = performance.now();
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), WATCH_HEADERS_MS)));
+      const res = await Promise.race([pending, late]).finally(() => clearTimeout(timer));
+      if (res) return res;
+      const probeStart = performance.now();
+      const probe = await this.raw({ method: 'GET', path: '/api', headers: { Accept: 'application/json' }, timeoutMs: 5000 }).catch(() => undefined);
+      if (!probe || probe.status >= 500) continue;
+      pending.catch(() => {});
+      controller.abort(new Error('watch not streamed'));
+      const waited = ((performance.now() - started) / 1000).toFixed(1);
+      const message =
+        `4.3.2: the watch GET ${url} had sent no response headers after ${waited} s, while the server answered GET /api in ` +
+        `${Math.round(performance.now() - probeStart)} ms: a watch must be answered at once and stream its events as they happen ` +
+        '(chunked transfer), not held until it ends';
+      if (this.watchMarker) {
+        try {
+          mkdirSync(dirname(this.watchMarker), { recursive: true });
+          writeFileSync(this.watchMarker, message, { flag: 'wx' });
+        } catch {
+          // Another check wrote it first.
+        }
+      }
+      notStreamedBy.set(this.recorder, message);
+      throw notStreamed(message);
+    }
   }
 
   mediaType(format: Format | string): string {
@@ -201,11 +281,21 @@ export class TargetClient {
     const started = performance.now();
     const startedAt = new Date().toISOString();
     const recordedRequest = { method: 'GET', url, headers };
+    const own = notStreamedBy.get(this.recorder);
+    if (own) {
+      clearTimeout(limit);
+      throw notStreamed(own);
+    }
+    if (this.watchMarker && existsSync(this.watchMarker)) {
+      clearTimeout(limit);
+      throw new WatchNotStreamed(`not verified: an earlier watch of this run showed the target does not stream watches (${readFileSync(this.watchMarker, 'utf8').split(':')[0]}: see the failure naming it)`);
+    }
     let res: Dispatcher.ResponseData;
     try {
-      res = await undiciRequest(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal: controller.signal });
+      res = await this.headersOf(undiciRequest(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal: controller.signal }), url, controller);
     } catch (err) {
       clearTimeout(limit);
+      if ((err as Record<string, unknown>)[ROWS_PROPERTY]) throw err;
       const message = describeTransportError(err);
       const exchange = this.recorder.record({ startedAt, durationMs: performance.now() - started, request: recordedRequest, error: message });
       throw new TransportError(`GET ${url} (watch) failed: ${message}`, exchange);

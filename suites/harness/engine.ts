@@ -3,6 +3,7 @@
 // while the target may still be starting), reads discovery, decides applicability, hands the run context to the
 // processes, gathers their results and evidence, and sweeps the run's namespaces at the end.
 import { spawn } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,7 +19,8 @@ import { namespacePrefixFor, newRunId, settleNamespaces, sweepNamespaces } from 
 import { busyScaled } from './progress.ts';
 import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
-import { cpuTimes, readTimings } from './timing.ts';
+import { cpuTimes, readDuration, readTimings } from './timing.ts';
+import { profileOf, runsCheck, type Profile } from './profile.ts';
 import { plainNodeEntry, compileEntries, IMPORT_CALL, SUITES_BUILD, suitesBuildEntries, withoutTsx } from './compile.ts';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
@@ -40,6 +42,10 @@ export interface CheckOutcome {
 }
 
 export interface Selection {
+  /** Only the checks these profiles run (harness/profile.ts); all when absent. */
+  profiles?: readonly Profile[];
+  /** Leave out the checks that wait for the target's history window. */
+  quick?: boolean;
   suites?: string[];
   grep?: RegExp;
   skip?: RegExp;
@@ -70,6 +76,11 @@ export interface EngineOptions extends Selection {
   onNote?(text: string): void;
   /** Keep a transcript of every check's exchanges (differential mode). */
   transcripts?: boolean;
+  /**
+   * Against a target: the history-window checks run in the first phase, beside the others, and wait this long for
+   * a revision to leave the target's history (instead of flooding it with writes in the solo phase).
+   */
+  historyWaitMs?: number;
   /**
    * The suite files compiled (`compileSuites`), run in check processes without tsx: ~0.5 CPU-second less per
    * process. Files missing from it (or all, when it is undefined) run from their sources.
@@ -139,7 +150,10 @@ export class SelectionError extends Error {
   override name = 'SelectionError';
 }
 
-/** Applies --suite, --grep, --skip and --replay. grep/skip match the check id or any row id it covers. */
+/**
+ * Applies --profile, --quick, --suite, --grep, --skip and --replay. grep/skip match the check id or any row id it
+ * covers.
+ */
 export function selectChecks(catalog: Catalog, selection: Selection): CheckDefinition[] {
   const known = new Set(catalog.suites.map((s) => s.name));
   for (const name of selection.suites ?? []) {
@@ -153,6 +167,8 @@ export function selectChecks(catalog: Catalog, selection: Selection): CheckDefin
   const matches = (re: RegExp, c: CheckDefinition) => re.test(c.id) || c.rows.some((r) => re.test(r));
   return catalog.checks.filter(
     (c) =>
+      (!selection.profiles || runsCheck(selection.profiles, profileOf(c))) &&
+      !(selection.quick && c.historyWindow) &&
       (!selection.suites?.length || selection.suites.includes(c.suite)) &&
       (!selection.grep || matches(selection.grep, c)) &&
       !(selection.skip && matches(selection.skip, c)),
@@ -179,7 +195,7 @@ function failureMessage(error: FailureData | undefined): string {
   const cause = error.cause;
   if (cause && typeof cause === 'object' && typeof cause.message === 'string' && cause.message) return cause.message;
   if (typeof cause === 'string' && cause) return cause;
-  return error.message ?? 'failed';
+  return error.message || 'failed without a message';
 }
 
 /**
@@ -233,7 +249,11 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   // Stops the early processes when the run ends before their context is written (the target never came up).
   const early = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, early.signal]) : early.signal;
-  const ordinary = selected.filter((c) => !c.solo);
+  // One abort listener per suite file and check of node's test runner: no leak, so no MaxListenersExceededWarning.
+  setMaxListeners(0, signal, early.signal);
+  // A history-window check that waits (against a target) runs beside the others; one that floods runs solo.
+  const isSolo = (c: CheckDefinition) => c.solo && !(c.historyWindow && options.historyWaitMs);
+  const ordinary = selected.filter((c) => !isSolo(c));
   const prelaunched = ordinary.length > 0 ? launchPhase(suiteFilesOf(ordinary), firstPhaseContext, options.workers, signal) : undefined;
 
   let connection: TargetConnection;
@@ -268,7 +288,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   const fileErrors = new Map<string, string>();
   // Two phases: every ordinary check, then the solo ones (they flood the target) with nothing else running. The
   // first is kept when its processes were launched early, even with nothing left to run: they wait for its context.
-  const phases = [runnable.filter((c) => !c.solo), runnable.filter((c) => c.solo)].filter((p, i) => p.length > 0 || (i === 0 && prelaunched));
+  const phases = [runnable.filter((c) => !isSolo(c)), runnable.filter(isSolo)].filter((p, i) => p.length > 0 || (i === 0 && prelaunched));
   const suiteSpans: EngineResult['suiteSpans'] = {};
   const span = (suite: string, done: boolean) => {
     const t = Date.now() - started;
@@ -291,7 +311,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
   try {
     for (const [index, phase] of phases.entries()) {
       if (options.signal?.aborted) break;
-      const solo = index > 0 || !!phase[0]?.solo;
+      const solo = index > 0 || (phase[0] !== undefined && isSolo(phase[0]));
       if (solo) {
         // The solo checks judge what a quiet target does with their flood of writes: first let the target finish
         // deleting the ordinary checks' namespaces (bounded; on a busy machine that backlog took most of its time).
@@ -312,6 +332,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
         evidenceDir,
         replayCommand: options.replayCommand,
         transcripts: options.transcripts,
+        historyWaitMs: options.historyWaitMs,
         clusterReady,
       };
       const contextPath = solo ? join(workDir, 'context-solo.json') : firstPhaseContext;
@@ -468,7 +489,7 @@ async function readEvents(
       suite: definition.suite,
       title: definition.title,
       rows: definition.rows,
-      durationMs: Math.round(details.duration_ms ?? 0),
+      durationMs: readDuration(evidenceDir, definition.id) ?? Math.round(details.duration_ms ?? 0),
     };
     if (event.type === 'test:pass' && data.skip !== undefined && data.skip !== false) {
       done({ ...base, status: 'skipped', reason: typeof data.skip === 'string' ? data.skip : 'skipped by the check' });

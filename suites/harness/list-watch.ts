@@ -122,6 +122,16 @@ async function drain(stream: WatchStream, ms = 3000): Promise<string> {
 }
 
 /**
+ * A watch answered other than 200, for a failure message: its status, media type and body, read to its end
+ * (bounded): right after the headers nothing of the body has arrived yet, and the message would end in ": ".
+ */
+export async function describeWatchRefusal(stream: WatchStream): Promise<string> {
+  const text = (await drain(stream, 1000)).slice(0, 300);
+  const type = stream.headers['content-type'] ?? '(no Content-Type)';
+  return `${stream.status} ${type}${text ? `: ${text}` : ' with an empty body'}`;
+}
+
+/**
  * Opens a watch. `probeMs` > 0 reads the first event (up to that long) so an ERROR event with code 410 is
  * recognised as "gone"; the event is kept in `first` otherwise. A non-200, non-410 answer fails the check.
  */
@@ -203,6 +213,32 @@ export interface ForceResult {
   forced: boolean;
   writes: number;
   ms: number;
+}
+
+/**
+ * How long a history-window check waits, against a target, for a revision to leave the watch history: the spec's
+ * window (8.1: changes of the last 5 minutes kept by default; continue tokens live 5 minutes) plus a margin of 60 s
+ * for a server that compacts on a timer.
+ */
+export const HISTORY_WAIT_MS = 360_000;
+/** While it waits, how often it asks (a target that keeps history by count may drop the revision sooner). */
+const HISTORY_PROBE_EVERY_MS = 15_000;
+
+/**
+ * Makes the revision a probe watches or lists from leave the target's history window, and says whether it did.
+ * The embedded simulator keeps history by count: writes push it out (forceHistoryPast, in a solo check). Against
+ * another target (ctx.historyWaitMs set) the check runs beside the others, so it writes nothing: it waits until
+ * `since` + the spec's window and margin, asking every 15 s, and the run goes on meanwhile.
+ */
+export async function waitOutHistory(ctx: CheckContext, objectPath: string, since: number, probe: () => Promise<boolean>): Promise<ForceResult> {
+  if (!ctx.historyWaitMs) return forceHistoryPast(ctx, objectPath, probe);
+  const deadline = since + ctx.historyWaitMs;
+  for (;;) {
+    const left = deadline - Date.now();
+    await new Promise((r) => setTimeout(r, Math.max(0, Math.min(left, HISTORY_PROBE_EVERY_MS))));
+    if (await probe()) return { forced: true, writes: 0, ms: Date.now() - since };
+    if (Date.now() >= deadline) return { forced: false, writes: 0, ms: Date.now() - since };
+  }
 }
 
 /**

@@ -32,6 +32,8 @@ export interface RunContextFile {
   replayCommand: string;
   /** Differential mode: every check writes the transcript of all its exchanges (harness/transcript.ts). */
   transcripts?: boolean;
+  /** Against a target: how long the history-window checks wait for a revision to leave its history (list-watch.ts). */
+  historyWaitMs?: number;
   /**
    * An embedded target whose controller daemon and nodes were still starting when the run began: the checks named
    * here wait, before they start, until the engine writes `file` (they are up); the others need the API server only.

@@ -61,6 +61,29 @@ export function noteCheckTime(dir: string, time: CheckTime): void {
   });
 }
 
+/**
+ * One check's duration, written as it ends (before its test reports), so that the engine's progress line for it
+ * says the check's own time: a concurrent check's test reports only the wait for its outcome (0.0 s for one that
+ * had finished), which disagreed with the end-of-run table.
+ */
+export function noteDuration(dir: string, id: string, ms: number): void {
+  try {
+    mkdirSync(join(dir, 'durations'), { recursive: true });
+    writeFileSync(join(dir, 'durations', encodeURIComponent(id)), String(ms));
+  } catch {
+    // Informative only.
+  }
+}
+
+export function readDuration(dir: string, id: string): number | undefined {
+  try {
+    const ms = Number(readFileSync(join(dir, 'durations', encodeURIComponent(id)), 'utf8'));
+    return Number.isFinite(ms) ? ms : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every check process's record of this run. */
 export function readTimings(dir: string): ProcessTiming[] {
   const out: ProcessTiming[] = [];

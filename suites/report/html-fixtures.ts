@@ -57,7 +57,7 @@ export function sampleResults(options: SampleOptions = {}): ConformanceResults {
     catalog: [{ id: 'c1', rows: ['a', 'b'] }, { id: 'c2', rows: ['c'] }, { id: 'c3', rows: ['d'] }],
     // Sections in an order that is not numeric, to show the report sorts them.
     rows: [row('c', '4.10'), row('a', '4.2'), row('b', '4.2'), row('d', '4.2'), row('e', '2.1'), row('f', '2.1', false)],
-    target, embedded: false, vendor: 'kubernetes', seed: 7, runs: 5, suites: ['negotiation', 'crud'],
+    target, embedded: false, vendor: 'kubernetes', seed: 7, runs: 5, suites: ['negotiation', 'crud'], profiles: ['cluster'],
     ...(options.expected ? { expectedFailures: { file: 'known.yaml', ids: options.expected } } : {}),
   });
 }

@@ -5,18 +5,39 @@ import type { CheckResult, ConformanceResults, FailureEvidence, RowResult } from
 
 /** A row's status as shown: "failed" split into unexpected and expected failures, plus "absent" for a row
  * one run of a matrix does not know (an older or newer spec table). */
-export type DisplayStatus = 'failed' | 'expected-failure' | 'skipped' | 'uncovered' | 'passed' | 'untestable' | 'absent';
+export type DisplayStatus =
+  | 'failed'
+  | 'expected-failure'
+  | 'skipped'
+  | 'uncovered'
+  | 'excluded'
+  | 'passed'
+  | 'not-selected'
+  | 'not-applicable'
+  | 'untestable'
+  | 'absent';
 
 /** Failures first; the rest from "needs attention" to "nothing to do". */
-export const STATUS_ORDER: readonly DisplayStatus[] = ['failed', 'expected-failure', 'skipped', 'uncovered', 'passed', 'untestable', 'absent'];
+export const STATUS_ORDER: readonly DisplayStatus[] = [
+  'failed', 'expected-failure', 'skipped', 'uncovered', 'excluded', 'passed', 'not-selected', 'not-applicable', 'untestable', 'absent',
+];
+
+/**
+ * The rows a run answers for: testable, of its profiles, selected. The bar, the headline's percentages and the
+ * totals are computed on these alone, so the bar is as full as the headline says.
+ */
+export const IN_SCOPE: readonly DisplayStatus[] = ['failed', 'expected-failure', 'skipped', 'uncovered', 'excluded', 'passed'];
 
 /** Icon and words for each status: the colour is never the only signal. */
 export const STATUS_LABELS: Record<DisplayStatus, { icon: string; text: string }> = {
   failed: { icon: '✗', text: 'failed' },
   'expected-failure': { icon: '⚠', text: 'expected failure' },
-  skipped: { icon: '⤼', text: 'skipped' },
+  skipped: { icon: '⤼', text: 'not verified' },
   uncovered: { icon: '○', text: 'uncovered' },
+  excluded: { icon: '⊘', text: 'excluded' },
   passed: { icon: '✓', text: 'passed' },
+  'not-selected': { icon: '·', text: 'not selected' },
+  'not-applicable': { icon: '·', text: 'not applicable' },
   untestable: { icon: '–', text: 'untestable' },
   absent: { icon: '·', text: 'not in this run' },
 };
@@ -63,12 +84,13 @@ export interface RunView {
   label: string;
   results: ConformanceResults;
   rowCounts: StatusCounts;
-  testable: number;
-  /** Testable rows with a verdict in this run (passed or failed, expected or not). */
+  /** Rows the run answers for (IN_SCOPE): testable, of its profiles, selected. */
+  inScope: number;
+  /** Rows in scope with a verdict in this run (passed or failed, expected or not). */
   checked: number;
-  /** checked / testable, in percent with one decimal; 0 when nothing is testable. */
+  /** checked / inScope, in percent with one decimal; 0 when nothing is in scope. */
   coveragePercent: number;
-  /** passed / testable, in percent with one decimal. */
+  /** passed / inScope, in percent with one decimal. */
   passPercent: number;
   failedChecks: CheckResult[];
   expectedFailures: CheckResult[];
@@ -84,7 +106,7 @@ export interface ReportModel {
 }
 
 export function emptyCounts(): StatusCounts {
-  return { failed: 0, 'expected-failure': 0, skipped: 0, uncovered: 0, passed: 0, untestable: 0, absent: 0 };
+  return Object.fromEntries(STATUS_ORDER.map((s) => [s, 0])) as StatusCounts;
 }
 
 const rank = (s: DisplayStatus) => STATUS_ORDER.indexOf(s);
@@ -177,17 +199,17 @@ export function buildReportModel(runs: readonly ConformanceResults[], sectionTit
   const runViews: RunView[] = runs.map((results, index) => {
     const rowCounts = emptyCounts();
     for (const row of rows) rowCounts[row.cells[index].status]++;
-    const testable = results.rows.filter((r) => r.testable).length;
+    const inScope = IN_SCOPE.reduce((n, s) => n + rowCounts[s], 0);
     const checked = rowCounts.passed + rowCounts.failed + rowCounts['expected-failure'];
     return {
       index,
       label: labels[index],
       results,
       rowCounts,
-      testable,
+      inScope,
       checked,
-      coveragePercent: percent(checked, testable),
-      passPercent: percent(rowCounts.passed, testable),
+      coveragePercent: percent(checked, inScope),
+      passPercent: percent(rowCounts.passed, inScope),
       failedChecks: results.checks.filter((c) => c.status === 'failed'),
       expectedFailures: results.checks.filter((c) => c.status === 'expected-failure'),
     };

@@ -51,11 +51,13 @@ pre { background: var(--panel); border: 1px solid var(--line); border-radius: 4p
 .s-uncovered { color: var(--uncovered); background: var(--uncovered-bg); }
 .s-passed { color: var(--passed); background: var(--passed-bg); }
 .s-untestable { color: var(--untestable); background: var(--untestable-bg); }
-.s-absent { color: var(--absent); background: var(--absent-bg); }
+.s-absent, .s-not-selected, .s-not-applicable { color: var(--absent); background: var(--absent-bg); }
+.s-excluded { color: var(--uncovered); background: var(--uncovered-bg); }
+.verdict.incomplete { color: var(--skipped); background: var(--skipped-bg); }
 svg.bar { width: 100%; max-width: 24rem; height: .9rem; display: block; border: 1px solid var(--line); }
 svg.bar rect.failed { fill: var(--failed); } svg.bar rect.expected-failure { fill: var(--xfail); }
 svg.bar rect.skipped { fill: var(--skipped); } svg.bar rect.uncovered { fill: var(--uncovered-bg); }
-svg.bar rect.passed { fill: var(--passed); } svg.bar rect.untestable, svg.bar rect.absent { fill: var(--panel); }
+svg.bar rect.excluded { fill: var(--uncovered); } svg.bar rect.passed { fill: var(--passed); } svg.bar rect.untestable, svg.bar rect.absent { fill: var(--panel); }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bottom: 1px solid var(--line); }
 thead th { background: var(--panel); font-weight: 600; }

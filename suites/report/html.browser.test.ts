@@ -86,7 +86,7 @@ test('a run writes index.html; its first screen names the failing rows and why',
   const { page, problems } = await open(join(DIR, 'index.html'));
   assert.match(await page.title(), /^Conformance FAIL: http:\/\/127\.0\.0\.1:\d+$/);
   assert.match(await page.locator('.verdict').innerText(), /FAIL/);
-  assert.match(await page.locator('.coverage').innerText(), /^\d+\.\d% coverage: \d+ of \d+ testable spec rows checked/);
+  assert.match(await page.locator('.coverage').innerText(), /^\d+\.\d% coverage: \d+ of \d+ spec rows of this run \(testable, of its profile, selected\) checked/);
   assert.match(await page.locator('.run dl').innerText(), new RegExp(`Seed\\s+3 \\(5 runs per property\\)`));
   // The failure list sits on the first screen, with every failing row and its check's message.
   const heading = page.locator('#failures-h');

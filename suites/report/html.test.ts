@@ -52,21 +52,27 @@ test('totals and coverage of testable rows', () => {
   const results = sampleResults({ failing: true });
   const model = buildReportModel([results]);
   const run = model.runs[0];
-  // Rows: b failed, a and d skipped, c passed, e uncovered, f untestable; five are testable, two have a verdict.
-  assert.deepEqual(run.rowCounts, { failed: 1, 'expected-failure': 0, skipped: 2, uncovered: 1, passed: 1, untestable: 1, absent: 0 });
-  assert.equal(run.testable, 5);
+  // Rows: b failed, a and d skipped, c passed, e uncovered, f untestable; five are in scope, two have a verdict.
+  assert.deepEqual(run.rowCounts, {
+    failed: 1, 'expected-failure': 0, skipped: 2, uncovered: 1, excluded: 0, passed: 1, 'not-selected': 0, 'not-applicable': 0, untestable: 1, absent: 0,
+  });
+  assert.equal(run.inScope, 5);
   assert.equal(run.checked, 2);
   assert.equal(run.coveragePercent, 40);
   assert.equal(run.passPercent, 20);
   const page = renderHtml1(results);
-  assert.match(page, /<strong>40\.0%<\/strong> coverage: 2 of 5 testable spec rows checked; 20\.0% pass\./);
-  assert.match(page, /1 passed, 1 failed, 1 skipped, 0 expected failures \(of 3\)/);
+  assert.match(page, /<strong>40\.0%<\/strong> coverage: 2 of 5 spec rows of this run \(testable, of its profile, selected\) checked; 20\.0% pass\./);
+  assert.match(page, /1 passed, 1 failed, 1 skipped, 0 excluded, 0 expected failures \(of 3\)/);
+  // The bar holds the rows in scope only (not the untestable one), as the headline counts them.
+  assert.match(page, /aria-label="spec rows: 1 failed, 2 not verified, 1 uncovered, 1 passed, 1 untestable"/);
+  const runBar = page.slice(page.indexOf('aria-label="spec rows:'));
+  assert.doesNotMatch(runBar.slice(0, runBar.indexOf('</svg>')), /class="untestable"/);
   assert.match(page, /<time datetime="2026-01-02T03:04:05.000Z">2026-01-02 03:04:05 UTC<\/time>/);
   assert.match(page, /<dd>2\.5 s<\/dd>/);
   assert.match(page, /<code>7<\/code> \(5 runs per property\)/);
   assert.match(page, /✗ FAIL/);
   // A bar per section whose label carries the numbers (not only colours).
-  assert.match(page, /aria-label="4\.2 Query parameters: 1 failed, 2 skipped"/);
+  assert.match(page, /aria-label="4\.2 Query parameters: 1 failed, 2 not verified"/);
   // The overview lists sections in the spec's numeric order (2.1 < 4.2 < 4.10), whatever the table order.
   const overview = page.slice(page.indexOf('id="sections-h"'), page.indexOf('id="rows-h"'));
   assert.deepEqual([...overview.matchAll(/<th scope="row"><a href="#sec-\d+">([\d.]+) /g)].map((m) => m[1]), ['2.1', '4.2', '4.10']);
@@ -94,10 +100,12 @@ test('failures first: sections with failures lead, failing rows lead their secti
 });
 
 test('a passing run says so; an expected failure is shown as such and not listed as failing', () => {
-  const ok = renderHtml1(sampleResults());
+  // The sample's skipped check c3 leaves a run INCOMPLETE, unless the expected-failures file lists it.
+  assert.match(renderHtml1(sampleResults()), /⤼ INCOMPLETE/);
+  const ok = renderHtml1(sampleResults({ expected: ['c3'] }));
   assert.match(ok, /✓ PASS/);
   assert.match(ok, /No spec row fails\./);
-  const xfail = buildReportModel([sampleResults({ failing: true, expected: ['b'] })]);
+  const xfail = buildReportModel([sampleResults({ failing: true, expected: ['b', 'c3'] })]);
   assert.equal(xfail.passed, true);
   assert.deepEqual(xfail.failing, []);
   assert.equal(xfail.rows.find((r) => r.id === 'b')?.cells[0].status, 'expected-failure');

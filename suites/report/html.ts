@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { CheckResult, ConformanceResults, ExchangeEvidence } from './results-schema.ts';
 import { html, raw, type Raw } from './html-escape.ts';
 import {
-  STATUS_LABELS, STATUS_ORDER, buildReportModel, compareSections, type Cell, type DisplayStatus, type Failure, type ReportModel,
+  STATUS_LABELS, IN_SCOPE, STATUS_ORDER, buildReportModel, compareSections, type Cell, type DisplayStatus, type Failure, type ReportModel,
   type RowView, type RunView, type SectionView, type StatusCounts,
 } from './html-model.ts';
 import { REPORT_CSS } from './html-style.ts';
@@ -41,9 +41,10 @@ const firstLine = (text: string | undefined) => (text ?? '').split('\n')[0];
 
 /** A stacked bar of a count per status; the numbers are in its label and beside it, never only in colour. */
 function bar(counts: StatusCounts, label: string): Raw {
-  const total = STATUS_ORDER.reduce((n, s) => n + counts[s], 0);
+  // The rows in scope only (IN_SCOPE), as the headline's percentages count them.
+  const total = IN_SCOPE.reduce((n, s) => n + counts[s], 0);
   let x = 0;
-  const rects = STATUS_ORDER.filter((s) => counts[s] > 0).map((s) => {
+  const rects = IN_SCOPE.filter((s) => counts[s] > 0).map((s) => {
     const width = total === 0 ? 0 : (counts[s] / total) * 100;
     const rect = html`<rect class="${s}" x="${x.toFixed(3)}" y="0" width="${width.toFixed(3)}" height="10"></rect>`;
     x += width;
@@ -65,7 +66,8 @@ function countBadges(counts: StatusCounts): Raw {
 }
 
 /** The totals every run card shows, zeros included, so two cards compare line by line. */
-const TOTAL_STATUSES: DisplayStatus[] = ['passed', 'failed', 'expected-failure', 'skipped', 'uncovered', 'untestable'];
+const TOTAL_STATUSES: DisplayStatus[] = ['passed', 'failed', 'expected-failure', 'skipped', 'excluded', 'uncovered', 'not-selected', 'not-applicable', 'untestable'];
+const VERDICT_BADGES = { PASS: ['pass', '✓ PASS'], INCOMPLETE: ['incomplete', '⤼ INCOMPLETE'], FAIL: ['fail', '✗ FAIL'] } as const;
 
 function runCard(run: RunView): Raw {
   const r = run.results;
@@ -73,8 +75,8 @@ function runCard(run: RunView): Raw {
   const rows = run.rowCounts;
   return html`<section class="run" aria-labelledby="run-${run.index}-h">
 <h3 id="run-${run.index}-h">${run.label}</h3>
-<p><span class="verdict ${r.passed ? 'pass' : 'fail'}">${r.passed ? '✓ PASS' : '✗ FAIL'}</span>${r.run.interrupted ? html` <strong>interrupted: results are partial</strong>` : ''}</p>
-<p class="coverage"><strong>${run.coveragePercent.toFixed(1)}%</strong> coverage: ${run.checked} of ${run.testable} testable spec rows checked; ${run.passPercent.toFixed(1)}% pass.</p>
+<p><span class="verdict ${VERDICT_BADGES[r.verdict][0]}">${VERDICT_BADGES[r.verdict][1]}</span> profile <strong>${r.run.profile}</strong>${r.run.quick ? ' (--quick: the history-window checks left out)' : ''}${r.run.interrupted ? html` <strong>interrupted: results are partial</strong>` : ''}</p>
+<p class="coverage"><strong>${run.coveragePercent.toFixed(1)}%</strong> coverage: ${run.checked} of ${run.inScope} spec rows of this run (testable, of its profile, selected) checked; ${run.passPercent.toFixed(1)}% pass.</p>
 ${bar(rows, `spec rows: ${countsText(rows)}`)}
 <h4 class="visually-hidden">Spec rows</h4>
 <ul class="totals" aria-label="spec rows">
@@ -85,7 +87,8 @@ ${TOTAL_STATUSES.map((s) => html`<li>${countBadge(s, rows[s])}</li>`)}
 <dt>Started</dt><dd>${when(r.run.startedAt)}</dd>
 <dt>Duration</dt><dd>${duration(r.run.durationMs)}</dd>
 <dt>Seed</dt><dd><code>${r.run.seed}</code> (${r.run.runs} runs per property)</dd>
-<dt>Checks</dt><dd>${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped, ${c.expectedFailures} expected failures${c.unexpectedPasses ? `, ${c.unexpectedPasses} unexpected passes` : ''} (of ${c.total})</dd>
+<dt>Profile</dt><dd>${r.run.profile}</dd>
+<dt>Checks</dt><dd>${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped, ${c.excluded} excluded, ${c.expectedFailures} expected failures${c.unexpectedPasses ? `, ${c.unexpectedPasses} unexpected passes` : ''} (of ${c.total})</dd>
 <dt>Suites</dt><dd>${r.run.suites.join(', ') || 'none'}${r.run.grep ? html`; grep <code>${r.run.grep}</code>` : ''}${r.run.skip ? html`; skip <code>${r.run.skip}</code>` : ''}</dd>
 <dt>Serves</dt><dd>${r.run.served.join(', ') || 'nothing found by discovery'}</dd>
 ${r.expectedFailures.file ? html`<dt>Expected failures</dt><dd><code>${r.expectedFailures.file}</code></dd>` : ''}
@@ -249,7 +252,7 @@ export function renderHtml(model: ReportModel): string {
   const multi = model.runs.length > 1;
   const title = multi
     ? `Conformance matrix: ${model.runs.length} targets`
-    : `Conformance ${model.passed ? 'PASS' : 'FAIL'}: ${model.runs[0].label}`;
+    : `Conformance ${model.runs[0].results.verdict}: ${model.runs[0].label}`;
   // Hashes, not 'unsafe-inline': even a markup injection that slipped past escaping could not run script.
   const csp = `default-src 'none'; style-src 'sha256-${sha256(REPORT_CSS)}'; script-src 'sha256-${sha256(REPORT_JS)}'; img-src data:; base-uri 'none'; form-action 'none'`;
   const failingCount = model.failing.length;

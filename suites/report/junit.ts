@@ -35,7 +35,7 @@ export function renderEvidence(evidence: FailureEvidence): string {
 
 function testcase(check: CheckResult): string {
   const seconds = (check.durationMs / 1000).toFixed(3);
-  const properties = [...check.rows.map((r) => `<property name="spec.row" value="${escapeXml(r)}"/>`)];
+  const properties = [`<property name="profile" value="${escapeXml(check.profile)}"/>`, ...check.rows.map((r) => `<property name="spec.row" value="${escapeXml(r)}"/>`)];
   if (check.evidence) properties.push(`<property name="replay" value="${escapeXml(check.evidence.replay)}"/>`);
   const head = `    <testcase classname="${escapeXml(check.suite)}" name="${escapeXml(check.id)}" time="${seconds}">\n      <properties>${properties.join('')}</properties>\n`;
   let body = '';
@@ -46,7 +46,9 @@ function testcase(check: CheckResult): string {
   } else if (check.status === 'expected-failure') {
     body = `      <skipped message="${escapeXml(`expected failure: ${firstLine}`)}"/>\n`;
   } else if (check.status === 'skipped') {
-    body = `      <skipped message="${escapeXml(check.reason ?? 'skipped')}"/>\n`;
+    body = `      <skipped message="${escapeXml(`not verified: ${check.reason ?? 'skipped'}`)}"/>\n`;
+  } else if (check.status === 'excluded') {
+    body = `      <skipped message="${escapeXml(`excluded (expected-failures file): ${check.reason ?? 'skipped'}`)}"/>\n`;
   }
   return `${head}${body}    </testcase>\n`;
 }
@@ -56,15 +58,17 @@ export function renderJunit(results: ConformanceResults): string {
   const parts = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
   const t = results.totals.checks;
   parts.push(
-    `<testsuites name="cluster-api-conformance" tests="${t.total}" failures="${t.failed}" skipped="${t.skipped + t.expectedFailures}" time="${(results.run.durationMs / 1000).toFixed(3)}" timestamp="${results.run.startedAt}">\n`,
+    `<testsuites name="cluster-api-conformance" tests="${t.total}" failures="${t.failed}" skipped="${t.skipped + t.excluded + t.expectedFailures}" time="${(results.run.durationMs / 1000).toFixed(3)}" timestamp="${results.run.startedAt}">\n`,
   );
   for (const suite of suites) {
     const checks = results.checks.filter((c) => c.suite === suite);
     const failures = checks.filter((c) => c.status === 'failed').length;
-    const skipped = checks.filter((c) => c.status === 'skipped' || c.status === 'expected-failure').length;
+    const skipped = checks.filter((c) => c.status === 'skipped' || c.status === 'excluded' || c.status === 'expected-failure').length;
     const time = checks.reduce((s, c) => s + c.durationMs, 0) / 1000;
     parts.push(`  <testsuite name="${escapeXml(suite)}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time.toFixed(3)}">\n`);
-    parts.push(`    <properties><property name="target" value="${escapeXml(results.run.target)}"/><property name="seed" value="${results.run.seed}"/></properties>\n`);
+    parts.push(
+      `    <properties><property name="target" value="${escapeXml(results.run.target)}"/><property name="profile" value="${escapeXml(results.run.profile)}"/><property name="verdict" value="${results.verdict}"/><property name="seed" value="${results.run.seed}"/></properties>\n`,
+    );
     for (const c of checks) parts.push(testcase(c));
     parts.push('  </testsuite>\n');
   }

@@ -2,10 +2,22 @@
 // and evidence, and the run's identity. The HTML report reads this file; bump RESULTS_FORMAT_VERSION on any
 // incompatible change.
 
-export const RESULTS_FORMAT_VERSION = 1;
+export const RESULTS_FORMAT_VERSION = 2;
 
-export type RowStatus = 'passed' | 'failed' | 'skipped' | 'uncovered' | 'untestable';
-export type CheckResultStatus = 'passed' | 'failed' | 'expected-failure' | 'skipped';
+/**
+ * The run's verdict: PASS every row of its profiles was verified (expected failures and excluded rows apart); FAIL a
+ * check failed; INCOMPLETE nothing failed but some selected rows were not verified (skipped, each with its reason).
+ */
+export type Verdict = 'PASS' | 'INCOMPLETE' | 'FAIL';
+
+/**
+ * not-applicable: only checks of a profile this run does not certify declare it; not-selected: left out by --suite or
+ * --grep; excluded: left out by --skip, or skipped and listed in the expected-failures file.
+ */
+export type RowStatus = 'passed' | 'failed' | 'skipped' | 'excluded' | 'not-selected' | 'not-applicable' | 'uncovered' | 'untestable';
+export const ROW_STATUSES: readonly RowStatus[] = ['passed', 'failed', 'skipped', 'excluded', 'not-selected', 'not-applicable', 'uncovered', 'untestable'];
+/** excluded: skipped, and listed in the expected-failures file (so it does not make the run INCOMPLETE). */
+export type CheckResultStatus = 'passed' | 'failed' | 'expected-failure' | 'skipped' | 'excluded';
 
 export interface ExchangeEvidence {
   method: string;
@@ -41,6 +53,8 @@ export interface FailureEvidence {
 export interface CheckResult {
   id: string;
   suite: string;
+  /** The profile the check belongs to (harness/profile.ts). */
+  profile: string;
   title?: string;
   rows: string[];
   status: CheckResultStatus;
@@ -91,6 +105,11 @@ export interface ConformanceResults {
     seed: number;
     runs: number;
     suites: string[];
+    /** The profiles the run certifies (`api`, `cluster`, `daemon`), and how they are printed (`api+cluster+daemon`). */
+    profiles: string[];
+    profile: string;
+    /** --quick: the checks that wait for the target's history window were left out. */
+    quick?: boolean;
     grep?: string;
     skip?: string;
     interrupted: boolean;
@@ -98,11 +117,12 @@ export interface ConformanceResults {
     /** The target's served group versions, from discovery. */
     served: string[];
   };
-  /** The gate: true when every applicable check passed or was expected to fail. */
+  verdict: Verdict;
+  /** The gate: true when the verdict is PASS. */
   passed: boolean;
   totals: {
-    checks: Totals & { expectedFailures: number; unexpectedPasses: number };
-    rows: Totals & { uncovered: number; untestable: number };
+    checks: Totals & { expectedFailures: number; unexpectedPasses: number; excluded: number };
+    rows: Totals & { excluded: number; notSelected: number; notApplicable: number; uncovered: number; untestable: number };
   };
   expectedFailures: {
     file?: string;
@@ -200,10 +220,11 @@ const checkSchema = object(
   {
     id: STRING,
     suite: STRING,
+    profile: STRING,
     title: STRING,
     differential: differentialSchema,
     rows: STRINGS,
-    status: { enum: ['passed', 'failed', 'expected-failure', 'skipped'] },
+    status: { enum: ['passed', 'failed', 'expected-failure', 'skipped', 'excluded'] },
     durationMs: NUMBER,
     reason: STRING,
     message: STRING,
@@ -220,7 +241,7 @@ const rowSchema = object(
     table: STRING,
     spec: STRING,
     testable: BOOLEAN,
-    status: { enum: ['passed', 'failed', 'skipped', 'uncovered', 'untestable'] },
+    status: { enum: [...ROW_STATUSES] },
     reason: STRING,
     checks: STRINGS,
     failedBy: STRINGS,
@@ -247,18 +268,22 @@ export const resultsJsonSchema = {
           seed: INTEGER,
           runs: INTEGER,
           suites: STRINGS,
+          profiles: STRINGS,
+          profile: STRING,
+          quick: BOOLEAN,
           grep: STRING,
           skip: STRING,
           interrupted: BOOLEAN,
           node: STRING,
           served: STRINGS,
         },
-        ['grep', 'skip'],
+        ['grep', 'skip', 'quick'],
       ),
+      verdict: { enum: ['PASS', 'INCOMPLETE', 'FAIL'] },
       passed: BOOLEAN,
       totals: object({
-        checks: totalsSchema({ expectedFailures: INTEGER, unexpectedPasses: INTEGER }),
-        rows: totalsSchema({ uncovered: INTEGER, untestable: INTEGER }),
+        checks: totalsSchema({ expectedFailures: INTEGER, unexpectedPasses: INTEGER, excluded: INTEGER }),
+        rows: totalsSchema({ excluded: INTEGER, notSelected: INTEGER, notApplicable: INTEGER, uncovered: INTEGER, untestable: INTEGER }),
       }),
       expectedFailures: object({ file: STRING, ids: STRINGS, unexpectedPasses: STRINGS, unknown: STRINGS }, ['file']),
       checks: { type: 'array', items: checkSchema },

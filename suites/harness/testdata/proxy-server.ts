@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { startSimulator } from '../../../simulator/cluster.ts';
+import { startSimulator, type SimulatorOptions } from '../../../simulator/cluster.ts';
 
 export interface ProxiedRequest {
   method: string;
@@ -33,6 +33,11 @@ export interface ProxyRules {
   handle?(req: ProxiedRequest, forward: Forward): Promise<ProxiedResponse | undefined>;
   /** Rewrites a response. */
   response?(req: ProxiedRequest, res: ProxiedResponse): ProxiedResponse;
+  /**
+   * Broken: hold each watch's whole answer and send it, with a Content-Length, only when the upstream watch ends
+   * (a server that does not stream watches, 4.3.2).
+   */
+  bufferWatches?: boolean;
 }
 
 export interface RunningTarget {
@@ -64,6 +69,15 @@ export async function startProxy(upstream: string, rules: ProxyRules): Promise<R
       const chunks: Buffer[] = [];
       for await (const c of inc) chunks.push(c as Buffer);
       let req: ProxiedRequest = { method: inc.method ?? 'GET', url: inc.url ?? '/', headers: plainHeaders(inc.headers), body: Buffer.concat(chunks) };
+      if (isWatch(req.url) && rules.bufferWatches) {
+        const ac = new AbortController();
+        out.on('close', () => ac.abort());
+        const res = await request(upstream + req.url, { method: 'GET', headers: req.headers, signal: ac.signal });
+        const body = Buffer.from(await res.body.arrayBuffer());
+        out.writeHead(res.statusCode, { ...plainHeaders(res.headers), 'content-length': String(body.length) });
+        out.end(body);
+        return;
+      }
       if (isWatch(req.url)) {
         const res = await request(upstream + req.url, { method: 'GET', headers: req.headers });
         out.writeHead(res.statusCode, plainHeaders(res.headers));
@@ -99,9 +113,9 @@ export async function startProxy(upstream: string, rules: ProxyRules): Promise<R
   };
 }
 
-/** The simulator with a rewriting proxy in front of it; close() stops both. */
-export async function startProxiedSimulator(rules: ProxyRules): Promise<RunningTarget> {
-  const sim = await startSimulator({ port: 0, host: '127.0.0.1' });
+/** The simulator (the API server alone, unless `simulator` says otherwise) with a rewriting proxy in front of it; close() stops both. */
+export async function startProxiedSimulator(rules: ProxyRules, simulator: SimulatorOptions = {}): Promise<RunningTarget> {
+  const sim = await startSimulator({ port: 0, host: '127.0.0.1', ...simulator });
   const proxy = await startProxy(sim.url, rules);
   return {
     url: proxy.url,

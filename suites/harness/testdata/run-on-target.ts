@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { runChecks, type CheckOutcome, type EngineResult } from '../engine.ts';
 import { startProxiedSimulator, type ProxyRules, type RunningTarget } from './proxy-server.ts';
+import { startSimulator, type SimulatorOptions } from '../../../simulator/cluster.ts';
+import type { Profile } from '../profile.ts';
 
 const targets: RunningTarget[] = [];
 
@@ -9,17 +11,40 @@ export async function closeTargets(): Promise<void> {
   await Promise.all(targets.splice(0).map((t) => t.close()));
 }
 
-export async function runThroughProxy(rules: ProxyRules, ids: string[], options: { runs?: number; seed?: number } = {}): Promise<EngineResult> {
-  const target = await startProxiedSimulator(rules);
+export interface RunOptions {
+  runs?: number;
+  seed?: number;
+  /** The simulator behind the proxy: default the API server alone. */
+  simulator?: SimulatorOptions;
+  profiles?: Profile[];
+}
+
+/** A cluster like `npx tsx simulator` starts (controllers and 3 nodes), with the given daemon options. */
+export const CLUSTER = (controllerArgs: string[] = []): SimulatorOptions => ({ controllers: true, nodes: 3, controllerArgs });
+
+export async function runThroughProxy(rules: ProxyRules, ids: string[], options: RunOptions = {}): Promise<EngineResult> {
+  const target = await startProxiedSimulator(rules, options.simulator);
   targets.push(target);
+  return runOn(target.url, ids, options);
+}
+
+/** The simulator itself (no proxy) as the target, e.g. with one controller switched off. */
+export async function runOnSimulator(simulator: SimulatorOptions, ids: string[], options: RunOptions = {}): Promise<EngineResult> {
+  const sim = await startSimulator({ port: 0, host: '127.0.0.1', ...simulator });
+  targets.push({ url: sim.url, close: () => sim.close() });
+  return runOn(sim.url.replace(/\/+$/, ''), ids, options);
+}
+
+function runOn(url: string, ids: string[], options: RunOptions): Promise<EngineResult> {
   return runChecks({
-    connection: { url: target.url },
+    connection: { url },
     vendor: 'kubernetes',
     seed: options.seed ?? 42,
     runs: options.runs ?? 12,
     workers: 2,
     timeoutSeconds: 60,
-    replayCommand: `npx tsx suites --target ${target.url}`,
+    replayCommand: `npx tsx suites --target ${url}`,
+    profiles: options.profiles,
     grep: new RegExp(`^(${ids.map((i) => i.replace(/[.]/g, '\\.')).join('|')})$`),
   });
 }
