@@ -58,6 +58,12 @@ export interface SimulatorOptions extends ApiServerOptions {
    * event loop). Default: return when all are up.
    */
   clientsBehind?: boolean | number | PromiseLike<unknown>;
+  /**
+   * The containers of the simulated pods (exec, attach, port-forward, proxy): the cluster-wide file of
+   * `--container-config` (nodes/containers/config.ts) and, only when given, the directory under which exec runs
+   * real processes on this host (`--local-exec DIR`). They are served whenever nodes run.
+   */
+  containers?: { configFile?: string; localExecDir?: string };
 }
 
 export interface RunningSimulator {
@@ -129,13 +135,22 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         : nodeOpts0;
     if (nodeOpts && (nodeOpts.count ?? 3) > 0) {
       // Loaded only when asked for, like the daemon.
-      const { startNodes } = await import('./nodes/index.ts');
+      const [{ startNodes }, { SimulatedContainers }, { loadContainerConfig }] = await Promise.all([
+        import('./nodes/index.ts'),
+        import('./nodes/containers/runtime.ts'),
+        import('./nodes/containers/config.ts'),
+      ]);
+      const c = opts.containers ?? {};
+      const config = c.configFile ? loadContainerConfig(c.configFile) : undefined;
+      server.ctx.containers = new SimulatedContainers({ config, localExecDir: c.localExecDir });
+      if (config?.usage) server.ctx.settings.usageDefaults = config.usage;
       nodes = await startNodes(url, { log: () => {}, ...nodeOpts });
     }
   };
   const closeAll = async () => {
     // Clients first: their watches would otherwise hold the server open.
     await nodes?.close();
+    server.ctx.containers?.close?.();
     await daemon?.close();
     await server.close();
     serving?.stop();

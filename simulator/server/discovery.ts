@@ -15,7 +15,7 @@ interface APIResource {
   categories?: string[];
 }
 
-const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'], approval: ['get', 'patch', 'update'], binding: ['create'], rollback: ['create'], eviction: ['create'], log: ['get'], exec: [], attach: [], portforward: [] };
+const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'], approval: ['get', 'patch', 'update'], binding: ['create'], rollback: ['create'], eviction: ['create'], log: ['get'], exec: [], attach: [], portforward: [], proxy: [] };
 const SUBRESOURCE_KIND: Record<string, string> = { binding: 'Binding', rollback: 'DeploymentRollback' };
 
 function resourcesFor(defs: ResourceDef[]): APIResource[] {

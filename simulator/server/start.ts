@@ -11,6 +11,7 @@ import { MemoryStore } from '../storage/memory.ts';
 import { StoreError, type Store } from '../storage/store.ts';
 import { namespaceLifecycle } from './admission/namespace-lifecycle.ts';
 import { buildApp, type TlsOptions } from './app.ts';
+import { routeUpgrades } from './streams/upgrade.ts';
 import { alwaysAllow } from './authorization/authorizer.ts';
 import type { SecurityContext } from './authorization/filter.ts';
 import type { ServerContext, ServerSettings } from './context.ts';
@@ -101,6 +102,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   ctx.admission = [...(ctx.admission ?? []), quotaAdmission(ctx)];
   ctx.serviceAddresses.start();
   const app = buildApp(ctx, opts.tls);
+  routeUpgrades(app.server);
   const unusedConnections = trackUnusedConnections(app, Boolean(opts.tls));
   await app.listen({ port: opts.port ?? 0, host });
   const port = (app.server.address() as AddressInfo).port;
