@@ -102,7 +102,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   ctx.admission = [...(ctx.admission ?? []), quotaAdmission(ctx)];
   ctx.serviceAddresses.start();
   const app = buildApp(ctx, opts.tls);
-  routeUpgrades(app.server);
+  const cutUpgraded = routeUpgrades(app.server);
   const unusedConnections = trackUnusedConnections(app, Boolean(opts.tls));
   await app.listen({ port: opts.port ?? 0, host });
   const port = (app.server.address() as AddressInfo).port;
@@ -126,6 +126,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       ctx.serviceAddresses.stop();
       // Open watches would hold app.close() until their clients go: they end cleanly first.
       ctx.hub.endAll();
+      // exec, attach and port-forward sessions end with the server, as watches do.
+      cutUpgraded();
       customResources.close();
       ctx.watchCache.close();
       closeListers(ctx.listers);

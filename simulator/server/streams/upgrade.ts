@@ -24,9 +24,15 @@ export function takeUpgrade(raw: IncomingMessage): Upgrade | undefined {
   return up;
 }
 
-/** Routes upgrade requests of `server` through its own 'request' handler. */
-export function routeUpgrades(server: Server): void {
+/**
+ * Routes upgrade requests of `server` through its own 'request' handler. The function returned cuts every upgraded
+ * connection still open (the server's close: node's closeAllConnections does not know them).
+ */
+export function routeUpgrades(server: Server): () => void {
+  const open = new Set<Socket>();
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
     socket.on('error', () => socket.destroy());
     (req as IncomingMessage & { [UPGRADE]?: Upgrade })[UPGRADE] = { socket, head, taken: false };
     const res = new http.ServerResponse(req);
@@ -39,4 +45,8 @@ export function routeUpgrades(server: Server): void {
     res.shouldKeepAlive = false;
     server.emit('request', req, res);
   });
+  return () => {
+    for (const s of open) s.destroy();
+    open.clear();
+  };
 }
