@@ -11,13 +11,13 @@ import json
 import socket
 import sys
 import time
-import traceback
 import urllib.request
 
 from kubernetes import client, config
-from kubernetes.client.rest import ApiException
 from kubernetes.stream import portforward, stream
 from kubernetes.stream.ws_client import ERROR_CHANNEL
+
+from checklib import run_checks
 
 KUBECONFIG, NS = sys.argv[1], sys.argv[2]
 config.load_kube_config(config_file=KUBECONFIG)
@@ -145,19 +145,4 @@ def portforward_declared_port_echo():
     return "echo of %s" % doc["path"]
 
 
-def main():
-    for fn in CHECKS:
-        result = {"check": fn.__name__}
-        try:
-            result["detail"] = str(fn())
-            result["ok"] = True
-        except ApiException as e:
-            result["ok"] = False
-            result["detail"] = "ApiException %s %s: %s" % (e.status, e.reason, (e.body or "")[:600])
-        except Exception as e:  # noqa: BLE001 - every failure is reported, the next check still runs
-            result["ok"] = False
-            result["detail"] = "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc()[-1200:])
-        print(json.dumps(result), flush=True)
-
-
-main()
+run_checks(CHECKS)
