@@ -58,6 +58,12 @@ export interface SimulatorOptions extends ApiServerOptions {
    * event loop). Default: return when all are up.
    */
   clientsBehind?: boolean | number | PromiseLike<unknown>;
+  /**
+   * The containers of the simulated pods (exec, attach, port-forward, proxy): the cluster-wide file of
+   * `--container-config` (nodes/containers/config.ts) and, only when given, the directory under which exec runs
+   * real processes on this host (`--local-exec DIR`). They are served whenever nodes run.
+   */
+  containers?: { configFile?: string; localExecDir?: string };
 }
 
 export interface RunningSimulator {
@@ -136,7 +142,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         : nodeOpts0;
     if (nodeOpts && (nodeOpts.count ?? 3) > 0) {
       // Loaded only when asked for, like the daemon.
-      const { startNodes } = await import('./nodes/index.ts');
+      const [{ startNodes }, { SimulatedContainers }, { loadContainerConfig }] = await Promise.all([
+        import('./nodes/index.ts'),
+        import('./nodes/containers/runtime.ts'),
+        import('./nodes/containers/config.ts'),
+      ]);
+      const c = opts.containers ?? {};
+      const config = c.configFile ? loadContainerConfig(c.configFile) : undefined;
+      server.ctx.containers = new SimulatedContainers({ config, localExecDir: c.localExecDir });
+      if (config?.usage) server.ctx.settings.usageDefaults = config.usage;
       nodes = await startNodes(url, { log: () => {}, ...nodeOpts });
       // componentstatuses/scheduler: the simulated scheduler runs in this process while the nodes do.
       if (nodes.scheduler) (server.ctx.components ??= new Map()).set('scheduler', async () => ({ healthy: true, message: 'ok' }));
@@ -146,6 +160,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     // Clients first: their watches would otherwise hold the server open.
     server.ctx.components?.clear();
     await nodes?.close();
+    server.ctx.containers?.close?.();
     await daemon?.close();
     await server.close();
     serving?.stop();

@@ -213,8 +213,9 @@ const INNER_FLOORS: Record<string, string[][]> = {
   'simulator/server': [
     // The app and what composes the server: http/ (body, dispatch, reply), start, the server's own loops.
     ['*'],
-    // The subresources' storage (one file per subresource, the table) and the computed metrics API and component statuses.
-    ['subresources/', 'metrics-api.ts', 'component-statuses.ts'],
+    // The subresources' storage (one file per subresource, the table), the streaming protocols and proxy of
+    // exec, attach, portforward and proxy, and the computed metrics API and component statuses.
+    ['subresources/', 'streams/', 'metrics-api.ts', 'component-statuses.ts'],
     // The verb handlers, and the access and token reviews they create.
     ['handlers/', 'access-review.ts', 'token-review.ts'],
     // The registry: every read and write of storage, system metadata, store errors.

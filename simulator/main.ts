@@ -43,6 +43,10 @@ ${STORAGE_HELP}  --no-controllers            run the API server alone, without t
                               --node-monitor-grace-period given to the daemon, so that healthy nodes never look
                               unresponsive); fail a node with
                               kubectl annotate node NAME simulator.cluster.local/node-state=stopped --overwrite
+  --container-config FILE     what the simulated containers do (YAML/JSON: scripted exec answers, files, port
+                              forwards, log files, usage; simulator/nodes/README.md "Containers"); annotations win
+  --local-exec DIR            exec runs the command as a REAL PROCESS ON THIS HOST (your user, your files), in
+                              DIR/<namespace>/<pod>/<container>; off by default (built-in commands instead)
   --daemon-arg ARG            an option for the in-process daemon, e.g. --daemon-arg=--concurrent-gc-syncs=5
                               (repeatable; see npx tsx simulator/controllers --help). The daemon runs with
                               --allocate-node-cidrs --cluster-cidr=10.244.0.0/16 unless these say otherwise
@@ -132,6 +136,8 @@ function optionsOf(values: Record<string, string | boolean | string[] | undefine
     zones: parseCount('--zones', str('zones')),
     nodeStatusUpdateFrequency: str('node-status-update-frequency'),
     daemonArg: values['daemon-arg'] as string[] | undefined,
+    containerConfig: str('container-config'),
+    localExec: str('local-exec'),
     secure: values.secure === true,
     tlsCertFile: str('tls-cert-file'),
     tlsPrivateKeyFile: str('tls-private-key-file'),
@@ -177,6 +183,8 @@ async function main(): Promise<void> {
         zones: { type: 'string' },
         'node-status-update-frequency': { type: 'string' },
         'daemon-arg': { type: 'string', multiple: true },
+        'container-config': { type: 'string' },
+        'local-exec': { type: 'string' },
         secure: { type: 'boolean' },
         'tls-cert-file': { type: 'string' },
         'tls-private-key-file': { type: 'string' },

@@ -70,18 +70,18 @@ export const RESOURCES: ResourceDef[] = [
   declare(CORE, { kind: 'Secret', resource: 'secrets', singular: 'secret', namespaced: true, subresources: {} }),
   // Services have no deletecollection in 1.9 (their REST does not implement it): 405, not in discovery.
   declare(CORE, {
-    kind: 'Service', resource: 'services', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: { status: true }, nameRule: 'dns1035-label', allowCreateOnUpdate: true,
+    kind: 'Service', resource: 'services', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: { status: true, proxy: true }, nameRule: 'dns1035-label', allowCreateOnUpdate: true,
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   }),
   declare(CORE, {
     kind: 'Event', resource: 'events', singular: 'event', namespaced: true, shortNames: ['ev'], subresources: {}, allowCreateOnUpdate: true,
   }),
   declare(CORE, {
-    kind: 'Pod', resource: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, binding: true, eviction: true, log: true, exec: true, attach: true, portforward: true },
+    kind: 'Pod', resource: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, binding: true, eviction: true, log: true, exec: true, attach: true, portforward: true, proxy: true },
   }),
   // POST a Binding to bind the pod of the same name to a node (the scheduler's write); nothing is stored.
   declare(CORE, { kind: 'Binding', resource: 'bindings', singular: 'binding', namespaced: true, subresources: {}, verbs: ['create'], virtual: true }),
-  declare(CORE, { kind: 'Node', resource: 'nodes', singular: 'node', namespaced: false, shortNames: ['no'], subresources: { status: true } }),
+  declare(CORE, { kind: 'Node', resource: 'nodes', singular: 'node', namespaced: false, shortNames: ['no'], subresources: { status: true, proxy: true } }),
   declare(CORE, { kind: 'Endpoints', resource: 'endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'], subresources: {}, allowCreateOnUpdate: true }),
   declare(CORE, { kind: 'ServiceAccount', resource: 'serviceaccounts', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], subresources: {} }),
   declare(CORE, {
@@ -338,6 +338,7 @@ export const STORAGE_REFS = {
   podDisruptionBudgets: { storageResource: 'poddisruptionbudgets', namespaced: true },
   customResourceDefinitions: { storageResource: 'customresourcedefinitions', namespaced: false },
   secrets: { storageResource: 'secrets', namespaced: true },
+  configMaps: { storageResource: 'configmaps', namespaced: true },
   serviceAccounts: { storageResource: 'serviceaccounts', namespaced: true },
   clusterRoles: { storageResource: 'clusterroles', namespaced: false },
   clusterRoleBindings: { storageResource: 'clusterrolebindings', namespaced: false },

@@ -10,8 +10,10 @@ export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | '
 
 /** How a subresource reads and writes its parent. */
 export type SubresourceName = 'status' | 'scale' | 'finalize' | 'binding' | 'rollback' | 'eviction' | 'approval'
-  // pods: the container output and the streaming subresources (server/pod-log.ts).
-  | 'log' | 'exec' | 'attach' | 'portforward';
+  // pods: the container output and the streaming subresources (server/subresources/pod-log.ts, server/streams/).
+  | 'log' | 'exec' | 'attach' | 'portforward'
+  // pods, services, nodes: the API server as an HTTP proxy (server/streams/proxy.ts).
+  | 'proxy';
 
 export interface ScaleDef {
   /**

@@ -98,6 +98,7 @@ export async function launchSimulator(o: SimulatorOptions, defaults: LaunchDefau
       controllers: plan.controllers,
       nodes: { count: plan.nodes, zones: plan.zones, heartbeatMs: plan.heartbeatMs, log: component('nodes') ?? (() => {}) },
       // Node IPAM on, as kubeadm-made clusters have it (pod IPs from each node's range); daemonArg wins.
+      containers: { configFile: o.containerConfig, localExecDir: o.localExec },
       controllerArgs: ['--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', ...plan.daemonArgs],
       controllerLog: component('controller-daemon'),
       serving,

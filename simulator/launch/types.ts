@@ -47,6 +47,10 @@ export interface SimulatorOptions extends SecurityOptions {
   nodeStatusUpdateFrequency?: string;
   /** Options for the in-process controller daemon, e.g. ['--concurrent-gc-syncs=5']. */
   daemonArg?: string[];
+  /** --container-config: what the simulated containers do, cluster-wide (nodes/containers/config.ts). */
+  containerConfig?: string;
+  /** --local-exec: exec runs real processes on this host under this directory. Off unless given. */
+  localExec?: string;
   /** Log verbosity (glog levels); at 3 or more every request is logged. Lines go to `log`. */
   v?: number;
   /** Manifests (YAML or JSON, several documents each) created at start, in dependency order: files or directories. */

@@ -11,6 +11,8 @@ import type { ServiceAddressAllocator } from './allocators/service-addresses.ts'
 import type { AdmissionHook } from './admission/attributes.ts';
 import type { SecurityContext } from './authorization/filter.ts';
 import type { UserInfo } from './authentication/user.ts';
+import type { ContainerRuntime } from '../api/container-runtime.ts';
+import type { UsageDefaults } from '../api/pod-usage.ts';
 
 export interface ServerSettings {
   /** The word in media types and paths (spec {vendor}); default "kubernetes". */
@@ -32,6 +34,10 @@ export interface ServerSettings {
   fairQueueBudgetMs?: number;
   /** Where the request log goes, one line per answered request (request-log.ts); none: no log. */
   requestLog?: (line: string) => void;
+  /** Bounds on exec, attach and port-forward sessions (streams/limits.ts; defaults 256 in all, 64 streams each). */
+  streamLimits?: { total?: number; perConnection?: number };
+  /** Cluster-wide container usage when a pod says nothing (api/pod-usage.ts; the --container-config file). */
+  usageDefaults?: UsageDefaults;
 }
 
 export interface ServerContext {
@@ -59,6 +65,8 @@ export interface ServerContext {
   mutatingAdmission?: AdmissionHook[];
   /** Health probes of the control plane's parts this process runs, by component name (component-statuses.ts). */
   components?: Map<string, ComponentProbe>;
+  /** The containers of simulated pods, for exec, attach and port-forward (streams/runtime.ts); none: refused. */
+  containers?: ContainerRuntime;
 }
 
 /** One health check of a control plane part (a ComponentStatus condition). */

@@ -15,7 +15,7 @@ interface APIResource {
   categories?: string[];
 }
 
-const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'], approval: ['get', 'patch', 'update'], binding: ['create'], rollback: ['create'], eviction: ['create'], log: ['get'], exec: [], attach: [], portforward: [] };
+const SUBRESOURCE_VERBS: Record<string, string[]> = { status: ['get', 'patch', 'update'], scale: ['get', 'patch', 'update'], finalize: ['update'], approval: ['get', 'patch', 'update'], binding: ['create'], rollback: ['create'], eviction: ['create'], log: ['get'], exec: [], attach: [], portforward: [], proxy: [] };
 /**
  * Subresources whose 1.9 REST implements update only (no get, no patch in discovery): the status of CRDs and
  * APIServices, the status and approval of v1beta1 CSRs. Keyed by group/version and resource/subresource.

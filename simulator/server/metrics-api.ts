@@ -30,7 +30,10 @@ function podMetrics(ctx: ServerContext, req: ResourceRequest, pod: KubeObject): 
     },
     timestamp: nowTimestamp(ctx),
     window: WINDOW,
-    containers: containerUsage(pod).map((c) => ({ name: c.name, usage: { cpu: formatCpu(c.cpuMilli), memory: formatMemory(c.memoryMilli) } })),
+    containers: containerUsage(pod, ctx.now().getTime(), ctx.settings.usageDefaults).map((c) => ({
+      name: c.name,
+      usage: { cpu: formatCpu(c.cpuMilli), memory: formatMemory(c.memoryMilli) },
+    })),
   };
 }
 
@@ -39,7 +42,7 @@ function nodeMetrics(ctx: ServerContext, req: ResourceRequest, node: KubeObject,
   let memory = 0;
   for (const p of pods) {
     if ((p.spec as { nodeName?: string }).nodeName !== node.metadata.name) continue;
-    for (const c of containerUsage(p)) {
+    for (const c of containerUsage(p, ctx.now().getTime(), ctx.settings.usageDefaults)) {
       cpu += c.cpuMilli;
       memory += c.memoryMilli;
     }

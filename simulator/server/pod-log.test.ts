@@ -80,6 +80,28 @@ describe('pods/log', () => {
     }
   });
 
+  test('per-container lines and a repeated line every period, followed as it comes due', async () => {
+    const startedRecently = new Date(Date.now() - 2500).toISOString();
+    const annotations = { 'simulator.cluster.local/log.a': 'only a', 'simulator.cluster.local/log-repeat.b': '1s tick {n}' };
+    assert.equal((await call('POST', PODS, { metadata: { name: 'rep', annotations }, spec: { containers: [{ name: 'a', image: 'i' }, { name: 'b', image: 'i' }] } })).status, 201);
+    assert.equal((await call('POST', `${PODS}/rep/binding`, { target: { kind: 'Node', name: 'n1' } })).status, 201);
+    const containerStatuses = ['a', 'b'].map((c) => ({ name: c, ready: true, restartCount: 0, image: 'i', imageID: '', state: { running: { startedAt: startedRecently } }, lastState: {} }));
+    assert.equal((await call('PATCH', `${PODS}/rep/status`, { status: { phase: 'Running', containerStatuses } }, 'application/merge-patch+json')).status, 200);
+    assert.equal((await call('GET', `${PODS}/rep/log?container=a`)).text, 'only a\n');
+    // Started 2.5 s ago (stored to the second): two or three ticks so far, one per second since the start.
+    const sofar = (await call('GET', `${PODS}/rep/log?container=b`)).text;
+    const n = sofar.split('\n').length - 1;
+    assert.ok(n === 2 || n === 3, sofar);
+    assert.equal(sofar, Array.from({ length: n }, (_, i) => `tick ${i + 1}\n`).join(''));
+    const ctl = new AbortController();
+    const res = await fetch(`${server.url}${PODS}/rep/log?container=b&follow=true&tailLines=1`, { signal: ctl.signal });
+    const reader = res.body!.getReader();
+    let got = '';
+    while (!got.includes(`tick ${n + 1}\n`)) got += new TextDecoder().decode((await reader.read()).value);
+    assert.match(got, new RegExp(`^(tick ${n}\\n)?tick ${n + 1}\\n$`));
+    ctl.abort();
+  });
+
   test('the real errors: container name, not started, no previous, bad options, missing pod', async () => {
     const many = await call('GET', `${PODS}/two/log`);
     assert.equal(many.status, 400);

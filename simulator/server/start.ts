@@ -11,6 +11,7 @@ import { MemoryStore } from '../storage/memory.ts';
 import { StoreError, type Store } from '../storage/store.ts';
 import { buildAdmissionChain } from './admission/plugins.ts';
 import { buildApp, type TlsOptions } from './app.ts';
+import { routeUpgrades } from './streams/upgrade.ts';
 import { alwaysAllow } from './authorization/authorizer.ts';
 import type { SecurityContext } from './authorization/filter.ts';
 import type { ServerContext, ServerSettings } from './context.ts';
@@ -112,6 +113,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   ctx.admission = admission.validating;
   ctx.serviceAddresses.start();
   const app = buildApp(ctx, opts.tls);
+  const cutUpgraded = routeUpgrades(app.server);
   const unusedConnections = trackUnusedConnections(app, Boolean(opts.tls));
   await app.listen({ port: opts.port ?? 0, host });
   const port = (app.server.address() as AddressInfo).port;
@@ -135,6 +137,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       ctx.serviceAddresses.stop();
       // Open watches would hold app.close() until their clients go: they end cleanly first.
       ctx.hub.endAll();
+      // exec, attach and port-forward sessions end with the server, as watches do.
+      cutUpgraded();
       customResources.close();
       admission.close();
       ctx.watchCache.close();

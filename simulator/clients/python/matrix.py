@@ -9,10 +9,11 @@ with its exception (ApiException bodies included), so the TypeScript test names 
 import json
 import sys
 import time
-import traceback
 
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
+
+from checklib import run_checks
 
 KUBECONFIG, NS = sys.argv[1], sys.argv[2]
 config.load_kube_config(config_file=KUBECONFIG)
@@ -263,19 +264,4 @@ def kinds_added_for_1_9():
     return "netpol, limitrange, podtemplate, %d component statuses, token review, %d v2beta1 hpas, %d cluster roles" % (len(statuses), len(hpas.items), len(rbac.items))
 
 
-def main():
-    for fn in CHECKS:
-        result = {"check": fn.__name__}
-        try:
-            result["detail"] = str(fn())
-            result["ok"] = True
-        except ApiException as e:
-            result["ok"] = False
-            result["detail"] = "ApiException %s %s: %s" % (e.status, e.reason, (e.body or "")[:600])
-        except Exception as e:  # noqa: BLE001 - every failure is reported, the next check still runs
-            result["ok"] = False
-            result["detail"] = "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc()[-1200:])
-        print(json.dumps(result), flush=True)
-
-
-main()
+run_checks(CHECKS)

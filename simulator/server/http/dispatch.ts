@@ -99,7 +99,8 @@ function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply
       if (!ctx.registry.servesGroupVersion(target.group, target.version)) return reply.callNotFound();
       throw pathNotFound();
     }
-    if (target.extra) throw pathNotFound();
+    // Only a proxy has a path beyond its subresource (passed on to the target).
+    if (target.extra && target.subresource !== 'proxy') throw pathNotFound();
     if (def.namespaced && target.name !== undefined && target.namespace === undefined) throw pathNotFound();
     if (!def.namespaced && target.namespace !== undefined) throw pathNotFound();
     const req: ResourceRequest = {

@@ -5,8 +5,7 @@
 // reaches its pods), or by default one line naming the container and its image, stamped with the start time.
 // The real options apply: container, follow, previous, sinceSeconds, sinceTime, tailLines, timestamps,
 // limitBytes, and the real errors: 400 for a missing or unknown container name, a container that has not
-// started, or no previous instance. exec, attach and portforward answer a 400 Status saying the node is
-// simulated (never a NotFound that would read as a missing pod).
+// started, or no previous instance. (exec, attach and portforward: streams/.)
 
 import type { FastifyReply } from 'fastify';
 import type { KubeObject } from '../../api/meta.ts';
@@ -27,8 +26,10 @@ interface ContainerSpec {
 interface Instance {
   startedAt: string;
   running: boolean;
+  /** When it ended (ms), for a terminated instance. */
+  finishedAt?: number;
 }
-type State = { running?: { startedAt?: string }; terminated?: { startedAt?: string }; waiting?: { reason?: string } };
+type State = { running?: { startedAt?: string }; terminated?: { startedAt?: string; finishedAt?: string }; waiting?: { reason?: string } };
 interface ContainerStatus {
   name: string;
   state?: State;
@@ -93,7 +94,7 @@ function instanceOf(pod: KubeObject, c: ContainerSpec, previous: boolean): Insta
   if (previous) {
     const t = st?.lastState?.terminated;
     if (!t?.startedAt) throw badRequest(`previous terminated container "${c.name}" in pod "${name}" not found`);
-    return { startedAt: t.startedAt, running: false };
+    return { startedAt: t.startedAt, running: false, finishedAt: finished(t.finishedAt) };
   }
   const startedAt = st?.state?.running?.startedAt ?? st?.state?.terminated?.startedAt;
   if (!startedAt) {
@@ -101,18 +102,56 @@ function instanceOf(pod: KubeObject, c: ContainerSpec, previous: boolean): Insta
     const reason = st?.state?.waiting?.reason ?? 'ContainerCreating';
     throw badRequest(`container "${c.name}" in pod "${name}" is waiting to start: ${reason}`);
   }
-  return { startedAt, running: !!st?.state?.running };
+  return { startedAt, running: !!st?.state?.running, finishedAt: st?.state?.running ? undefined : finished(st?.state?.terminated?.finishedAt) };
 }
 
-/** What one instance of the container wrote: the annotation's lines (or the default line), at its start time. */
-function linesOf(pod: KubeObject, c: ContainerSpec, inst: Instance): Array<{ at: number; text: string }> {
-  const annotation = pod.metadata.annotations?.[LOG_ANNOTATION];
+function finished(t: string | undefined): number | undefined {
+  const ms = Date.parse(t ?? '');
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+export const LOG_REPEAT_ANNOTATION = 'simulator.cluster.local/log-repeat';
+/** Most repeated lines one instance is taken to have written (older ones are rotated away, as by the kubelet). */
+const MAX_REPEATED_LINES = 100_000;
+
+/** A pod annotation for one container (`<key>.<container>`) or, failing that, for all of them. */
+function annotationFor(pod: KubeObject, key: string, container: string): string | undefined {
+  const a = pod.metadata.annotations ?? {};
+  return a[`${key}.${container}`] ?? a[key];
+}
+
+/** `PERIOD LINE` (Go duration, then the text; `{n}` counts from 1). */
+function parseRepeat(text: string | undefined): { periodMs: number; line: string } | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)(ms|s|m|h)\s+(.*)$/s.exec(text ?? '');
+  if (!m) return undefined;
+  const periodMs = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+  return periodMs >= 10 ? { periodMs, line: m[3] } : undefined;
+}
+
+/**
+ * What one instance of the container wrote until `now` (or its end): the lines of the `log` annotation, of the
+ * configured file (ctx.containers.logFile) or, without either, one line naming the container and its image, all
+ * at its start; then the `log-repeat` line every period.
+ */
+function linesOf(ctx: ServerContext, pod: KubeObject, c: ContainerSpec, inst: Instance, now: number): Array<{ at: number; text: string }> {
+  const annotation = annotationFor(pod, LOG_ANNOTATION, c.name);
+  const file = annotation === undefined ? ctx.containers?.logFile?.(pod, c.name) : undefined;
+  const literal = annotation ?? file;
+  const repeat = parseRepeat(annotationFor(pod, LOG_REPEAT_ANNOTATION, c.name));
   const texts =
-    annotation !== undefined
-      ? annotation.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1)
-      : [`container ${c.name} started (image ${c.image ?? ''})`];
+    literal !== undefined
+      ? literal.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1)
+      : repeat
+        ? []
+        : [`container ${c.name} started (image ${c.image ?? ''})`];
   const at = Date.parse(inst.startedAt);
-  return texts.map((text) => ({ at, text }));
+  const out = texts.map((text) => ({ at, text }));
+  if (repeat) {
+    const end = inst.finishedAt !== undefined ? Math.min(now, inst.finishedAt) : now;
+    const count = Math.max(0, Math.floor((end - at) / repeat.periodMs));
+    for (let n = Math.max(1, count - MAX_REPEATED_LINES + 1); n <= count; n++) out.push({ at: at + n * repeat.periodMs, text: repeat.line.replaceAll('{n}', String(n)) });
+  }
+  return out;
 }
 
 function render(lines: Array<{ at: number; text: string }>, opts: LogOptions, now: number): string {
@@ -131,7 +170,9 @@ export async function servePodLog(ctx: ServerContext, req: ResourceRequest, repl
   const pod = cur.value;
   const c = pickContainer(pod, opts.container);
   const inst = instanceOf(pod, c, opts.previous);
-  let text = render(linesOf(pod, c, inst), opts, ctx.now().getTime());
+  const all = linesOf(ctx, pod, c, inst, ctx.now().getTime());
+  let sent = all.length;
+  let text = render(all, opts, ctx.now().getTime());
   let budget = opts.limitBytes ?? Infinity;
   const cut = (s: string): string => {
     const b = Buffer.from(s);
@@ -147,8 +188,9 @@ export async function servePodLog(ctx: ServerContext, req: ResourceRequest, repl
   if (!opts.follow || !inst.running || budget <= 0) {
     return reply.code(200).header('Content-Type', 'text/plain').send(Buffer.from(text));
   }
-  // follow: the stream stays open while this instance runs; it ends when the container stops, is replaced, or
-  // the pod goes (as the kubelet's follow ends with the container), or when the client leaves.
+  // follow: the stream stays open while this instance runs, and lines written meanwhile (log-repeat) follow as
+  // they come due; it ends when the container stops, is replaced, or the pod goes (as the kubelet's follow ends
+  // with the container), when limitBytes are sent, or when the client leaves.
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
@@ -168,17 +210,16 @@ export async function servePodLog(ctx: ServerContext, req: ResourceRequest, repl
         now && now.value.metadata.uid === pod.metadata.uid
           ? (((now.value.status ?? {}) as { containerStatuses?: ContainerStatus[] }).containerStatuses ?? []).find((s) => s.name === c.name)
           : undefined;
-      if (!st || st.state?.running?.startedAt !== inst.startedAt) end();
+      if (!st || st.state?.running?.startedAt !== inst.startedAt) return end();
+      const lines = linesOf(ctx, pod, c, inst, ctx.now().getTime());
+      if (lines.length > sent) {
+        const more = cut(render(lines.slice(sent), { ...opts, tailLines: undefined, sinceSeconds: undefined, sinceTime: undefined }, ctx.now().getTime()));
+        sent = lines.length;
+        if (more) res.write(more);
+        if (budget <= 0) end();
+      }
     }, end);
   }, 250);
   timer.unref();
   res.on('close', end);
-}
-
-/** exec, attach, portforward: the pod exists, but its node is simulated and runs no containers. */
-export async function refuseStreaming(ctx: ServerContext, req: ResourceRequest, what: 'exec' | 'attach' | 'portforward'): Promise<never> {
-  const cur = await getStored(ctx, req.def, req.namespace, req.name!);
-  if (!cur) throw notFound(PODS, req.name!);
-  const node = ((cur.value.spec ?? {}) as { nodeName?: string }).nodeName;
-  throw badRequest(`${what} is not available for pod ${req.name}: ${node ? `node ${node}` : 'its node'} is simulated and runs no containers`);
 }

@@ -17,7 +17,9 @@ import { finalizeNamespace, getScale, updateApproval, updateScale, updateStatus 
 import { bindPodSubresource } from '../handlers/virtual.ts';
 import { patch } from '../handlers/patch.ts';
 import { evictPod } from './eviction.ts';
-import { refuseStreaming, servePodLog } from './pod-log.ts';
+import { servePodLog } from './pod-log.ts';
+import { serveStreaming } from '../streams/serve.ts';
+import { serveProxy } from '../streams/proxy.ts';
 import { rollbackDeployment } from './deployment-rollback.ts';
 
 /** Answers a subresource request: the result to send, or undefined when the handler answered itself (a stream). */
@@ -42,9 +44,12 @@ export const SUBRESOURCES: Record<SubresourceName, SubresourceStorage> = {
   // namespaces: only spec.finalizers changes.
   finalize: { PUT: finalizeNamespace },
   log: { GET: async (ctx, req, reply) => void (await servePodLog(ctx, req, reply)) },
-  exec: { any: (ctx, req) => refuseStreaming(ctx, req, 'exec') },
-  attach: { any: (ctx, req) => refuseStreaming(ctx, req, 'attach') },
-  portforward: { any: (ctx, req) => refuseStreaming(ctx, req, 'portforward') },
+  // Upgraded connections (SPDY/3.1 or WebSocket) to the simulated containers (../streams/).
+  exec: { any: (ctx, req, reply) => serveStreaming(ctx, req, reply, 'exec') },
+  attach: { any: (ctx, req, reply) => serveStreaming(ctx, req, reply, 'attach') },
+  portforward: { any: (ctx, req, reply) => serveStreaming(ctx, req, reply, 'portforward') },
+  // The rest of the path after /proxy goes to the pod, the service's pod or the node (../streams/proxy.ts).
+  proxy: { any: serveProxy },
 };
 
 /** The storage of a kind's subresource, when the kind declares it. */

@@ -1,0 +1,10 @@
+// The Python `kubernetes` client's exec and port-forward (WebSocket) against the simulator: python/streams.py runs
+// the scenarios of the client's own e2e tests test_pod_apis, test_exit_code and test_portforward_http, plus an
+// echo through a declared port; each check is reported here as its own test (simulator/testing/python-checks.ts).
+
+import { pythonChecks } from '../testing/python-checks.ts';
+
+pythonChecks('exec and port-forward', 'streams.py', 'pystreams', ['exec_pod_apis', 'exec_exit_codes', 'exec_stdout_and_status', 'portforward_http', 'portforward_declared_port_echo'], {
+  controllers: false,
+  nodes: { count: 1, startMs: 50, log: () => {} },
+});
