@@ -55,7 +55,8 @@ function walk(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const isTest = (f: string) => f.endsWith('.test.ts') || /(^|\/)testdata\//.test(f);
+// Tests: `*.test.ts` (npm test), `*.verify.ts` (npm run suites:verify, the long verdict runs) and test data.
+const isTest = (f: string) => f.endsWith('.test.ts') || f.endsWith('.verify.ts') || /(^|\/)testdata\//.test(f);
 const isTestHelper = (f: string) => f.startsWith('simulator/testing/') || /\/testing\//.test(f);
 
 function roomOf(file: string): string {
