@@ -171,9 +171,9 @@ describe('kubectl rollout undo (client-side, from ReplicaSet history)', { skip: 
     await withHistory(ns, 'web', ['nginx:1.13', 'nginx:1.14', 'nginx:1.15']);
     const history = await kubectl('-n', ns, 'rollout', 'history', 'deployment/web');
     assert.match(history, /REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>\n3\s+<none>/);
-    assert.equal((await kubectl('-n', ns, 'rollout', 'undo', 'deployment/web')).trim(), 'deployment.apps/web rolled back');
+    assert.equal((await kubectl('-n', ns, 'rollout', 'undo', 'deployment/web')).trim(), 'deployment.extensions/web rolled back');
     await waitRevision(ns, 'web', 4, 'nginx:1.14');
-    assert.equal((await kubectl('-n', ns, 'rollout', 'undo', 'deployment/web', '--to-revision=1')).trim(), 'deployment.apps/web rolled back');
+    assert.equal((await kubectl('-n', ns, 'rollout', 'undo', 'deployment/web', '--to-revision=1')).trim(), 'deployment.extensions/web rolled back');
     await waitRevision(ns, 'web', 5, 'nginx:1.13');
     assert.match(await kubectl('-n', ns, 'rollout', 'status', 'deployment/web', '--timeout=20s'), /successfully rolled out/);
     await assert.rejects(kubectl('-n', ns, 'rollout', 'undo', 'deployment/web', '--to-revision=42'), /unable to find specified revision 42 in history/);

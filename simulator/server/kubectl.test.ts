@@ -105,7 +105,8 @@ describe('kubectl', { skip }, () => {
     assert.deepEqual(json, stored);
     const y = yaml.load((await kubectl('get', 'deployment', 'web', '-o', 'yaml')).stdout) as Record<string, any>;
     assert.equal(y.kind, 'Deployment');
-    assert.equal(y.apiVersion, 'apps/v1');
+    // A resource named without its group resolves through discovery's group order: extensions before apps, as in 1.9.
+    assert.equal(y.apiVersion, 'extensions/v1beta1');
     assert.equal(y.metadata.name, 'web');
     assert.equal(y.spec.template.spec.containers[0].image, 'nginx:1.13');
     const nsJson = JSON.parse((await kubectl('get', 'namespace', NS, '-o', 'json')).stdout);
@@ -153,7 +154,7 @@ describe('kubectl', { skip }, () => {
   test('delete configmap, deployment and namespace', async () => {
     assert.equal((await kubectl('delete', 'configmap', 'c1')).stdout.trim(), 'configmap "c1" deleted');
     assert.equal((await api('GET', `/api/v1/namespaces/${NS}/configmaps/c1`)).status, 404);
-    assert.equal((await kubectl('delete', 'deployment', 'web')).stdout.trim(), 'deployment.apps "web" deleted');
+    assert.equal((await kubectl('delete', 'deployment', 'web')).stdout.trim(), 'deployment.extensions "web" deleted');
     assert.equal((await api('GET', `/apis/apps/v1/namespaces/${NS}/deployments/web`)).status, 404);
     const other = 'kubectl-gone';
     await kubectl('create', '-f', file('ns2.json', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: other } }), '--validate=false');
