@@ -87,6 +87,15 @@ describe('LimitRanger admission', () => {
     assert.equal(big.body.message, 'persistentvolumeclaims "big" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 5Gi.');
   });
 
+  test('a namespace whose LimitRange names only claims: a pod is admitted unchanged (was a 500)', async () => {
+    assert.equal((await call('POST', '/api/v1/namespaces', { metadata: { name: 'lr-claims' } })).status, 201);
+    const lr = await call('POST', '/api/v1/namespaces/lr-claims/limitranges', { metadata: { name: 'claims' }, spec: { limits: [{ type: 'PersistentVolumeClaim', max: { storage: '5Gi' } }] } });
+    assert.equal(lr.status, 201, JSON.stringify(lr.body));
+    const made = await call('POST', '/api/v1/namespaces/lr-claims/pods', pod('plain'));
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.metadata.annotations?.['kubernetes.io/limit-ranger'], undefined);
+  });
+
   test('--admission-control without LimitRanger: no defaults, no refusals; an unknown plugin is refused', async () => {
     const other = await startApiServer({ admissionControl: 'NamespaceLifecycle,ResourceQuota' });
     try {

@@ -50,7 +50,9 @@ function applyContainerDefaults(pod: KubeObject, items: LimitItem[]): boolean {
           res[field]![r] = v;
           set.push(r);
         }
-        if (Object.keys(res[field]!).length === 0) delete res[field];
+        // Nothing to fill and nothing there: no empty map is added (a pod in a namespace whose LimitRange names
+        // only PersistentVolumeClaims got a 500 here, Object.keys of the missing map).
+        if (res[field] !== undefined && Object.keys(res[field]).length === 0) delete res[field];
         return set.sort();
       };
       const setRequests = fill('requests', requests);
