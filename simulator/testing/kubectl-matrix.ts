@@ -232,7 +232,9 @@ export function kubectlMatrix(label: string, probe: ClientProbe): void {
     });
 
     test('describe shows the deployment with its events', async () => {
-      const out = await ok('describe', 'deployment', 'web');
+      // deployment.apps: a bare `deployment` resolves to extensions/v1beta1 through 1.9's group order, which this
+      // kubectl describes with its generic describer only (as it would against a real 1.9 cluster).
+      const out = await ok('describe', 'deployment.apps', 'web');
       assert.match(out, /^Name:\s+web$/m);
       assert.match(out, /^Replicas:\s+2 desired/m);
       assert.match(out, /ScalingReplicaSet/);
