@@ -10,10 +10,11 @@ per kind: {"check": kind, "ok": bool, "detail": text}.
 import base64
 import json
 import sys
-import traceback
 
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
+
+from checklib import run_one
 
 KUBECONFIG, NS = sys.argv[1], sys.argv[2]
 config.load_kube_config(config_file=KUBECONFIG)
@@ -162,17 +163,7 @@ def main():
     for kind in KINDS:
         if only and kind not in only:
             continue
-        result = {"check": kind}
-        try:
-            result["detail"] = exercise(kind)
-            result["ok"] = True
-        except ApiException as e:
-            result["ok"] = False
-            result["detail"] = "ApiException %s %s: %s" % (e.status, e.reason, (e.body or "")[:600])
-        except Exception as e:  # noqa: BLE001 - every failure is reported, the next kind still runs
-            result["ok"] = False
-            result["detail"] = "%s: %s\n%s" % (type(e).__name__, e, traceback.format_exc()[-1500:])
-        print(json.dumps(result), flush=True)
+        run_one(kind, lambda: exercise(kind), tail=1500)
 
 
 main()
