@@ -52,6 +52,11 @@ export interface CheckMeta extends ProfileDeclaration {
    * leaves these checks out.
    */
   historyWindow?: boolean;
+  /**
+   * Entry numbers of the upstream conformance registry whose MUST this check states (suites/UPSTREAM-CONFORMANCE.md;
+   * `npx tsx suites --list --upstream` prints the map from these).
+   */
+  upstream?: number[];
 }
 
 export interface CheckContext {
