@@ -29,7 +29,7 @@ const selectorFor = { matchLabels: { never: 'matches' } };
 interface Life {
   ref: KindRef;
   upstream: number[];
-  body: (name: string) => Record<string, unknown>;
+  body: (name: string, ns: string) => Record<string, unknown>;
   /** A change made by PUT, and how to see it in an answer. */
   update: (o: Record<string, unknown>) => Record<string, unknown>;
   updated: (o: KubeObject | undefined) => boolean;
@@ -85,7 +85,8 @@ const LIVES: Life[] = [
     body: (name) => ({ spec: { replicas: 0, serviceName: name, selector: selectorFor, template: runningTemplate(selectorFor.matchLabels) } }),
     update: annotate,
     updated: annotated,
-    patch: { body: { spec: { replicas: 0, revisionHistoryLimit: 3 } }, seen: (o) => (o?.spec as { revisionHistoryLimit?: number })?.revisionHistoryLimit === 3 },
+    // 1.9 lets a StatefulSet's spec change only in replicas, template and updateStrategy.
+    patch: { body: { spec: { updateStrategy: { type: 'OnDelete' } } }, seen: (o) => (o?.spec as { updateStrategy?: { type?: string } })?.updateStrategy?.type === 'OnDelete' },
   },
   {
     ref: kind('', 'v1', 'ServiceAccount', 'serviceaccounts'),
@@ -97,7 +98,7 @@ const LIVES: Life[] = [
   {
     ref: kind('', 'v1', 'Event', 'events'),
     upstream: [178, 177, 175, 176],
-    body: (name) => ({ involvedObject: { kind: 'Pod', name, namespace: 'x', apiVersion: 'v1' }, reason: 'Conformance', message: 'first', type: 'Normal', source: { component: 'conformance' }, count: 1 }),
+    body: (name, ns) => ({ involvedObject: { kind: 'Pod', name, namespace: ns, apiVersion: 'v1' }, reason: 'Conformance', message: 'first', type: 'Normal', source: { component: 'conformance' }, count: 1 }),
     update: (o) => ({ ...o, message: 'updated' }),
     updated: (o) => (o as unknown as { message?: string })?.message === 'updated',
     patch: { body: { message: 'patched' }, seen: (o) => (o as unknown as { message?: string })?.message === 'patched' },
@@ -155,7 +156,7 @@ for (const life of LIVES) {
       const coll = nsPath(ref, ns);
       const watch = await Observer.open(ctx, coll, `set=${set}`);
       try {
-        for (const name of ['one', 'two']) await mustCreate(ctx, coll, { apiVersion: apiVersion(ref), kind: ref.kind, metadata: { name, labels: { set } }, ...life.body(name) }, `${ref.kind} ${name}`);
+        for (const name of ['one', 'two']) await mustCreate(ctx, coll, { apiVersion: apiVersion(ref), kind: ref.kind, metadata: { name, labels: { set } }, ...life.body(name, ns) }, `${ref.kind} ${name}`);
         const added = await watch.until(10_000, (all) => (all.length === 2 ? true : undefined));
         expectTrue(added, `the watch did not show both created objects: ${watch.story()}`, 'rule.ops.watch');
         const got = await ctx.client.get(`${coll}/one`);

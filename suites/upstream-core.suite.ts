@@ -46,7 +46,7 @@ check(
   {
     rows: ['controller.endpoint'],
     upstream: [216, 218],
-    cluster: { controllers: ['endpoint'], nodes: 1 },
+    needs: { controllers: ['endpoint'], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(PODS, ['create', 'delete']), { group: '', version: 'v1', resource: 'services', verbs: ['create'] }, { group: '', version: 'v1', resource: 'endpoints', verbs: ['get', 'watch'] }],
     title: 'Endpoints of a Service list the Ready pods it selects at their ports, empty with none; a two-port Service lists each pod under the port it serves',
     timeoutSeconds: 150,
@@ -101,7 +101,7 @@ check(
   {
     rows: ['rule.ops.watch', 'query.delete.gracePeriodSeconds'],
     upstream: [263],
-    cluster: { controllers: [], nodes: 1 },
+    needs: { controllers: [], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(PODS, ['create', 'delete', 'list', 'watch'])],
     title: 'a running pod found by its label, deleted with a grace period of 30 s, is seen by a watch first with a deletionTimestamp, then deleted; the labelled list is empty after',
     timeoutSeconds: 120,
@@ -153,7 +153,7 @@ check(
   {
     rows: ['controller.resourcequota'],
     upstream: [77, 71, 73, 74, 75, 76],
-    cluster: { controllers: ['resourcequota'] },
+    needs: { controllers: ['resourcequota'] },
     requires: [NEEDS_NAMESPACES, needs(QUOTAS, ['create', 'get'])],
     title: 'a new quota soon shows its hard limits and usage; a ConfigMap, Secret, Service, ReplicationController and ReplicaSet each count while they exist and are released when deleted',
     timeoutSeconds: 120,
@@ -193,7 +193,7 @@ check(
   {
     rows: ['controller.resourcequota'],
     upstream: [72, 79, 80],
-    cluster: { controllers: ['resourcequota'] },
+    needs: { controllers: ['resourcequota'] },
     requires: [NEEDS_NAMESPACES, needs(QUOTAS, ['create', 'get']), needs(PODS, ['create', 'update', 'delete'])],
     title: "a pod's requests are counted and released; a pod beyond the quota is refused (403); a pod's requests cannot be changed; BestEffort/NotBestEffort and Terminating/NotTerminating scopes count only their pods",
     timeoutSeconds: 120,
@@ -202,14 +202,19 @@ check(
   async (ctx) => {
     const ns = await ctx.namespace();
     await podsCanBeCreated(ctx, ns);
+    // The scoped quotas in a namespace of their own: a quota on requests.cpu refuses pods that do not set it.
+    const scopedNs = await ctx.namespace();
+    await podsCanBeCreated(ctx, scopedNs);
     const quotas = await quota(ctx, ns, 'compute', { hard: { pods: '5', 'requests.cpu': '500m', 'requests.memory': '500Mi' } });
+    const scoped = await Observer.open(ctx, `/api/v1/namespaces/${scopedNs}/resourcequotas`);
     try {
       for (const [name, scope] of [['besteffort', 'BestEffort'], ['notbesteffort', 'NotBestEffort'], ['terminating', 'Terminating'], ['notterminating', 'NotTerminating']])
-        await mustCreate(ctx, `/api/v1/namespaces/${ns}/resourcequotas`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name }, spec: { hard: { pods: '5' }, scopes: [scope] } }, `quota ${name}`);
-      const all = ['compute', 'besteffort', 'notbesteffort', 'terminating', 'notterminating'];
-      const ready = await quotas.until(await moveBound(ctx), (qs) => (all.every((n) => usedOf(qs.find((q) => q.metadata.name === n)).pods === '0') ? true : undefined));
-      if (!ready) fail(`the quotas' status.used never showed pods 0 within ${(await moveBound(ctx)) / 1000} s: ${quotas.list().map((q) => `${q.metadata.name} ${JSON.stringify(q.status)}`).join('; ')} (no resourcequota controller?)`, 'controller.resourcequota');
+        await mustCreate(ctx, `/api/v1/namespaces/${scopedNs}/resourcequotas`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name }, spec: { hard: { pods: '5' }, scopes: [scope] } }, `quota ${name}`);
+      const all = ['besteffort', 'notbesteffort', 'terminating', 'notterminating'];
+      const ready = (await quotas.until(await moveBound(ctx), (qs) => (usedOf(qs[0]).pods === '0' ? true : undefined))) && (await scoped.until(await moveBound(ctx), (qs) => (all.every((n) => usedOf(qs.find((q) => q.metadata.name === n)).pods === '0') ? true : undefined)));
+      if (!ready) fail(`the quotas' status.used never showed pods 0 within ${(await moveBound(ctx)) / 1000} s: ${[...quotas.list(), ...scoped.list()].map((q) => `${q.metadata.name} ${JSON.stringify(q.status)}`).join('; ')} (no resourcequota controller?)`, 'controller.resourcequota');
       const pods = `/api/v1/namespaces/${ns}/pods`;
+      const scopedPods = `/api/v1/namespaces/${scopedNs}/pods`;
       const res = { requests: { cpu: '200m', memory: '100Mi' }, limits: { cpu: '200m', memory: '100Mi' } };
       const withResources = (name: string, r: unknown, spec: Record<string, unknown> = {}) => {
         const b = podBody(name, { q: name }, {}, spec);
@@ -218,8 +223,9 @@ check(
       };
       await mustCreate(ctx, pods, withResources('burstable', res), 'a pod with requests');
       await usage(ctx, quotas, 'compute', { pods: '1', 'requests.cpu': '200m', 'requests.memory': '100Mi' }, 'entry 72: a pod requesting 200m and 100Mi', 'controller.resourcequota');
-      await usage(ctx, quotas, 'notbesteffort', { pods: '1' }, 'entry 79: a pod with requests in the NotBestEffort quota', 'controller.resourcequota');
-      await usage(ctx, quotas, 'notterminating', { pods: '1' }, 'entry 80: a pod without activeDeadlineSeconds in the NotTerminating quota', 'controller.resourcequota');
+      await mustCreate(ctx, scopedPods, withResources('burstable', res), 'a pod with requests (scoped namespace)');
+      await usage(ctx, scoped, 'notbesteffort', { pods: '1' }, 'entry 79: a pod with requests in the NotBestEffort quota', 'controller.resourcequota');
+      await usage(ctx, scoped, 'notterminating', { pods: '1' }, 'entry 80: a pod without activeDeadlineSeconds in the NotTerminating quota', 'controller.resourcequota');
       const over = await ctx.client.create(pods, withResources('too-big', { requests: { cpu: '400m', memory: '100Mi' }, limits: { cpu: '400m', memory: '100Mi' } }));
       expectTrue(over.status === 403, `entry 72: a pod beyond the quota (400m more of 500m, 200m used) must be refused with 403: ${describeResponse(over)}`, 'controller.resourcequota');
       const cur = (await read(ctx, `${pods}/burstable`))!;
@@ -227,18 +233,19 @@ check(
       changed.spec.containers[0].resources = { requests: { cpu: '100m', memory: '100Mi' }, limits: { cpu: '100m', memory: '100Mi' } };
       const upd = await ctx.client.replace(`${pods}/burstable`, changed);
       expectTrue(upd.status === 422 || upd.status === 403, `entry 72: changing a pod's requests must be refused: ${describeResponse(upd)}`, 'controller.resourcequota');
-      await mustCreate(ctx, pods, podBody('besteffort-pod', { q: 'be' }, {}, { activeDeadlineSeconds: 3600 }), 'a BestEffort pod with activeDeadlineSeconds');
-      await usage(ctx, quotas, 'besteffort', { pods: '1' }, 'entry 79: a pod without requests in the BestEffort quota', 'controller.resourcequota');
-      await usage(ctx, quotas, 'terminating', { pods: '1' }, 'entry 80: a pod with activeDeadlineSeconds in the Terminating quota', 'controller.resourcequota');
+      await mustCreate(ctx, scopedPods, podBody('besteffort-pod', { q: 'be' }, {}, { activeDeadlineSeconds: 3600 }), 'a BestEffort pod with activeDeadlineSeconds');
+      await usage(ctx, scoped, 'besteffort', { pods: '1' }, 'entry 79: a pod without requests in the BestEffort quota', 'controller.resourcequota');
+      await usage(ctx, scoped, 'terminating', { pods: '1' }, 'entry 80: a pod with activeDeadlineSeconds in the Terminating quota', 'controller.resourcequota');
       await forRows('controller.resourcequota', async () => {
-        await usage(ctx, quotas, 'notbesteffort', { pods: '1' }, 'entry 79: the BestEffort pod is not in the NotBestEffort quota', []);
-        await usage(ctx, quotas, 'notterminating', { pods: '1' }, 'entry 80: the pod with a deadline is not in the NotTerminating quota', []);
-        await usage(ctx, quotas, 'compute', { pods: '2', 'requests.cpu': '200m' }, 'entry 72: both pods counted, the refused one not', []);
+        await usage(ctx, scoped, 'notbesteffort', { pods: '1' }, 'entry 79: the BestEffort pod is not in the NotBestEffort quota', []);
+        await usage(ctx, scoped, 'notterminating', { pods: '1' }, 'entry 80: the pod with a deadline is not in the NotTerminating quota', []);
+        await usage(ctx, quotas, 'compute', { pods: '1', 'requests.cpu': '200m' }, 'entry 72: the pod counted, the refused one not', []);
       });
       await mustDelete(ctx, `${pods}/burstable`, 'deleting the pod with requests');
       await usage(ctx, quotas, 'compute', { pods: '1', 'requests.cpu': '0' }, 'entry 72: the deleted pod released', 'controller.resourcequota');
     } finally {
       quotas.close();
+      scoped.close();
     }
   },
 );
@@ -248,7 +255,7 @@ check(
   {
     rows: ['controller.resourcequota', 'rule.ops.status-only-through-status', 'rule.writes.subresource-only-part'],
     upstream: [69],
-    cluster: { controllers: ['resourcequota'] },
+    needs: { controllers: ['resourcequota'] },
     requires: [NEEDS_NAMESPACES, needs(QUOTAS, ['create', 'get', 'update', 'patch']), needs(QUOTAS, ['get', 'update', 'patch'], 'status')],
     title: 'quota /status reads; an update and a patch of it answer with the written status and leave spec alone; status.hard follows a change of spec.hard',
     timeoutSeconds: 90,
@@ -281,7 +288,7 @@ check(
   {
     rows: ['controller.disruption'],
     upstream: [116, 118],
-    cluster: { controllers: ['disruption', 'replicaset'], nodes: 1 },
+    needs: { controllers: ['disruption', 'replicaset'], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(PDBS, ['create', 'get']), needs(PODS, ['create'], 'eviction')],
     title: 'a policy/v1beta1 budget of minAvailable 2 over 2 Ready pods reports 0 disruptions allowed and an eviction is refused (429); with a third pod 1 is allowed and the eviction succeeds',
     timeoutSeconds: 150,
@@ -324,7 +331,7 @@ check(
   {
     rows: ['controller.node', 'option.enable-taint-manager'],
     upstream: [255, 256],
-    cluster: { controllers: ['node'], nodes: 1 },
+    needs: { controllers: ['node'], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(PODS, ['create']), { group: '', version: 'v1', resource: 'nodes', verbs: ['get', 'patch'] }],
     title: 'a NoExecute taint of the check\'s own evicts a pod without toleration at once and one tolerating it for 3 s after that; removing the taint in time saves one tolerating it for 20 s',
     timeoutSeconds: 120,
@@ -380,7 +387,7 @@ check(
   {
     rows: ['controller.serviceaccount-token', 'controller.serviceaccount'],
     upstream: [151],
-    cluster: { controllers: ['serviceaccount', 'serviceaccount-token'] },
+    needs: { controllers: ['serviceaccount', 'serviceaccount-token'] },
     requires: [NEEDS_NAMESPACES, needs(PODS, ['create']), { group: '', version: 'v1', resource: 'serviceaccounts', verbs: ['create'] }],
     title: 'a pod gets the token volume of its service account unless the pod or the account sets automountServiceAccountToken false; the pod\'s own setting wins',
     timeoutSeconds: 90,
@@ -390,6 +397,10 @@ check(
     const ns = await ctx.namespace();
     await podsCanBeCreated(ctx, ns);
     const sas = `/api/v1/namespaces/${ns}/serviceaccounts`;
+    // ServiceAccount admission sets spec.serviceAccountName of a pod that names none; without it nothing mounts tokens.
+    const probe = await ctx.client.create(`/api/v1/namespaces/${ns}/pods`, podBody('probe', { sa: 'probe' }, {}, { schedulerName: 'conformance-no-scheduler' }));
+    if ((probe.status === 201 || probe.status === 200) && !(probe.object?.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName)
+      ctx.skip('the target runs no ServiceAccount admission (a pod naming no service account was not given "default"): token automount cannot be judged');
     await mustCreate(ctx, sas, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'mount' } }, 'ServiceAccount mount');
     await mustCreate(ctx, sas, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'nomount' }, automountServiceAccountToken: false }, 'ServiceAccount nomount');
     // The token Secrets of the accounts must exist before a pod may use them (ServiceAccount admission).

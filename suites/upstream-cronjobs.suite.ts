@@ -24,7 +24,7 @@ check(
   {
     rows: ['rule.lifecycle.cronjob-concurrency', 'field.CronJobSpec.concurrencyPolicy', 'field.CronJobSpec.suspend', 'controller.cronjob'],
     upstream: [95, 96, 97, 98],
-    cluster: { controllers: ['cronjob', 'job'] },
+    needs: { controllers: ['cronjob', 'job'] },
     requires: [NEEDS_NAMESPACES, needs(CRONJOBS, ['create', 'get'])],
     title: 'at the second schedule of "* * * * *": Allow runs 2 Jobs at once, Replace deleted its first Job for a new one, Forbid and a suspended CronJob started none',
     timeoutSeconds: 240,

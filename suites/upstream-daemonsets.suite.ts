@@ -72,7 +72,7 @@ check(
   {
     rows: ['controller.daemonset', 'rule.daemon.control-loops'],
     upstream: [104, 101],
-    cluster: CLUSTER,
+    needs: CLUSTER,
     requires: [NEEDS_NAMESPACES, needs(DAEMONSETS, ['create', 'get'])],
     title: 'a DaemonSet runs one pod on each usable node; a deleted daemon pod and a Failed one are replaced on the same node',
     timeoutSeconds: 150,
@@ -117,7 +117,7 @@ check(
   {
     rows: ['controller.daemonset'],
     upstream: [103],
-    cluster: CLUSTER,
+    needs: CLUSTER,
     requires: [NEEDS_NAMESPACES, needs(EXT_DAEMONSETS, ['create', 'get', 'patch']), { group: '', version: 'v1', resource: 'nodes', verbs: ['list', 'patch'] }],
     title: 'extensions/v1beta1 DaemonSet with a nodeSelector: a pod only on the node labelled to match, gone when the label changes, back when the selector follows (pods elsewhere judged with 2+ nodes)',
     timeoutSeconds: 150,
@@ -163,7 +163,7 @@ check(
   {
     rows: ['controller.daemonset'],
     upstream: [105, 102, 94],
-    cluster: CLUSTER,
+    needs: CLUSTER,
     requires: [NEEDS_NAMESPACES, needs(DAEMONSETS, ['create', 'get', 'patch']), needs(REVISIONS, ['list', 'create', 'patch', 'update', 'delete', 'deletecollection'])],
     title: 'RollingUpdate replaces every daemon pod and adds a ControllerRevision; rolling back from a stuck update restarts only the updated pod (2+ nodes) and reuses the old revision; revisions list, patch, update and delete',
     timeoutSeconds: 200,

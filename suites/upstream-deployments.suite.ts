@@ -78,7 +78,7 @@ check(
   {
     rows: ['rule.lifecycle.deployment-strategy', 'field.DeploymentStrategy.type', 'field.DeploymentSpec.strategy', 'controller.deployment'],
     upstream: [108],
-    cluster: CLUSTER,
+    needs: CLUSTER,
     requires: REQUIRES,
     title: 'Recreate: after a template change no pod of the new template exists while a pod of the old one is still there and not finished',
     timeoutSeconds: 150,
@@ -110,7 +110,7 @@ check(
   {
     rows: ['field.RollingUpdateDeployment.maxSurge', 'field.RollingUpdateDeployment.maxUnavailable', 'field.DeploymentStrategy.rollingUpdate', 'controller.deployment'],
     upstream: [109],
-    cluster: CLUSTER,
+    needs: CLUSTER,
     requires: REQUIRES,
     title: 'RollingUpdate adopts a matching ReplicaSet and replaces its pods with the ReplicaSets never above replicas+maxSurge nor available below replicas-maxUnavailable',
     timeoutSeconds: 150,
@@ -179,7 +179,7 @@ check(
   {
     rows: ['field.DeploymentSpec.revisionHistoryLimit', 'controller.deployment', 'field.DeploymentSpec.template'],
     upstream: [112, 110],
-    cluster: CLUSTER,
+    needs: CLUSTER,
     requires: REQUIRES,
     title: 'a template change during a stuck rollout rolls over to the newest template (the stuck set scaled to 0); with revisionHistoryLimit 1 the oldest set is deleted, one old set kept',
     timeoutSeconds: 150,
@@ -218,7 +218,7 @@ check(
   {
     rows: ['field.RollingUpdateDeployment.maxSurge', 'field.RollingUpdateDeployment.maxUnavailable', 'rule.ops.scale', 'controller.deployment'],
     upstream: [111],
-    cluster: CLUSTER,
+    needs: CLUSTER,
     requires: [...REQUIRES, needs(DEPLOYMENTS, ['patch'], 'scale')],
     title: 'a rollout stuck at replicas 4, maxSurge 2, maxUnavailable 1 (3 old + 3 new) scaled to 8 grows both sets in proportion to 5 + 5',
     timeoutSeconds: 150,

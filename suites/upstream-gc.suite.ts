@@ -56,7 +56,7 @@ check(
   {
     rows: GC_ROWS,
     upstream: [56, 61],
-    cluster: { controllers: ['garbagecollector', 'deployment', 'replicaset'], nodes: 1 },
+    needs: { controllers: ['garbagecollector', 'deployment', 'replicaset'], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'delete'])],
     title: 'a Deployment deleted in the background takes its ReplicaSet and pods; one deleted with Orphan leaves them, the ReplicaSet without its reference',
     timeoutSeconds: 150,
@@ -99,7 +99,7 @@ check(
   {
     rows: [...GC_ROWS, 'query.delete.orphanDependents'],
     upstream: [57, 58, 62],
-    cluster: { controllers: ['garbagecollector', 'replicationcontroller'], nodes: 1 },
+    needs: { controllers: ['garbagecollector', 'replicationcontroller'], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(RCS, ['create', 'delete'])],
     title: 'RCs deleted in the background lose their pods; in the foreground the RC is still there (deletionTimestamp) until its pods are gone; with Orphan the pods stay without the reference',
     timeoutSeconds: 150,
@@ -129,7 +129,7 @@ check(
       const order = podsGoneAt.map((rv) => compareRv(rv, rcGoneAt));
       if (order.every((o) => o !== undefined))
         expectTrue(order.every((o) => o! < 0), `entry 58: the RC deleted in the foreground went (resourceVersion ${rcGoneAt}) before its pods (${podsGoneAt.join(', ')})\n${rcs.story()}\n${pods.story()}`, 'rule.ops.delete-dependents');
-      else expectTrue(waited, `entry 58: the RC deleted in the foreground was never seen waiting with the foregroundDeletion finalizer\n${rcs.story()}`, 'rule.ops.delete-dependents');
+      else expectTrue(waited, `entry 58: the RC deleted in the foreground was never seen waiting with the foregroundDeletion finalizer (its deletion at ${rcGoneAt}, its pods' at ${podsGoneAt.join(', ')})\n${rcs.story((r) => JSON.stringify(r.metadata.finalizers ?? []))}`, 'rule.ops.delete-dependents');
       const orphans = mine('orphan');
       expectTrue(orphans.length === 2 && orphans.every((p) => !ownedBy(p, orphan.owner)), `entry 62: pods of the RC deleted with Orphan should stay, without its reference: ${describePods(orphans)}`, ['rule.ops.delete-dependents', 'query.delete.orphanDependents']);
     } finally {
@@ -146,7 +146,7 @@ check(
   {
     rows: GC_ROWS,
     upstream: [59, 60],
-    cluster: { controllers: ['garbagecollector', 'replicationcontroller'], nodes: 1 },
+    needs: { controllers: ['garbagecollector', 'replicationcontroller'], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(CONFIGMAPS, ['create', 'patch', 'delete']), needs(RCS, ['create', 'delete'])],
     title: 'three ConfigMaps owning each other in a ring all go once one is deleted; pods that a second live RC also owns survive a foreground delete of the first RC, without deletionTimestamp',
     timeoutSeconds: 150,

@@ -81,7 +81,7 @@ check(
   {
     rows: ['controller.replicaset', 'rule.ops.scale'],
     upstream: [130, 128],
-    cluster: { controllers: ['replicaset'], nodes: 1 },
+    needs: { controllers: ['replicaset'], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(REPLICASETS, ['create', 'get', 'patch', 'update']), needs(PODS, ['create', 'patch'])],
     title: 'an apps/v1 ReplicaSet adopts a matching orphan pod, releases it when relabelled, runs 2 pods once patched to 2 replicas, and takes a replace',
     timeoutSeconds: 150,
@@ -108,7 +108,7 @@ check(
   {
     rows: ['controller.replicationcontroller', 'rule.ops.scale'],
     upstream: [134, 136, 135, 139],
-    cluster: { controllers: ['replicationcontroller'], nodes: 1 },
+    needs: { controllers: ['replicationcontroller'], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(RCS, ['create', 'get', 'patch', 'delete']), needs(RCS, ['get', 'update'], 'scale'), needs(PODS, ['create', 'patch'])],
     title: 'a ReplicationController adopts a matching orphan pod and releases it when relabelled; /scale reads 1 and an update to 2 runs 2 pods; get, patch and delete each verified',
     timeoutSeconds: 150,
@@ -142,7 +142,7 @@ check(
   {
     rows: ['controller.job', 'field.JobSpec.parallelism', 'rule.ops.delete-dependents'],
     upstream: [120, 125],
-    cluster: { controllers: ['job', 'garbagecollector'], nodes: 1 },
+    needs: { controllers: ['job', 'garbagecollector'], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(JOBS, ['create', 'get', 'delete']), needs(PODS, ['patch'])],
     title: 'a Job of parallelism 2 runs 2 pods; one orphaned is adopted again, one relabelled out of its selector is released and replaced; its pods go with it',
     timeoutSeconds: 150,
@@ -190,7 +190,7 @@ check(
   {
     rows: ['controller.replicationcontroller', 'controller.resourcequota'],
     upstream: [138],
-    cluster: { controllers: ['replicationcontroller', 'resourcequota'], nodes: 1 },
+    needs: { controllers: ['replicationcontroller', 'resourcequota'], nodes: 1 },
     requires: [NEEDS_NAMESPACES, needs(RCS, ['create', 'get', 'patch']), { group: '', version: 'v1', resource: 'resourcequotas', verbs: ['create'] }],
     title: 'an RC of 3 replicas under a quota of 2 pods gets a ReplicaFailure condition; scaled to 2 the condition goes',
     timeoutSeconds: 120,

@@ -42,7 +42,7 @@ check(
   {
     rows: ['controller.statefulset'],
     upstream: [141, 140],
-    cluster: CLUSTER,
+    needs: CLUSTER,
     requires: [NEEDS_NAMESPACES, needs(STATEFULSETS, ['create', 'patch'])],
     title: 'OrderedReady: pods 0,1,2 each made after the one before is Ready, removed 2,1,0; a pod that never becomes Ready halts the scale-up; Parallel makes and removes all at once',
     timeoutSeconds: 180,
@@ -89,7 +89,7 @@ check(
   {
     rows: ['controller.statefulset', 'rule.ops.scale'],
     upstream: [143, 145, 146, 142],
-    cluster: CLUSTER,
+    needs: CLUSTER,
     requires: [NEEDS_NAMESPACES, needs(STATEFULSETS, ['create', 'get', 'patch']), needs(STATEFULSETS, ['get', 'update'], 'scale')],
     title: '/scale reads 1 and an update to 3 runs 3 pods; partition 2 updates only pod 2 (deleted pod 1 returns at the old revision); partition 0 updates the rest one at a time; the first template again is the first revision; a Failed pod is made again',
     timeoutSeconds: 240,

@@ -41,6 +41,9 @@ export class Observer {
   private async relist(): Promise<void> {
     const res = await this.ctx.client.get<KubeList>(this.path, { query: this.labelSelector ? { labelSelector: this.labelSelector } : {} });
     if (res.status !== 200 || !res.object) fail(`listing ${this.path} to watch it: ${describeResponse(res)}`);
+    // Objects gone while the watch was down leave as deletions in the log (their last known state).
+    const now = new Set((res.object.items ?? []).map((i) => i.metadata.name!));
+    for (const [name, obj] of this.objects) if (!now.has(name)) this.log.push({ at: this.now(), type: 'DELETED', name, object: obj });
     this.objects.clear();
     for (const item of res.object.items ?? []) {
       this.objects.set(item.metadata.name!, item);
