@@ -8,12 +8,13 @@
 // listed, watched, their status written and found in discovery; watches started at events' versions agreeing.
 // Each check names its registry entries (`upstream`); suites/UPSTREAM-CONFORMANCE.md is the map.
 import type { KubeList, KubeObject } from '../simulator/api/meta.ts';
-import { check, type CheckContext } from './harness/check.ts';
+import { check } from './harness/check.ts';
 import { describeResponse, expectEqual, expectTrue, fail, forRows } from './harness/expect.ts';
 import type { KindRef } from './harness/fixtures.ts';
 import { NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import { Observer } from './harness/observe.ts';
 import { listItems, read } from './harness/progress.ts';
+import { replaceWithRetry } from './harness/retry.ts';
 import { mustCreate, mustPatch, runningTemplate } from './harness/upstream-kit.ts';
 
 const gvPath = (ref: KindRef) => (ref.group ? `/apis/${ref.group}/${ref.version}` : `/api/${ref.version}`);
@@ -86,7 +87,7 @@ const LIVES: Life[] = [
     update: annotate,
     updated: annotated,
     // 1.9 lets a StatefulSet's spec change only in replicas, template and updateStrategy.
-    patch: { body: { spec: { updateStrategy: { type: 'OnDelete' } } }, seen: (o) => (o?.spec as { updateStrategy?: { type?: string } })?.updateStrategy?.type === 'OnDelete' },
+    patch: { body: { spec: { updateStrategy: { type: 'OnDelete', rollingUpdate: null } } }, seen: (o) => (o?.spec as { updateStrategy?: { type?: string } })?.updateStrategy?.type === 'OnDelete' },
   },
   {
     ref: kind('', 'v1', 'ServiceAccount', 'serviceaccounts'),
@@ -136,7 +137,8 @@ const LIVES: Life[] = [
     body: () => ({ spec: { parallelism: 0, template: { ...runningTemplate({ job: 'life' }), spec: { ...runningTemplate({}).spec, restartPolicy: 'Never' } } } }),
     update: annotate,
     updated: annotated,
-    patch: { body: { spec: { parallelism: 0, activeDeadlineSeconds: 600 } }, seen: (o) => (o?.spec as { activeDeadlineSeconds?: number })?.activeDeadlineSeconds === 600 },
+    patch: { body: { spec: { parallelism: 0, activeDeadlineSeconds: 600 } },
+      seen: (o) => (o?.spec as { activeDeadlineSeconds?: number })?.activeDeadlineSeconds === 600 },
   },
 ];
 
@@ -169,8 +171,13 @@ for (const life of LIVES) {
           expectTrue(patched.metadata.labels?.patched === 'yes' && patchedNow?.metadata.labels?.patched === 'yes' && patchedNow.metadata.labels?.set === set, `a label added by PATCH reads back beside the old one: ${JSON.stringify(patchedNow?.metadata.labels)}`);
           if (life.patch) expectTrue(life.patch.seen(patched) && life.patch.seen(patchedNow), `the patched field reads back: ${JSON.stringify(patchedNow).slice(0, 400)}`);
         });
-        const put = await ctx.client.replace(`${coll}/one`, life.update(patchedNow as unknown as Record<string, unknown>));
-        expectTrue(put.status === 200 && life.updated(put.object) && life.updated(await read(ctx, `${coll}/one`)), `PUT of ${ref.kind} one: the change reads back: ${describeResponse(put)}`, 'rule.service.rest-verbs');
+        // Read-modify-write retried on 409: a controller may write the object (its status) in between.
+        const { res: put } = await replaceWithRetry(ctx, `${coll}/one`, (cur) => life.update(cur as unknown as Record<string, unknown>) as unknown as KubeObject);
+        expectTrue(
+          put.status === 200 && life.updated(put.object) && life.updated(await read(ctx, `${coll}/one`)),
+          `PUT of ${ref.kind} one: the change reads back: ${describeResponse(put)}`,
+          'rule.service.rest-verbs',
+        );
         const del = await ctx.client.delete(`${coll}/one`);
         expectTrue(del.status === 200 || del.status === 202, `DELETE ${coll}/one: ${describeResponse(del)}`, 'rule.service.rest-verbs');
         const seenDeleted = await watch.until(10_000, (all) => (all.some((o) => o.metadata.name === 'one') ? undefined : true));
@@ -550,7 +557,8 @@ check(
       const st = await ctx.client.get(sPath);
       expectTrue(st.status === 200, `entry 34: GET definition /status: ${describeResponse(st)}`, 'rule.service.rest-verbs');
       const cond = { type: 'ConformanceProbe', status: 'True', reason: 'Conformance', message: 'set by the check', lastTransitionTime: '2020-01-01T00:00:00Z' };
-      const sput = await ctx.client.replace(sPath, { ...st.object, status: { ...(st.object?.status as object), conditions: [...((st.object?.status as { conditions?: unknown[] })?.conditions ?? []), cond] } });
+      const sput = await ctx.client.replace(sPath, { ...st.object, status: { ...(st.object?.status as object),
+        conditions: [...((st.object?.status as { conditions?: unknown[] })?.conditions ?? []), cond] } });
       expectTrue(sput.status === 200 && JSON.stringify(sput.object?.status).includes('ConformanceProbe'), `entry 34: PUT definition /status: ${describeResponse(sput)}`, 'rule.service.rest-verbs');
       const spatch = await ctx.client.patch(sPath, { metadata: { labels: { status: 'patched' } } }, 'merge');
       expectTrue(spatch.status === 200, `entry 34: PATCH definition /status: ${describeResponse(spatch)}`, 'rule.service.rest-verbs');

@@ -242,7 +242,7 @@ check(
         await usage(ctx, quotas, 'compute', { pods: '1', 'requests.cpu': '200m' }, 'entry 72: the pod counted, the refused one not', []);
       });
       await mustDelete(ctx, `${pods}/burstable`, 'deleting the pod with requests');
-      await usage(ctx, quotas, 'compute', { pods: '1', 'requests.cpu': '0' }, 'entry 72: the deleted pod released', 'controller.resourcequota');
+      await usage(ctx, quotas, 'compute', { pods: '0', 'requests.cpu': '0' }, 'entry 72: the deleted pod released', 'controller.resourcequota');
     } finally {
       quotas.close();
       scoped.close();
@@ -420,7 +420,7 @@ check(
       const body = podBody(`pod-${name}`, { sa: name }, {}, { serviceAccountName: sa, schedulerName: 'conformance-no-scheduler', ...(podSetting !== undefined ? { automountServiceAccountToken: podSetting } : {}) });
       const res = await ctx.client.create(`/api/v1/namespaces/${ns}/pods`, body);
       if (res.status !== 201 && res.status !== 200) fail(`creating pod-${name}: ${describeResponse(res)}`, 'controller.serviceaccount');
-      const spec = res.object?.spec as { volumes?: Array<{ secret?: { secretName?: string } }>; containers?: Array<{ volumeMounts?: Array<{ mountPath: string }> }> };
+      const spec = res.object?.spec as { containers?: Array<{ volumeMounts?: Array<{ mountPath: string }> }> };
       const has = (spec.containers ?? []).some((c) => (c.volumeMounts ?? []).some((m) => m.mountPath === '/var/run/secrets/kubernetes.io/serviceaccount'));
       if (has !== mounted) problems.push(`pod-${name} (account ${sa}, pod automount ${podSetting ?? 'unset'}): token mounted ${has}, expected ${mounted}`);
     }

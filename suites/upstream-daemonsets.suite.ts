@@ -147,7 +147,8 @@ check(
       const off = await pods.until(await finishBound(ctx), (all) => (all.length === 0 ? true : undefined), watchElsewhere);
       if (!off) fail(`the daemon pod stayed after node ${node} was relabelled ${key}=green (selector blue): ${describePods(pods.list())}\n${pods.story()}`, 'controller.daemonset');
       await mustPatch(ctx, path, { spec: { template: { spec: { nodeSelector: { [key]: 'green' } } } } }, 'changing the DaemonSet nodeSelector to green', 'strategic');
-      const back = await pods.until(await finishBound(ctx), (all) => (live(all).length === 1 && nodeOf(live(all)[0]) === node && isReady(live(all)[0]) ? true : undefined), watchElsewhere);
+      const back = await pods.until(await finishBound(ctx),
+        (all) => (live(all).length === 1 && nodeOf(live(all)[0]) === node && isReady(live(all)[0]) ? true : undefined), watchElsewhere);
       if (!back) fail(`after the nodeSelector followed the label (green), no single Ready pod ran on ${node}: ${describePods(pods.list())}\n${pods.story()}`, 'controller.daemonset');
       if (nodes.length > 1)
         expectTrue(elsewhere.length === 0, `daemon pods ran on nodes without the label: ${elsewhere.join(', ')}`, 'controller.daemonset');

@@ -28,7 +28,9 @@ import {
 
 const CLUSTER = { controllers: ['deployment', 'replicaset'], nodes: 1 };
 const REQUIRES = [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get', 'patch'])];
-const imageOf = (o: KubeObject) => ((o.spec as { containers?: Array<{ image: string }>; template?: { spec?: { containers?: Array<{ image: string }> } } }).template?.spec?.containers ?? (o.spec as { containers?: Array<{ image: string }> }).containers ?? [])[0]?.image;
+type Containers = { containers?: Array<{ image: string }> };
+/** The first container's image of a pod or of a workload's template. */
+const imageOf = (o: KubeObject) => (((o.spec as { template?: { spec?: Containers } }).template?.spec ?? (o.spec as Containers)).containers ?? [])[0]?.image;
 
 const describeSets = (sets: KubeObject[]) =>
   sets.map((r) => `${r.metadata.name} image=${imageOf(r)} spec=${specReplicas(r)} available=${statusOf<{ availableReplicas?: number }>(r).availableReplicas ?? 0}`).join('; ') || '(no ReplicaSets)';
@@ -131,7 +133,8 @@ check(
         { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rolling-old', labels: { app: 'rolling' } }, spec: { replicas: 3, selector: { matchLabels: { app: 'rolling' } }, template: runningTemplate({ app: 'rolling' }) } },
         'ReplicaSet rolling-old',
       );
-      const up = await sets.until(await finishBound(ctx), (all) => (all.some((s) => statusOf<{ availableReplicas?: number }>(s).availableReplicas === 3) ? true : undefined));
+      const up = await sets.until(await finishBound(ctx),
+        (all) => (all.some((s) => statusOf<{ availableReplicas?: number }>(s).availableReplicas === 3) ? true : undefined));
       if (!up) fail(`the ReplicaSet made first did not report 3 available pods: ${describePods(pods.list())}; ${describeSets(sets.list())} (replicaset controller)`, 'controller.replicaset');
       await mustCreate(
         ctx,
@@ -156,7 +159,8 @@ check(
         (all) => {
           const fresh = all.find((s) => imageOf(s) === 'busybox:1.29');
           const old = all.find((s) => s.metadata.name === 'rolling-old');
-          return fresh && specReplicas(fresh) === 3 && (statusOf<{ availableReplicas?: number }>(fresh).availableReplicas ?? 0) === 3 && old && specReplicas(old) === 0 ? { old, fresh } : undefined;
+          const freshDone = fresh && specReplicas(fresh) === 3 && (statusOf<{ availableReplicas?: number }>(fresh).availableReplicas ?? 0) === 3;
+          return freshDone && old && specReplicas(old) === 0 ? { old, fresh } : undefined;
         },
         onChange,
       );

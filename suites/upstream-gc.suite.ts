@@ -46,7 +46,8 @@ async function running(ctx: CheckContext, pods: Observer, name: string, n: numbe
   return up;
 }
 
-async function rc(ctx: CheckContext, ns: string, name: string, replicas: number, pods: Observer): Promise<{ owner: KubeObject; path: string; podList: KubeObject[] }> {
+async function rc(ctx: CheckContext, ns: string, name: string, replicas: number,
+  pods: Observer): Promise<{ owner: KubeObject; path: string; podList: KubeObject[] }> {
   const owner = await mustCreate(ctx, `/api/v1/namespaces/${ns}/replicationcontrollers`, { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name }, spec: { replicas, selector: { name }, template: runningTemplate({ name }) } }, `RC ${name}`);
   return { owner, path: `/api/v1/namespaces/${ns}/replicationcontrollers/${name}`, podList: await running(ctx, pods, name, replicas) };
 }

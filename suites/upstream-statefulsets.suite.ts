@@ -24,7 +24,8 @@ async function setUp(ctx: CheckContext): Promise<string> {
   return ns;
 }
 
-async function statefulSet(ctx: CheckContext, ns: string, name: string, replicas: number, spec: Record<string, unknown> = {}, neverReady = false): Promise<string> {
+async function statefulSet(ctx: CheckContext, ns: string, name: string, replicas: number, spec: Record<string, unknown> = {},
+  neverReady = false): Promise<string> {
   const api = `/apis/apps/v1/namespaces/${ns}/statefulsets`;
   await mustCreate(
     ctx,
@@ -139,21 +140,24 @@ check(
         if (unavailable > 1 && breaks.length < 3) breaks.push(describePods(all));
       };
       await mustPatch(ctx, path, { spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } } } }, 'setting partition 0');
-      const all2 = await pods.until(await finishBound(ctx), (all) => (live(all).length === 3 && all.every(isReady) && [0, 1, 2].every((n) => revOf(n) === rev2) ? true : undefined), onChange);
+      const all2 = await pods.until(await finishBound(ctx), (all) => (live(all).length === 3 && all.every(isReady) && [0, 1,
+        2].every((n) => revOf(n) === rev2) ? true : undefined), onChange);
       if (!all2) fail(`entry 146: with partition 0 every pod should reach ${rev2}: ${describePods(pods.list())}\n${pods.story()}`, 'controller.statefulset');
       expectTrue(breaks.length === 0, `entry 146: pods were replaced more than one at a time: ${breaks.join(' | ')}`, 'controller.statefulset');
       const order = pods.log.filter((c) => c.type === 'ADDED' && label(c.object, 'controller-revision-hash') === rev2).map((c) => ordinal(c.object));
       expectEqual(order, [2, 1, 0], 'entry 146: ordinals in the order their updated pods were made', 'controller.statefulset');
       // Rollback: the first template again is the first revision, not a new one.
       await setTemplate(ctx, path, runningTemplate({ set: 'web' }), 'the first template again');
-      const rolled = await pods.until(await finishBound(ctx), (all) => (live(all).length === 3 && all.every(isReady) && [0, 1, 2].every((n) => revOf(n) === rev1) ? true : undefined));
+      const rolled = await pods.until(await finishBound(ctx), (all) => (live(all).length === 3 && all.every(isReady) && [0, 1,
+        2].every((n) => revOf(n) === rev1) ? true : undefined));
       const s = statusOf<{ updateRevision?: string; currentRevision?: string }>(await read(ctx, path));
       expectTrue(s.updateRevision === rev1, `entry 146: going back to the first template should make ${rev1} the update revision again, got ${s.updateRevision}`, 'controller.statefulset');
       if (!rolled) fail(`entry 146: after the rollback every pod should be back at ${rev1}: ${describePods(pods.list())}`, 'controller.statefulset');
       // Entry 142: a Failed pod is deleted and made again.
       const victim = pods.list().find((p) => ordinal(p) === 0)!;
       await mustPatch(ctx, `/api/v1/namespaces/${ns}/pods/${victim.metadata.name}/status`, { status: { phase: 'Failed' } }, 'marking pod 0 Failed');
-      const remade = await pods.until(await finishBound(ctx), (all) => (all.some((p) => ordinal(p) === 0 && p.metadata.uid !== victim.metadata.uid && isReady(p)) ? true : undefined));
+      const remade = await pods.until(await finishBound(ctx),
+        (all) => (all.some((p) => ordinal(p) === 0 && p.metadata.uid !== victim.metadata.uid && isReady(p)) ? true : undefined));
       expectTrue(remade, `entry 142: a Failed pod of the StatefulSet was not made again: ${describePods(pods.list())}\n${pods.story()}`, 'controller.statefulset');
     } finally {
       pods.close();

@@ -94,6 +94,9 @@ export class Observer {
   async until<T>(ms: number, probe: (objects: KubeObject[]) => T | undefined, onChange?: (c: Change, objects: KubeObject[]) => void): Promise<T | undefined> {
     const deadline = performance.now() + ms;
     let seen = this.log.length;
+    // First take in what has already arrived: a view left unread while the check waited elsewhere is stale, and
+    // a stale view (say, empty before its objects' ADDED events were read) must not satisfy the probe.
+    for (let queued = await this.pending(); queued; queued = await this.pending()) if (this.apply(queued) === 'again') await this.relist();
     for (;;) {
       for (; seen < this.log.length; seen++) onChange?.(this.log[seen], this.list());
       const v = probe(this.list());
@@ -117,6 +120,10 @@ export class Observer {
       }
       if (ev && this.apply(ev) === 'again') await this.relist();
     }
+  }
+
+  private async pending(): Promise<WatchEvent | undefined> {
+    return this.stream && !this.stream.isEnded && !this.closed ? this.stream.next(0).catch(() => undefined) : undefined;
   }
 
   /** Takes in the changes that have already arrived, without waiting. */

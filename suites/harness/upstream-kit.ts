@@ -17,7 +17,8 @@ const NEVER_READY = { 'simulator.cluster.local/never-ready': 'true' };
  * A pod template whose pods run until deleted and become Ready at once (no probe), or never become Ready
  * (`neverReady`: a readiness probe that always fails on a real kubelet, the simulated nodes' annotation).
  */
-export function runningTemplate(labels: Record<string, string>, opts: { image?: string; neverReady?: boolean; ports?: Array<Record<string, unknown>>; extraSpec?: Record<string, unknown> } = {}) {
+export function runningTemplate(labels: Record<string, string>, opts: { image?: string; neverReady?: boolean; ports?: Array<Record<string,
+  unknown>>; extraSpec?: Record<string, unknown> } = {}) {
   return {
     metadata: { labels, ...(opts.neverReady ? { annotations: NEVER_READY } : {}) },
     spec: {
