@@ -13,18 +13,13 @@ import type { KindRef } from './harness/fixtures.ts';
 import { NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import { Observer, targetScaled } from './harness/observe.ts';
 import { read } from './harness/progress.ts';
-import { describePods, finishBound, isReady, live, moveBound, mustCreate, mustDelete, mustPatch, podsCanBeCreated, runningTemplate, statusOf, usableNodes } from './harness/upstream-kit.ts';
+import { describePods, finishBound, isReady, live, moveBound, mustCreate, mustDelete, mustPatch, podsCanBeCreated, runningTemplate, statusOf, usableNodes, podNamespace } from './harness/upstream-kit.ts';
 
 const PODS: KindRef = { group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true };
 const QUOTAS: KindRef = { group: '', version: 'v1', kind: 'ResourceQuota', resource: 'resourcequotas', namespaced: true };
 const PDBS: KindRef = { group: 'policy', version: 'v1beta1', kind: 'PodDisruptionBudget', resource: 'poddisruptionbudgets', namespaced: true };
 
-async function setUp(ctx: CheckContext): Promise<string> {
-  if ((await usableNodes(ctx)).length === 0) ctx.skip('the target has no Ready, schedulable node: no pod can run (needs 1 node)');
-  const ns = await ctx.namespace();
-  await podsCanBeCreated(ctx, ns);
-  return ns;
-}
+const setUp = podNamespace;
 
 function podBody(name: string, labels: Record<string, string>, opts: Parameters<typeof runningTemplate>[1] = {}, spec: Record<string, unknown> = {}) {
   const t = runningTemplate(labels, opts);

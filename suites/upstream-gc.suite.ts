@@ -23,18 +23,15 @@ import {
   moveBound,
   mustPatch,
   ownedBy,
-  podsCanBeCreated,
   runningTemplate,
-  usableNodes,
+  podNamespace,
 } from './harness/upstream-kit.ts';
 
 const RCS: KindRef = { group: '', version: 'v1', kind: 'ReplicationController', resource: 'replicationcontrollers', namespaced: true };
 const GC_ROWS = ['rule.ops.delete-dependents', 'query.delete.propagationPolicy', 'controller.garbagecollector'];
 
 async function setUp(ctx: CheckContext): Promise<{ ns: string; pods: Observer }> {
-  if ((await usableNodes(ctx)).length === 0) ctx.skip('the target has no Ready, schedulable node: no pod can run (needs 1 node)');
-  const ns = await ctx.namespace();
-  await podsCanBeCreated(ctx, ns);
+  const ns = await podNamespace(ctx);
   return { ns, pods: await Observer.open(ctx, `/api/v1/namespaces/${ns}/pods`) };
 }
 

@@ -23,11 +23,10 @@ import {
   mustDelete,
   mustPatch,
   ownedBy,
-  podsCanBeCreated,
   runningTemplate,
   specReplicas,
   statusOf,
-  usableNodes,
+  podNamespace,
 } from './harness/upstream-kit.ts';
 
 const REPLICASETS: KindRef = { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets', namespaced: true };
@@ -36,9 +35,7 @@ const JOBS: KindRef = { group: 'batch', version: 'v1', kind: 'Job', resource: 'j
 const PODS: KindRef = { group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true };
 
 async function setUp(ctx: CheckContext): Promise<{ ns: string; pods: Observer }> {
-  if ((await usableNodes(ctx)).length === 0) ctx.skip('the target has no Ready, schedulable node: no pod can run (needs 1 node)');
-  const ns = await ctx.namespace();
-  await podsCanBeCreated(ctx, ns);
+  const ns = await podNamespace(ctx);
   return { ns, pods: await Observer.open(ctx, `/api/v1/namespaces/${ns}/pods`) };
 }
 

@@ -11,18 +11,13 @@ import type { KindRef } from './harness/fixtures.ts';
 import { NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import { Observer, targetScaled } from './harness/observe.ts';
 import { read } from './harness/progress.ts';
-import { describePods, finishBound, isReady, label, live, moveBound, mustCreate, mustDelete, mustPatch, podsCanBeCreated, runningTemplate, setTemplate, statusOf, usableNodes } from './harness/upstream-kit.ts';
+import { describePods, finishBound, isReady, label, live, moveBound, mustCreate, mustDelete, mustPatch, runningTemplate, setTemplate, statusOf, podNamespace } from './harness/upstream-kit.ts';
 
 const STATEFULSETS: KindRef = { group: 'apps', version: 'v1', kind: 'StatefulSet', resource: 'statefulsets', namespaced: true };
 const CLUSTER = { controllers: ['statefulset'], nodes: 1 };
 const ordinal = (p: KubeObject) => Number(/-(\d+)$/.exec(p.metadata.name!)?.[1] ?? -1);
 
-async function setUp(ctx: CheckContext): Promise<string> {
-  if ((await usableNodes(ctx)).length === 0) ctx.skip('the target has no Ready, schedulable node: no pod can run (needs 1 node)');
-  const ns = await ctx.namespace();
-  await podsCanBeCreated(ctx, ns);
-  return ns;
-}
+const setUp = podNamespace;
 
 async function statefulSet(ctx: CheckContext, ns: string, name: string, replicas: number, spec: Record<string, unknown> = {},
   neverReady = false): Promise<string> {

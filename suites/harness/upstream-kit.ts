@@ -123,3 +123,11 @@ export async function labelNode(ctx: CheckContext, node: string, key: string, va
 export async function setTemplate(ctx: CheckContext, path: string, template: unknown, what: string): Promise<KubeObject> {
   return mustPatch(ctx, path, [{ op: 'replace', path: '/spec/template', value: template }], what, 'json');
 }
+
+/** A namespace of the check's own where pods can be made, on a target with a usable node (else the check is skipped). */
+export async function podNamespace(ctx: CheckContext): Promise<string> {
+  if ((await usableNodes(ctx)).length === 0) ctx.skip('the target has no Ready, schedulable node: no pod can run (needs 1 node)');
+  const ns = await ctx.namespace();
+  await podsCanBeCreated(ctx, ns);
+  return ns;
+}
