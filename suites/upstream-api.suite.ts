@@ -305,7 +305,8 @@ for (const c of STATUS) {
       expectTrue(got.status === 200 && got.object?.metadata.name === 'st', `GET ${path}/status: ${describeResponse(got)}`, 'rule.ops.status-only-through-status');
       const statusOf = (o: KubeObject | undefined) => (o?.status ?? {}) as Record<string, unknown>;
       // The body also asks for a spec change, which /status must ignore.
-      const put = await ctx.client.replace(`${path}/status`, { ...got.object, spec: { ...(got.object?.spec as object), conformanceIgnored: true }, metadata: { ...got.object!.metadata }, status: { ...statusOf(got.object), ...c.put } });
+      // Read-modify-write retried on 409: a controller may write the status in between.
+      const { res: put } = await replaceWithRetry(ctx, `${path}/status`, (cur) => ({ ...cur, spec: { ...(cur.spec as object), conformanceIgnored: true }, metadata: { ...cur.metadata }, status: { ...statusOf(cur), ...c.put } }));
       await forRows(['rule.ops.status-only-through-status', 'rule.writes.subresource-only-part'], async () => {
         expectTrue(put.status === 200 && c.putSeen(statusOf(put.object)), `PUT ${path}/status answers with the written status: ${describeResponse(put)}`);
         expectEqual(JSON.stringify(put.object?.spec ?? null), specJson, 'spec in the answer to PUT /status');

@@ -10,6 +10,7 @@ import { describeResponse, expectEqual, expectTrue, fail } from './harness/expec
 import type { KindRef } from './harness/fixtures.ts';
 import { NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import { Observer } from './harness/observe.ts';
+import { replaceWithRetry } from './harness/retry.ts';
 import { conditionsOf, read } from './harness/progress.ts';
 import {
   controllerOf,
@@ -91,8 +92,8 @@ check(
       await mustPatch(ctx, path, { spec: { replicas: 2 } }, 'patching the ReplicaSet to 2 replicas');
       const two = await pods.until(await finishBound(ctx), (all) => (live(all).filter((p) => p.metadata.labels?.name === 'adopt-rs' && isReady(p)).length === 2 ? true : undefined));
       if (!two) fail(`entry 128: the ReplicaSet patched to 2 replicas did not run 2 Ready pods: ${describePods(pods.list())}`, 'rule.ops.scale');
-      const cur = (await read(ctx, path))!;
-      const put = await ctx.client.replace(path, { ...cur, metadata: { ...cur.metadata, labels: { replaced: 'yes' } } });
+      // Read-modify-write retried on 409: the controller writes the ReplicaSet's status in between.
+      const { res: put } = await replaceWithRetry(ctx, path, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { replaced: 'yes' } } }));
       expectTrue(put.status === 200 && put.object?.metadata.labels?.replaced === 'yes', `entry 128: PUT of the ReplicaSet with a new label: ${describeResponse(put)}`, 'controller.replicaset');
     } finally {
       pods.close();
