@@ -558,8 +558,8 @@ check(
       const st = await ctx.client.get(sPath);
       expectTrue(st.status === 200, `entry 34: GET definition /status: ${describeResponse(st)}`, 'rule.service.rest-verbs');
       const cond = { type: 'ConformanceProbe', status: 'True', reason: 'Conformance', message: 'set by the check', lastTransitionTime: '2020-01-01T00:00:00Z' };
-      const sput = await ctx.client.replace(sPath, { ...st.object, status: { ...(st.object?.status as object),
-        conditions: [...((st.object?.status as { conditions?: unknown[] })?.conditions ?? []), cond] } });
+      const { res: sput } = await replaceWithRetry(ctx, sPath, (cur) => ({ ...cur, status: { ...(cur.status as object),
+        conditions: [...((cur.status as { conditions?: unknown[] })?.conditions ?? []), cond] } }));
       expectTrue(sput.status === 200 && JSON.stringify(sput.object?.status).includes('ConformanceProbe'), `entry 34: PUT definition /status: ${describeResponse(sput)}`, 'rule.service.rest-verbs');
       const spatch = await ctx.client.patch(sPath, { metadata: { labels: { status: 'patched' } } }, 'merge');
       expectTrue(spatch.status === 200, `entry 34: PATCH definition /status: ${describeResponse(spatch)}`, 'rule.service.rest-verbs');

@@ -13,6 +13,7 @@ import type { KindRef } from './harness/fixtures.ts';
 import { NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import { Observer, targetScaled } from './harness/observe.ts';
 import { read } from './harness/progress.ts';
+import { replaceWithRetry } from './harness/retry.ts';
 import { describePods, finishBound, isReady, live, moveBound, mustCreate, mustDelete, mustPatch, podsCanBeCreated, runningTemplate, statusOf, usableNodes, podNamespace } from './harness/upstream-kit.ts';
 
 const PODS: KindRef = { group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true };
@@ -223,10 +224,10 @@ check(
       await usage(ctx, scoped, 'notterminating', { pods: '1' }, 'entry 80: a pod without activeDeadlineSeconds in the NotTerminating quota', 'controller.resourcequota');
       const over = await ctx.client.create(pods, withResources('too-big', { requests: { cpu: '400m', memory: '100Mi' }, limits: { cpu: '400m', memory: '100Mi' } }));
       expectTrue(over.status === 403, `entry 72: a pod beyond the quota (400m more of 500m, 200m used) must be refused with 403: ${describeResponse(over)}`, 'controller.resourcequota');
-      const cur = (await read(ctx, `${pods}/burstable`))!;
-      const changed = JSON.parse(JSON.stringify(cur)) as KubeObject & { spec: { containers: Array<{ resources: unknown }> } };
-      changed.spec.containers[0].resources = { requests: { cpu: '100m', memory: '100Mi' }, limits: { cpu: '100m', memory: '100Mi' } };
-      const upd = await ctx.client.replace(`${pods}/burstable`, changed);
+      const { res: upd } = await replaceWithRetry<KubeObject & { spec: { containers: Array<{ resources: unknown }> } }>(ctx, `${pods}/burstable`, (changed) => {
+        changed.spec.containers[0].resources = { requests: { cpu: '100m', memory: '100Mi' }, limits: { cpu: '100m', memory: '100Mi' } };
+        return changed;
+      });
       expectTrue(upd.status === 422 || upd.status === 403, `entry 72: changing a pod's requests must be refused: ${describeResponse(upd)}`, 'controller.resourcequota');
       await mustCreate(ctx, scopedPods, podBody('besteffort-pod', { q: 'be' }, {}, { activeDeadlineSeconds: 3600 }), 'a BestEffort pod with activeDeadlineSeconds');
       await usage(ctx, scoped, 'besteffort', { pods: '1' }, 'entry 79: a pod without requests in the BestEffort quota', 'controller.resourcequota');
@@ -263,7 +264,7 @@ check(
     try {
       const got = await ctx.client.get(`${path}/status`);
       expectTrue(got.status === 200 && got.object?.metadata.name === 'st', `GET /status: ${describeResponse(got)}`, 'rule.ops.status-only-through-status');
-      const put = await ctx.client.replace(`${path}/status`, { ...got.object, spec: { hard: { configmaps: '99' } }, status: { hard: { configmaps: '5' }, used: { configmaps: '3' } } });
+      const { res: put } = await replaceWithRetry(ctx, `${path}/status`, (cur) => ({ ...cur, spec: { hard: { configmaps: '99' } }, status: { hard: { configmaps: '5' }, used: { configmaps: '3' } } }));
       expectTrue(put.status === 200 && usedOf(put.object).configmaps === '3' && (put.object?.spec as { hard?: Record<string, string> })?.hard?.configmaps === '5', `entry 69: PUT /status answers with the written status and the old spec: ${describeResponse(put)}`, 'rule.writes.subresource-only-part');
       const patch = await ctx.client.patch(`${path}/status`, { spec: { hard: { configmaps: '77' } }, status: { used: { configmaps: '4' } } }, 'merge');
       expectTrue(patch.status === 200 && usedOf(patch.object).configmaps === '4' && (patch.object?.spec as { hard?: Record<string, string> })?.hard?.configmaps === '5', `entry 69: PATCH /status answers with the patched status and the old spec: ${describeResponse(patch)}`, 'rule.writes.subresource-only-part');

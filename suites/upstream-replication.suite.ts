@@ -118,7 +118,7 @@ check(
       const path = await adoptAndRelease(ctx, ns, pods, RCS, 'adopt-rc', ['controller.replicationcontroller'], '134/136');
       const scale = await ctx.client.get(`${path}/scale`);
       expectTrue(scale.status === 200 && (scale.object?.spec as { replicas?: number } | undefined)?.replicas === 1, `entry 135: GET /scale of an RC of 1 replica: ${describeResponse(scale)}`, 'rule.ops.scale');
-      const put = await ctx.client.replace(`${path}/scale`, { ...scale.object, spec: { replicas: 2 } });
+      const { res: put } = await replaceWithRetry(ctx, `${path}/scale`, (cur) => ({ ...cur, spec: { replicas: 2 } }));
       expectTrue(put.status === 200, `entry 135: PUT /scale with replicas 2: ${describeResponse(put)}`, 'rule.ops.scale');
       expectEqual(specReplicas(await read(ctx, path)), 2, 'entry 135: spec.replicas of the RC after its /scale was set to 2', 'rule.ops.scale');
       const two = await pods.until(await finishBound(ctx), (all) => (live(all).filter((p) => p.metadata.labels?.name === 'adopt-rc' && isReady(p)).length === 2 ? true : undefined));
@@ -199,9 +199,11 @@ check(
     pods.close();
     await mustCreate(ctx, `/api/v1/namespaces/${ns}/resourcequotas`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'two-pods' }, spec: { hard: { pods: '2' } } }, 'ResourceQuota two-pods');
     const quotaPath = `/api/v1/namespaces/${ns}/resourcequotas/two-pods`;
-    const counted = await (await Observer.open(ctx, `/api/v1/namespaces/${ns}/resourcequotas`)).until(await moveBound(ctx), (all) =>
+    const quotas = await Observer.open(ctx, `/api/v1/namespaces/${ns}/resourcequotas`);
+    const counted = await quotas.until(await moveBound(ctx), (all) =>
       all.some((q) => (statusOf<{ hard?: Record<string, string> }>(q).hard ?? {}).pods === '2') ? true : undefined,
     );
+    quotas.close();
     if (!counted) fail(`the quota's status.hard was never set within ${(await moveBound(ctx)) / 1000} s: no resourcequota controller acts on this target: ${JSON.stringify((await read(ctx, quotaPath))?.status)}`, 'controller.resourcequota');
     await mustCreate(ctx, bareCollection(RCS, ns), { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'over' }, spec: { replicas: 3, selector: { name: 'over' }, template: runningTemplate({ name: 'over' }) } }, 'RC over');
     const rcs = await Observer.open(ctx, bareCollection(RCS, ns));

@@ -11,6 +11,7 @@ import type { KindRef } from './harness/fixtures.ts';
 import { NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import { Observer, targetScaled } from './harness/observe.ts';
 import { read } from './harness/progress.ts';
+import { replaceWithRetry } from './harness/retry.ts';
 import { describePods, finishBound, isReady, label, live, moveBound, mustCreate, mustDelete, mustPatch, runningTemplate, setTemplate, statusOf, podNamespace } from './harness/upstream-kit.ts';
 
 const STATEFULSETS: KindRef = { group: 'apps', version: 'v1', kind: 'StatefulSet', resource: 'statefulsets', namespaced: true };
@@ -98,7 +99,7 @@ check(
       const path = await statefulSet(ctx, ns, 'web', 1, { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } } });
       const scale = await ctx.client.get(`${path}/scale`);
       expectTrue(scale.status === 200 && (scale.object?.spec as { replicas?: number } | undefined)?.replicas === 1, `entry 143: /scale of a StatefulSet of 1 replica: ${describeResponse(scale)}`, 'rule.ops.scale');
-      const put = await ctx.client.replace(`${path}/scale`, { ...scale.object, spec: { replicas: 3 } });
+      const { res: put } = await replaceWithRetry(ctx, `${path}/scale`, (cur) => ({ ...cur, spec: { replicas: 3 } }));
       expectTrue(put.status === 200, `entry 143: PUT /scale with replicas 3: ${describeResponse(put)}`, 'rule.ops.scale');
       const three = await pods.until(await finishBound(ctx), (all) => (live(all).filter(isReady).length === 3 ? true : undefined));
       if (!three) fail(`entry 143: after /scale was set to 3, 3 Ready pods expected: ${describePods(pods.list())} (no statefulset controller acts when there are none)`, 'rule.ops.scale');

@@ -266,6 +266,7 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
     });
     return { error: err };
   } finally {
+    client.closeWatches();
     // The check's own time, for its progress line (a concurrent check's test reports only its turn's wait).
     noteDuration(run.evidenceDir, definition.id, Date.now() - startMs);
     if (transcript) writeTranscript(run.evidenceDir, definition.id, transcript);
