@@ -90,7 +90,8 @@ function credentialFields(c: Credentials | undefined): { cert?: string; key?: st
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
   const vendor = opts.vendor ?? 'kubernetes';
   const serving = opts.serving ?? (opts.securityFlags ? await buildSecureServing({ ...opts.securityFlags, host: opts.host ?? '127.0.0.1' }) : undefined);
-  const server = await startApiServer(serving ? { ...opts, tls: serving.tls, security: serving.security, postStart: serving.postStart } : opts);
+  const apiOptions = { ...opts, daemonBehind: opts.daemonBehind ?? Boolean(opts.controllers) };
+  const server = await startApiServer(serving ? { ...apiOptions, tls: serving.tls, security: serving.security, postStart: serving.postStart } : apiOptions);
   const { url } = server;
   let daemon: DaemonHandle | undefined;
   let nodes: NodesHandle | undefined;

@@ -192,6 +192,7 @@ function compareToSnapshot(items: KubeObject[], expected: Map<string, string>, w
 check(
   'chunking.snapshot-under-writes',
   {
+    upstream: [81],
     rows: [SNAPSHOT, LIMIT_CONTINUE, EMPTY_AT_END, 'field.ListMeta.continue', 'field.ListMeta.resourceVersion', 'query.list.limit', 'query.list.continue', 'query.list.labelSelector', 'rule.service.watch-and-chunked-lists', 'version.chunking-since-1-9', 'limit.continue-token-lifetime'],
     requires: CM_CHUNKS,
     title: 'random sizes, limits and selectors, with creates, updates and deletes between chunk requests: the union of chunks is the first chunk\'s snapshot',
@@ -309,6 +310,7 @@ function parseOwnSelector(s: string): Requirement[] {
 check(
   'chunking.expired-token-410-recovery',
   {
+    upstream: [82],
     rows: ['rule.lifecycle.continue-expiry', 'rule.watch.gone-410', 'error.410', 'rule.watch.gone-recovery'],
     requires: [...CM_CHUNKS, needs(CONFIGMAPS, ['watch'])],
     title: 'a continue token whose snapshot left the history window gets 410; restarting the list and watching from its resourceVersion recovers',

@@ -70,6 +70,7 @@ function creatableKinds(ctx: CheckContext): KindRef[] {
 check(
   'controllers.namespace-deletion-leaves-nothing',
   {
+    upstream: [66, 67],
     rows: ['rule.lifecycle.namespace-cascade', 'controller.namespace'],
     requires: [NEEDS_NAMESPACES],
     needs: { controllers: ['namespace'] },

@@ -465,6 +465,7 @@ const CRON_LAG_MS = busyScaled(13_000);
 check(
   'lifecycle.cronjob-runs',
   {
+    upstream: [95],
     rows: ['field.CronJobSpec.schedule', 'field.CronJobSpec.jobTemplate', 'field.CronJobSpec.suspend', 'field.CronJobStatus.active', 'field.CronJobStatus.lastScheduleTime', 'controller.cronjob'],
     requires: [NEEDS_NAMESPACES, needs(CRONJOBS, ['create', 'get']), needs(JOBS, ['list'])],
     needs: { controllers: ['cronjob'] },

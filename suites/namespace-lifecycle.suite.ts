@@ -149,6 +149,7 @@ check(
 check(
   'namespace-lifecycle.cascade',
   {
+    upstream: [67],
     rows: ['rule.lifecycle.namespace-cascade', 'rule.scope.namespace-deletion-cascades'],
     requires: NS_ALL,
     needs: { controllers: ['namespace'] },

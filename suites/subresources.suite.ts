@@ -67,6 +67,7 @@ const specChange = fc.record({ minReadySeconds: fc.integer({ min: 1, max: 120 })
 check(
   'subresources.status-writes-only-status',
   {
+    upstream: [113, 114],
     rows: ['rule.writes.subresource-only-part', 'rule.ops.status-only-through-status', 'endpoint.apps.deployments.status.namespaced.update', 'endpoint.apps.deployments.status.namespaced.patch', 'endpoint.apps.deployments.status.namespaced.get', 'rule.writes.put-codes'],
     requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get']), needs(DEPLOYMENTS, ['get', 'update', 'patch'], 'status')],
     title: 'PUT and PATCH of /status with spec and status changes change status only',
@@ -198,6 +199,7 @@ const SCALE_PARENTS: Array<{ ref: KindRef; rows: string[] }> = [
 check(
   'subresources.scale-consistent',
   {
+    upstream: [107, 129],
     rows: ['rule.ops.scale', 'rule.writes.subresource-only-part', 'rule.media.path-parameters', 'rule.writes.put-codes', ...SCALE_PARENTS.flatMap((p) => p.rows)],
     requires: [NEEDS_NAMESPACES],
     title: 'a Scale names its parent and shows its spec.replicas, status.replicas and selector; PUT /scale changes spec.replicas only',
@@ -362,6 +364,7 @@ const finalizerName = fc.oneof(fc.constant('kubernetes'), fc.stringMatching(/^[a
 check(
   'subresources.namespace-finalize',
   {
+    upstream: [63],
     rows: ['endpoint.core.namespaces.finalize.cluster-scoped.update', 'field.ObjectMeta.finalizers', 'rule.writes.put-codes'],
     requires: [NEEDS_NAMESPACES, needs(NAMESPACES, ['get']), needs(NAMESPACES, ['update'], 'finalize')],
     title: 'PUT .../finalize sets spec.finalizers and leaves status alone',

@@ -292,6 +292,7 @@ async function protobufWatchServed(ctx: CheckContext, ns: string): Promise<boole
 check(
   'watch.model-commands',
   {
+    upstream: [88, 89, 90, 91],
     rows: [
       'rule.ops.watch',
       ...ORDER,

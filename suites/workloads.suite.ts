@@ -81,6 +81,7 @@ async function availableDeployment(ctx: CheckContext, ns: string, name: string, 
 check(
   'workloads.deployment-becomes-available',
   {
+    upstream: [113],
     rows: ['controller.deployment', 'controller.replicaset', 'rule.daemon.control-loops', 'field.DeploymentSpec.replicas', 'field.DeploymentStatus.availableReplicas', 'field.DeploymentStatus.conditions'],
     requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get'])],
     needs: DEPLOYMENT_NEEDS,
@@ -108,6 +109,7 @@ check(
 check(
   'workloads.scale-changes-pod-count',
   {
+    upstream: [107, 113],
     rows: ['rule.ops.scale', 'controller.deployment', 'controller.replicaset'],
     requires: [NEEDS_NAMESPACES, needs(DEPLOYMENTS, ['create', 'get']), needs(DEPLOYMENTS, ['update'], 'scale')],
     needs: DEPLOYMENT_NEEDS,

@@ -57,10 +57,16 @@ export interface ApiServerOptions {
   runtimeConfig?: string | string[];
   /**
    * The real `--admission-control`: the admission plugins, in order (admission/plugins.ts). Default: 1.9's
-   * recommended list (NamespaceLifecycle, LimitRanger, ..., MutatingAdmissionWebhook, ValidatingAdmissionWebhook,
-   * ResourceQuota); PodSecurityPolicy only when named, as in 1.9.
+   * recommended list (NamespaceLifecycle, LimitRanger, ServiceAccount, ..., MutatingAdmissionWebhook,
+   * ValidatingAdmissionWebhook, ResourceQuota) when `daemonBehind`, else the same without ServiceAccount;
+   * PodSecurityPolicy only when named, as in 1.9.
    */
   admissionControl?: string | string[];
+  /**
+   * A controller daemon runs against this server (startSimulator with controllers): the default admission chain
+   * then has ServiceAccount, whose accounts and tokens only the daemon makes.
+   */
+  daemonBehind?: boolean;
   /** Runs after the system namespaces exist and before the server is reported started (RBAC bootstrap policy). */
   postStart?: (ctx: ServerContext) => Promise<void>;
 }
@@ -108,7 +114,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   // The namespace and quota listers the write path reads, as the real admission plugins' informers.
   ctx.listers = startListers(store, () => ctx.now().getTime());
   // Admission plugins, in the order --admission-control gives (default: 1.9's recommended list, ResourceQuota last).
-  const admission = buildAdmissionChain(ctx, opts.admissionControl);
+  const admission = buildAdmissionChain(ctx, opts.admissionControl, opts.daemonBehind);
   ctx.mutatingAdmission = admission.mutating;
   ctx.admission = admission.validating;
   ctx.serviceAddresses.start();

@@ -25,6 +25,8 @@ export interface CliOptions {
   grep?: RegExp;
   skip?: RegExp;
   list: boolean;
+  /** With --list: the map of the upstream conformance registry (suites/UPSTREAM-CONFORMANCE.md) from the checks' declarations. */
+  upstream: boolean;
   seed: number;
   runs: number;
   replay?: ReplaySpec;
@@ -60,6 +62,7 @@ const OPTIONS = {
   grep: { type: 'string' },
   skip: { type: 'string' },
   list: { type: 'boolean', default: false },
+  upstream: { type: 'boolean', default: false },
   seed: { type: 'string' },
   runs: { type: 'string' },
   replay: { type: 'string' },
@@ -133,6 +136,7 @@ export function parseCliArgs(argv: string[]): CliOptions {
     grep: regex('grep', str('grep')),
     skip: regex('skip', str('skip')),
     list: values.list === true,
+    upstream: values.upstream === true,
     seed: integer('seed', str('seed'), replay?.seed ?? Math.floor(Math.random() * 2 ** 31), -(2 ** 31), 2 ** 31 - 1),
     runs: integer('runs', str('runs'), DEFAULT_RUNS, 1, 100_000),
     replay,
@@ -178,6 +182,8 @@ Selection
   --skip RE                    leave out checks whose id or a covered spec row id matches RE (their rows
                                count as excluded)
   --list                       print the selected checks and the spec rows they cover; run nothing
+  --list --upstream            print the map of the upstream conformance registry: each entry with the checks
+                               that declare it (suites/UPSTREAM-CONFORMANCE.md holds the same table)
   --replay ID                  re-run one failed check exactly (ID as printed: <check>@<seed>[:<property>:<path>])
 
 Run

@@ -3,6 +3,7 @@
 // 3 INCOMPLETE (rows not verified), 2 bad usage or an unreachable target (always a one-line reason, never a stack
 // trace).
 import { setMaxListeners } from 'node:events';
+import { inScope, readUpstreamMap, renderUpstreamTable } from '../harness/upstream-map.ts';
 import { loadSpecTables } from '../../spec-tables/index.ts';
 import { HELP, UsageError, parseCliArgs, type CliOptions } from './args.ts';
 import { readKubeconfig } from './kubeconfig.ts';
@@ -217,6 +218,14 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     const profiles = runProfiles(options.profile, embeddedRun);
     const selection = { profiles, quick: options.quick, suites: options.suites, grep: options.grep, skip: options.skip, replay: options.replay };
     const selected = selectChecks(catalog, selection);
+    if (options.list && options.upstream) {
+      const entries = readUpstreamMap();
+      say(renderUpstreamTable(entries, catalog.checks));
+      const scoped = entries.filter(inScope);
+      const covered = scoped.filter((e) => catalog.checks.some((c) => c.upstream?.includes(e.no)));
+      say(`${covered.length} of ${scoped.length} in-scope entries (1.9: yes or ver) have a check; ${entries.length - scoped.length} out of scope`);
+      return EXIT_PASS;
+    }
     if (options.list) {
       for (const c of selected) say(`${c.id}  [${c.suite}, ${profileOf(c)}]  ${c.rows.join(', ')}${c.title ? `  — ${c.title}` : ''}`);
       say(`${selected.length} checks in ${new Set(selected.map((c) => c.suite)).size} suites (profile ${profileLabel(profiles)})`);

@@ -52,6 +52,11 @@ export interface CheckMeta extends ProfileDeclaration {
    * leaves these checks out.
    */
   historyWindow?: boolean;
+  /**
+   * Entry numbers of the upstream conformance registry whose MUST this check states (suites/UPSTREAM-CONFORMANCE.md;
+   * `npx tsx suites --list --upstream` prints the map from these).
+   */
+  upstream?: number[];
 }
 
 export interface CheckContext {
@@ -261,6 +266,7 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
     });
     return { error: err };
   } finally {
+    client.closeWatches();
     // The check's own time, for its progress line (a concurrent check's test reports only its turn's wait).
     noteDuration(run.evidenceDir, definition.id, Date.now() - startMs);
     if (transcript) writeTranscript(run.evidenceDir, definition.id, transcript);

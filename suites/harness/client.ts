@@ -119,6 +119,9 @@ export class TargetClient {
   }
 
   private readonly watchMarker: string | undefined;
+  // Watches this client opened, so that the check's end closes any its code left open: an open watch keeps the
+  // check process alive (node's runner waits for it) until the server ends it, minutes later.
+  private readonly openWatches = new Set<WatchStream>();
 
   /** Same target and connection pool, another recorder (one per check). */
   withRecorder(recorder: ExchangeRecorder): TargetClient {
@@ -307,7 +310,15 @@ export class TargetClient {
       request: recordedRequest,
       response: { status: res.statusCode, headers: responseHeaders, body: Buffer.alloc(0), streamed: true },
     });
-    return new WatchStream(res, responseHeaders, exchange, controller, limit, format, this.mediaType('protobuf'));
+    const stream = new WatchStream(res, responseHeaders, exchange, controller, limit, format, this.mediaType('protobuf'));
+    this.openWatches.add(stream);
+    return stream;
+  }
+
+  /** Closes every watch this client opened (those already closed are left as they are). */
+  closeWatches(): void {
+    for (const w of this.openWatches) w.close();
+    this.openWatches.clear();
   }
 }
 

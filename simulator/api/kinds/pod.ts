@@ -6,6 +6,7 @@ import type { KubeObject } from '../meta.ts';
 import { registerStrategy, type KindStrategy } from '../strategy.ts';
 import { defaultPodResources, defaultPodSpec, validatePodSpec, validatePodSpecUpdate } from './pod-spec.ts';
 import { type Obj } from './util.ts';
+import { milliOf } from '../quantity-sum.ts';
 
 export const podStrategy: KindStrategy = {
   applyDefaults: (obj: KubeObject) => {
@@ -15,10 +16,9 @@ export const podStrategy: KindStrategy = {
   },
   validate: (obj) => validatePodSpec(obj.spec, 'spec', { imageRequired: true }),
   validateUpdate: (next, old) => validatePodSpecUpdate(next.spec, old.spec),
-  // A new pod is Pending; the kubelet owns the rest of its status (a client's qosClass is kept).
+  // A new pod is Pending with its QOS class (the 1.9 pod strategy sets both); the kubelet owns the rest of its status.
   prepareForCreate: (obj) => {
-    const status = (obj.status ?? {}) as Record<string, unknown>;
-    obj.status = { phase: 'Pending', ...(status.qosClass ? { qosClass: status.qosClass } : {}) };
+    obj.status = { phase: 'Pending', qosClass: qosClassOf(obj.spec as Obj | undefined) };
   },
   deletion: {
     // Pods on a node go through graceful termination; unscheduled or finished pods go at once (real pod strategy).
@@ -32,3 +32,27 @@ export const podStrategy: KindStrategy = {
 };
 
 registerStrategy('Pod', podStrategy);
+
+/**
+ * The QOS class of a pod from its containers' cpu and memory (1.9 qos.GetPodQOS): none requested or limited:
+ * BestEffort; every container limiting both with requests equal to the limits (a missing request defaults to its
+ * limit): Guaranteed; else Burstable.
+ */
+export function qosClassOf(spec: Obj | undefined): string {
+  const containers = ((spec?.containers ?? []) as Array<{ resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> } }>);
+  const requests: Record<string, number> = {};
+  const limits: Record<string, number> = {};
+  let guaranteed = true;
+  for (const c of containers) {
+    for (const name of ['cpu', 'memory']) {
+      const limit = c.resources?.limits?.[name];
+      const request = c.resources?.requests?.[name] ?? limit;
+      if (request !== undefined && milliOf(request) > 0) requests[name] = (requests[name] ?? 0) + milliOf(request);
+      if (limit !== undefined && milliOf(limit) > 0) limits[name] = (limits[name] ?? 0) + milliOf(limit);
+      else guaranteed = false;
+    }
+  }
+  if (Object.keys(requests).length === 0 && Object.keys(limits).length === 0) return 'BestEffort';
+  if (guaranteed && ['cpu', 'memory'].every((n) => requests[n] === limits[n])) return 'Guaranteed';
+  return 'Burstable';
+}

@@ -100,7 +100,9 @@ export async function createIn<T extends KubeObject>(client: ApiClient, path: st
   try {
     return await client.create<T>(path, obj, signal);
   } catch (err) {
-    if (err instanceof ApiError && err.code === 403) return undefined;
+    // A namespace being deleted refuses new content: nothing to do. Any other refusal (a quota's 403) is a failed
+    // create the controller reports (FailedCreate event, ReplicaFailure condition), as 1.9's controllers do.
+    if (err instanceof ApiError && err.code === 403 && /being terminated/.test(err.status?.message ?? '')) return undefined;
     throw err;
   }
 }

@@ -11,6 +11,7 @@ import { namespaceLifecycle } from './namespace-lifecycle.ts';
 import { limitRanger } from './limit-ranger.ts';
 import { webhookAdmission } from './webhooks.ts';
 import { podSecurityPolicy } from './pod-security-policy.ts';
+import { serviceAccountAdmission } from './service-account.ts';
 import { quotaAdmission } from '../quota-admission.ts';
 
 /** 1.9's recommended --admission-control. */
@@ -18,6 +19,14 @@ export const RECOMMENDED_ADMISSION_CONTROL = [
   'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'PersistentVolumeLabel', 'DefaultStorageClass', 'DefaultTolerationSeconds',
   'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
 ];
+
+/**
+ * The default of an API server with no controller daemon behind it: the recommended list without ServiceAccount.
+ * That plugin refuses every pod whose service account or token does not exist yet, and only the daemon makes
+ * them; an API server run alone (a test's fake API, as envtest runs one) would refuse every pod. Naming the
+ * plugin in --admission-control turns it on anyway.
+ */
+export const API_ALONE_ADMISSION_CONTROL = RECOMMENDED_ADMISSION_CONTROL.filter((n) => n !== 'ServiceAccount');
 
 interface Plugin {
   mutating?: AdmissionHook;
@@ -39,6 +48,7 @@ const PLUGINS: Record<string, (ctx: ServerContext, shared: { webhooks?: ReturnTy
     return { mutating: lr.hook, close: lr.close };
   },
   PodSecurityPolicy: (ctx) => ({ mutating: podSecurityPolicy(ctx) }),
+  ServiceAccount: (ctx) => ({ mutating: serviceAccountAdmission(ctx) }),
   MutatingAdmissionWebhook: (ctx, shared) => {
     shared.webhooks ??= webhookAdmission(ctx);
     return { mutating: shared.webhooks.mutating, close: shared.webhooks.close };
@@ -51,11 +61,11 @@ const PLUGINS: Record<string, (ctx: ServerContext, shared: { webhooks?: ReturnTy
 };
 
 /**
- * 1.9 plugins that change nothing here: the simulator's other parts already do their job (ServiceAccount: the
- * token controller and the pod defaults) or they concern cloud and node features it does not have.
+ * 1.9 plugins that change nothing here: they concern cloud and node features the simulator does not have, or
+ * features it leaves out.
  */
 const UNSIMULATED = new Set([
-  'ServiceAccount', 'PersistentVolumeLabel', 'DefaultStorageClass', 'DefaultTolerationSeconds', 'Initializers', 'NodeRestriction', 'PodNodeSelector',
+  'PersistentVolumeLabel', 'DefaultStorageClass', 'DefaultTolerationSeconds', 'Initializers', 'NodeRestriction', 'PodNodeSelector',
   'PodPreset', 'PodTolerationRestriction', 'Priority', 'AlwaysPullImages', 'DenyEscalatingExec', 'DenyExecOnPrivileged', 'EventRateLimit',
   'ExtendedResourceToleration', 'ImagePolicyWebhook', 'LimitPodHardAntiAffinityTopology', 'NamespaceAutoProvision', 'NamespaceExists',
   'OwnerReferencesPermissionEnforcement', 'PersistentVolumeClaimResize', 'SecurityContextDeny', 'InitialResources', 'GenericAdmissionWebhook',
@@ -72,8 +82,8 @@ export interface AdmissionChain {
 }
 
 /** The chain of the flag's value (a comma list, or undefined for the recommended one). */
-export function buildAdmissionChain(ctx: ServerContext, flag: string | readonly string[] | undefined): AdmissionChain {
-  const names = flag === undefined ? RECOMMENDED_ADMISSION_CONTROL : (Array.isArray(flag) ? flag.join(',') : (flag as string)).split(',').map((s) => s.trim()).filter(Boolean);
+export function buildAdmissionChain(ctx: ServerContext, flag: string | readonly string[] | undefined, withDaemon = false): AdmissionChain {
+  const names = flag === undefined ? (withDaemon ? RECOMMENDED_ADMISSION_CONTROL : API_ALONE_ADMISSION_CONTROL) : (Array.isArray(flag) ? flag.join(',') : (flag as string)).split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = names.filter((n) => !PLUGINS[n] && !UNSIMULATED.has(n));
   if (unknown.length) throw new AdmissionControlError(`unknown admission plugin: ${unknown.join(', ')}`);
   const shared: { webhooks?: ReturnType<typeof webhookAdmission> } = {};
