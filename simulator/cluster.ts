@@ -11,6 +11,7 @@ import type { NodesHandle, NodesOptions } from './nodes/index.ts';
 import { buildSecureServing, type Credentials, type SecureServing, type SecurityFlags } from './server/secure-serving.ts';
 import { renderKubeconfig } from './client/kubeconfig.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -125,6 +126,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         writeFileSync(join(credentialDir, 'sa.key'), serving.serviceAccountSigningKey, { mode: 0o600 });
         extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);
       }
+    }
+    const given = (opts.controllerArgs ?? []).some((a) => a.startsWith('--service-account-private-key-file'));
+    if (!serving?.enabled && !given) {
+      // Without authentication nothing verifies service-account tokens, but the token controller still makes them
+      // (only with a signing key) and the ServiceAccount admission plugin refuses pods of accounts that have none:
+      // the daemon gets a key of its own, so pods get their token volumes as on a real cluster. (EC: milliseconds.)
+      credentialDir = mkdtempSync(join(tmpdir(), 'cluster-simulator-daemon-'));
+      const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+      writeFileSync(join(credentialDir, 'sa.key'), pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), { mode: 0o600 });
+      extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);
     }
     daemon = await startControllers(url, vendor, { ...opts, controllerArgs: [...extra, ...(opts.controllerArgs ?? [])] });
     // componentstatuses/controller-manager: the daemon's own /healthz, as the 1.9 server probes it.

@@ -17,7 +17,7 @@ import { firstUnmet, unmetReason } from './discovery.ts';
 import { ExchangeRecorder, renderExchange } from './recorder.ts';
 import { PropertyFailure, PropertyRunner } from './property.ts';
 import { rowsOf } from './expect.ts';
-import { createNamespace, deleteNamespace, randomSuffix } from './namespaces.ts';
+import { awaitDefaultAccount, createNamespace, DEFAULT_ACCOUNT_WAIT_MS, deleteNamespace, randomSuffix } from './namespaces.ts';
 import { checkSeed, currentRunContext, formatReplay, type RunContextFile } from './run-context.ts';
 import { writeEvidence } from './evidence.ts';
 import { summarise, writeTranscript, type TranscriptEntry } from './transcript.ts';
@@ -216,6 +216,7 @@ export async function executeCheck(definition: CheckDefinition, run: RunContextF
     async namespace() {
       const name = ctx.namespaceName();
       await createNamespace(client, name);
+      if (run.serviceAccounts) await awaitDefaultAccount(client, name, run.serviceAccounts.tokens, busyScaled(DEFAULT_ACCOUNT_WAIT_MS));
       return name;
     },
     uniqueName(prefix = 'obj') {

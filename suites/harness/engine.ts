@@ -15,7 +15,7 @@ import { TargetClient } from './client.ts';
 import type { TargetConnection } from './connection.ts';
 import { firstUnmet, readDiscovery, type Discovery } from './discovery.ts';
 import { readEvidence, type CheckEvidence } from './evidence.ts';
-import { namespacePrefixFor, newRunId, settleNamespaces, sweepNamespaces } from './namespaces.ts';
+import { detectServiceAccounts, namespacePrefixFor, newRunId, settleNamespaces, sweepNamespaces } from './namespaces.ts';
 import { busyScaled } from './progress.ts';
 import { readTranscript, type TranscriptEntry } from './transcript.ts';
 import { CONTEXT_ENV, type ReplaySpec, type RunContextFile } from './run-context.ts';
@@ -308,6 +308,8 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     },
     () => {}, // the caller stops the run
   );
+  // An embedded cluster's daemon makes the accounts (it may still be starting); a target is asked once.
+  const serviceAccounts = options.clusterStarting ? { tokens: true } : await detectServiceAccounts(client);
   try {
     for (const [index, phase] of phases.entries()) {
       if (options.signal?.aborted) break;
@@ -333,6 +335,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
         replayCommand: options.replayCommand,
         transcripts: options.transcripts,
         historyWaitMs: options.historyWaitMs,
+        serviceAccounts,
         clusterReady,
       };
       const contextPath = solo ? join(workDir, 'context-solo.json') : firstPhaseContext;

@@ -29,6 +29,32 @@ export async function createNamespace(client: TargetClient, name: string): Promi
   if (![200, 201, 202].includes(res.status)) fail(`could not create the check's namespace ${name}: ${describeResponse(res)}`);
 }
 
+/** How long a new namespace waits for its default service account (and token) before the check goes on anyway. */
+export const DEFAULT_ACCOUNT_WAIT_MS = 30_000;
+
+/**
+ * Waits, at most `boundMs`, until namespace `ns` has its default service account (with a token Secret when `tokens`).
+ * Never fails: a target that is slow to make them shows it in the check's own requests.
+ */
+export async function awaitDefaultAccount(client: TargetClient, ns: string, tokens: boolean, boundMs: number): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (Date.now() < deadline) {
+    const res = await client.get<{ secrets?: unknown[] }>(`/api/v1/namespaces/${encodeURIComponent(ns)}/serviceaccounts/default`, { timeoutMs: 10_000 }).catch(() => undefined);
+    if (res?.status === 200 && (!tokens || (res.object?.secrets ?? []).length > 0)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Whether the target makes default service accounts: the `default` namespace has one (its token says whether tokens
+ * are made too). An embedded simulator with its daemon does, though the daemon may still be starting.
+ */
+export async function detectServiceAccounts(client: TargetClient): Promise<{ tokens: boolean } | undefined> {
+  const res = await client.get<{ secrets?: unknown[] }>('/api/v1/namespaces/default/serviceaccounts/default', { timeoutMs: 10_000 }).catch(() => undefined);
+  if (res?.status !== 200) return undefined;
+  return { tokens: (res.object?.secrets ?? []).length > 0 };
+}
+
 export async function deleteNamespace(client: TargetClient, name: string): Promise<void> {
   try {
     await client.delete(`/api/v1/namespaces/${encodeURIComponent(name)}`, { timeoutMs: 10_000 });

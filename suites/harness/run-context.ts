@@ -39,6 +39,12 @@ export interface RunContextFile {
    * here wait, before they start, until the engine writes `file` (they are up); the others need the API server only.
    */
   clusterReady?: { file: string; checks: string[] };
+  /**
+   * The target makes a default service account in every namespace (and `tokens`: gives it a token Secret), so a
+   * pod can be created in a check's namespace only once they exist (1.9's ServiceAccount admission): each new
+   * namespace waits for them, as the upstream e2e framework waits. Undefined: nothing to wait for.
+   */
+  serviceAccounts?: { tokens: boolean };
 }
 
 let cached: RunContextFile | undefined | null = null;
