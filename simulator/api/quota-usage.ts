@@ -33,14 +33,7 @@ const SERVICE_NAMES = ['services', 'count/services', 'services.loadbalancers', '
 
 /** Whether a quota resource name is one the evaluator of this resource tracks (the evaluator's MatchingResources). */
 export function tracks(name: string, resource: string, group: string): boolean {
-  if (group === '' && resource === 'pods') return POD_NAMES.includes(name);
-  if (group === '' && resource === 'services') return SERVICE_NAMES.includes(name);
-  if (group === '' && resource === 'persistentvolumeclaims') {
-    if (name === 'requests.storage') return true;
-    const i = name.indexOf(STORAGE_CLASS_SUFFIX);
-    if (i > 0 && ['requests.storage', 'persistentvolumeclaims'].includes(name.slice(i + STORAGE_CLASS_SUFFIX.length))) return true;
-  }
-  return countNames(resource, group).includes(name);
+  return evaluatorOf(resource, group).tracks?.(name) === true || countNames(resource, group).includes(name);
 }
 
 /** The resource (and group) a quota name counts, for names that count objects of one resource; undefined otherwise. */
@@ -91,53 +84,49 @@ const isTerminating = (pod: KubeObject) => {
 /** Whether a quota with these scopes counts the object (scopes only ever select pods). */
 export function matchesScopes(obj: KubeObject, resource: string, group: string, scopes: string[]): boolean {
   if (scopes.length === 0) return true;
-  if (!(resource === 'pods' && group === '')) return false;
-  return scopes.every((s) => {
-    switch (s) {
-      case 'Terminating': return isTerminating(obj);
-      case 'NotTerminating': return !isTerminating(obj);
-      case 'BestEffort': return isBestEffort(obj);
-      case 'NotBestEffort': return !isBestEffort(obj);
-      default: return false;
-    }
-  });
+  const inScope = evaluatorOf(resource, group).inScope;
+  return inScope !== undefined && scopes.every((s) => inScope(obj, s));
 }
+
+const podInScope = (pod: KubeObject, scope: string): boolean => {
+  switch (scope) {
+    case 'Terminating': return isTerminating(pod);
+    case 'NotTerminating': return !isTerminating(pod);
+    case 'BestEffort': return isBestEffort(pod);
+    case 'NotBestEffort': return !isBestEffort(pod);
+    default: return false;
+  }
+};
 
 /** Usage of one object in milli-units by quota resource name (only names the object counts under). */
 export function usageOf(obj: KubeObject, resource: string, group: string, now = Date.now()): Usage {
+  const evaluator = evaluatorOf(resource, group);
+  if (evaluator.countsOnlyObject?.(obj, now)) return { [objectCountName(resource, group)]: 1000 };
   const u: Usage = {};
-  const isPod = resource === 'pods' && group === '';
-  if (isPod && !chargedPod(obj, now)) return { 'count/pods': 1000 };
   for (const n of countNames(resource, group)) u[n] = 1000;
-  if (isPod) {
-    const req = podResources(obj, 'requests');
-    const lim = podResources(obj, 'limits');
-    for (const r of ['cpu', 'memory', 'ephemeral-storage']) {
-      if (req[r] !== undefined) u[r] = u[`requests.${r}`] = req[r];
-      if (lim[r] !== undefined) u[`limits.${r}`] = lim[r];
-    }
-  }
-  if (resource === 'services' && group === '') {
-    const spec = (obj.spec ?? {}) as { type?: string; ports?: unknown[] };
-    const ports = Array.isArray(spec.ports) ? spec.ports.length : 0;
-    u['services.nodeports'] = spec.type === 'NodePort' || spec.type === 'LoadBalancer' ? ports * 1000 : 0;
-    u['services.loadbalancers'] = spec.type === 'LoadBalancer' ? 1000 : 0;
-  }
-  if (resource === 'persistentvolumeclaims' && group === '') {
-    const spec = (obj.spec ?? {}) as { resources?: { requests?: Record<string, unknown> }; storageClassName?: string };
-    const storage = spec.resources?.requests?.storage;
-    const cls = obj.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? spec.storageClassName ?? '';
-    if (storage !== undefined) u['requests.storage'] = milliOf(storage);
-    if (cls) {
-      u[`${cls}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`] = 1000;
-      if (storage !== undefined) u[`${cls}${STORAGE_CLASS_SUFFIX}requests.storage`] = milliOf(storage);
-    }
+  return evaluator.usage ? Object.assign(u, evaluator.usage(obj)) : u;
+}
+
+/** Compute resources a quota limits (`hardNames`) that the object leaves unset: pods only (the real "must specify"). */
+export function missingCompute(obj: KubeObject, resource: string, group: string, hardNames: string[]): string[] {
+  return evaluatorOf(resource, group).missing?.(obj, hardNames) ?? [];
+}
+
+/** Whether an update is charged as well as a create (a Service's new type may add node ports or a load balancer). */
+export const chargesUpdates = (resource: string, group: string): boolean => evaluatorOf(resource, group).chargesUpdates === true;
+
+function podUsage(pod: KubeObject): Usage {
+  const u: Usage = {};
+  const req = podResources(pod, 'requests');
+  const lim = podResources(pod, 'limits');
+  for (const r of ['cpu', 'memory', 'ephemeral-storage']) {
+    if (req[r] !== undefined) u[r] = u[`requests.${r}`] = req[r];
+    if (lim[r] !== undefined) u[`limits.${r}`] = lim[r];
   }
   return u;
 }
 
-/** Pod compute resources a quota constrains must be set on every container (the real "must specify"). */
-export function missingCompute(pod: KubeObject, hardNames: string[]): string[] {
+function podMissing(pod: KubeObject, hardNames: string[]): string[] {
   const out: string[] = [];
   const containers = [...containersOf(pod, 'containers'), ...containersOf(pod, 'initContainers')];
   for (const name of hardNames) {
@@ -147,6 +136,63 @@ export function missingCompute(pod: KubeObject, hardNames: string[]): string[] {
     if (containers.some((c) => c.resources?.[which as 'requests' | 'limits']?.[r] === undefined)) out.push(name);
   }
   return [...new Set(out)].sort();
+}
+
+function serviceUsage(svc: KubeObject): Usage {
+  const spec = (svc.spec ?? {}) as { type?: string; ports?: unknown[] };
+  const ports = Array.isArray(spec.ports) ? spec.ports.length : 0;
+  return {
+    'services.nodeports': spec.type === 'NodePort' || spec.type === 'LoadBalancer' ? ports * 1000 : 0,
+    'services.loadbalancers': spec.type === 'LoadBalancer' ? 1000 : 0,
+  };
+}
+
+function claimUsage(claim: KubeObject): Usage {
+  const u: Usage = {};
+  const spec = (claim.spec ?? {}) as { resources?: { requests?: Record<string, unknown> }; storageClassName?: string };
+  const storage = spec.resources?.requests?.storage;
+  const cls = claim.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? spec.storageClassName ?? '';
+  if (storage !== undefined) u['requests.storage'] = milliOf(storage);
+  if (cls) {
+    u[`${cls}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`] = 1000;
+    if (storage !== undefined) u[`${cls}${STORAGE_CLASS_SUFFIX}requests.storage`] = milliOf(storage);
+  }
+  return u;
+}
+
+const claimTracks = (name: string): boolean => {
+  if (name === 'requests.storage') return true;
+  const i = name.indexOf(STORAGE_CLASS_SUFFIX);
+  return i > 0 && ['requests.storage', 'persistentvolumeclaims'].includes(name.slice(i + STORAGE_CLASS_SUFFIX.length));
+};
+
+/**
+ * What a kind counts beyond its object counts (1.9's evaluators of pods, services and persistent volume claims);
+ * every other kind has the generic evaluator: object counts only, creates only, no scopes.
+ */
+interface QuotaEvaluator {
+  /** Quota names tracked beyond the object counts. */
+  tracks?(name: string): boolean;
+  /** Usage beyond the object counts. */
+  usage?(obj: KubeObject): Usage;
+  /** The object counts only under count/<resource> (a pod that no longer runs). */
+  countsOnlyObject?(obj: KubeObject, now: number): boolean;
+  /** Whether one scope of a quota selects the object; without it no scoped quota counts the kind. */
+  inScope?(obj: KubeObject, scope: string): boolean;
+  /** Names of hardNames the object must set before a quota limiting them admits it. */
+  missing?(obj: KubeObject, hardNames: string[]): string[];
+  chargesUpdates?: boolean;
+}
+
+const EVALUATORS: Record<string, QuotaEvaluator> = {
+  '/pods': { tracks: (n) => POD_NAMES.includes(n), usage: podUsage, countsOnlyObject: (p, now) => !chargedPod(p, now), inScope: podInScope, missing: podMissing },
+  '/services': { tracks: (n) => SERVICE_NAMES.includes(n), usage: serviceUsage, chargesUpdates: true },
+  '/persistentvolumeclaims': { tracks: claimTracks, usage: claimUsage },
+};
+const GENERIC: QuotaEvaluator = {};
+
+function evaluatorOf(resource: string, group: string): QuotaEvaluator {
+  return EVALUATORS[`${group}/${resource}`] ?? GENERIC;
 }
 
 /** The format a quota's hard value is written in, so that used amounts print the same way (64Mi, 500m). */

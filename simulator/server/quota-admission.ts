@@ -15,7 +15,7 @@
 
 import type { KubeObject } from '../api/meta.ts';
 import { milliOf } from '../api/quantity-sum.ts';
-import { formatOf, formatUsage, matchesScopes, missingCompute, tracks, usageOf, type Usage } from '../api/quota-usage.ts';
+import { chargesUpdates, formatOf, formatUsage, matchesScopes, missingCompute, tracks, usageOf, type Usage } from '../api/quota-usage.ts';
 import { formatQuantity } from '../api/quantity-sum.ts';
 import type { AdmissionAttributes, AdmissionHook } from './admission/attributes.ts';
 import type { ServerContext } from './context.ts';
@@ -53,10 +53,8 @@ function judge(attrs: AdmissionAttributes, quota: KubeObject, delta: Usage): Rec
   const refuse = (why: string) => forbidden(groupResource(def), attrs.name, why);
   if (!hardNames.some((n) => tracks(n, def.resource, def.group))) return undefined;
   if (!matchesScopes(object!, def.resource, def.group, q.spec?.scopes ?? [])) return undefined;
-  if (def.resource === 'pods' && def.group === '') {
-    const missing = missingCompute(object!, hardNames);
-    if (missing.length) throw refuse(`failed quota: ${quota.metadata.name}: must specify ${missing.join(',')}`);
-  }
+  const missing = missingCompute(object!, def.resource, def.group, hardNames);
+  if (missing.length) throw refuse(`failed quota: ${quota.metadata.name}: must specify ${missing.join(',')}`);
   const used = q.status?.used ?? {};
   if (!hardNames.every((n) => n in used)) throw refuse(`status unknown for quota: ${quota.metadata.name}`);
   const requested = Object.keys(delta).filter((n) => n in hard && delta[n] !== 0).sort();
@@ -104,8 +102,7 @@ export function quotaAdmission(ctx: ServerContext): AdmissionHook {
   return (attrs) => {
     const { def, namespace, object } = attrs;
     if (!namespace || !object || def.virtual || def.computed || attrs.subresource) return;
-    const isService = def.resource === 'services' && def.group === '';
-    if (!(attrs.operation === 'CREATE' || (attrs.operation === 'UPDATE' && isService))) return;
+    if (!(attrs.operation === 'CREATE' || (attrs.operation === 'UPDATE' && chargesUpdates(def.resource, def.group)))) return;
     const cached = cachedQuotasOf(ctx, namespace);
     if (Array.isArray(cached)) return cached.length === 0 ? undefined : charge(ctx, attrs, cached);
     return charge(ctx, attrs, quotasOf(ctx, namespace, cached === 'live'));
