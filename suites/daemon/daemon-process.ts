@@ -3,6 +3,7 @@
 // Each daemon runs in its own process group so that wrappers (npx, shells) and the daemon stop together.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export interface Exit {
@@ -66,6 +67,11 @@ export class DaemonProcess {
     return this.exitValue;
   }
 
+  /** The process (and process group) id; undefined when the spawn failed. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** SIGTERM to the whole process group, SIGKILL if it has not gone after a grace period. */
   async stop(graceMs = 5_000): Promise<Exit> {
     if (this.exitValue) return this.exitValue;
@@ -86,7 +92,64 @@ export class DaemonProcess {
   }
 }
 
-/** Runs the command to completion (or kills it after timeoutMs). */
+/**
+ * How long the processes of group `pgid` waited for a CPU while runnable (the most of any member's main thread), in
+ * ms, from Linux's /proc/<pid>/schedstat; 0 where that is not available. A daemon on a machine whose cores are
+ * busy with other work waits for its turn rather than working; time limits on it leave that wait out.
+ */
+export function runQueueWaitMs(pgid: number | undefined): number {
+  if (!pgid) return 0;
+  let most = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      // Fields after the command name (in parentheses, which may hold spaces): state ppid pgrp ...
+      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (pgrp !== pgid) continue;
+      const waitNs = Number(readFileSync(`/proc/${e}/schedstat`, 'utf8').split(' ')[1]);
+      if (Number.isFinite(waitNs)) most = Math.max(most, waitNs / 1e6);
+    } catch {
+      // Gone meanwhile, or not readable.
+    }
+  }
+  return most;
+}
+
+/**
+ * A time limit judged on the time a process group could work: `limitMs` of wall time minus its wait for a CPU
+ * (runQueueWaitMs), and never more than `hardCapFactor` times `limitMs` of wall time. The same daemon thus gets
+ * the same verdict on an idle machine and on one whose cores other runs keep busy.
+ */
+export class WorkClock {
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly pgid: () => number | undefined,
+    private readonly limitMs: number,
+    private readonly hardCapFactor = 5,
+  ) {}
+
+  get wallMs(): number {
+    return performance.now() - this.started;
+  }
+
+  /** Whether the limit has passed (reads /proc only once the wall time alone has passed it). */
+  expired(): boolean {
+    const wall = this.wallMs;
+    if (wall < this.limitMs) return false;
+    if (wall >= this.limitMs * this.hardCapFactor) return true;
+    return wall - runQueueWaitMs(this.pgid()) >= this.limitMs;
+  }
+}
+
+/** Runs the command to completion (or kills it after timeoutMs of work time: WorkClock). */
 export async function runToExit(
   command: string,
   args: readonly string[],
@@ -95,20 +158,23 @@ export async function runToExit(
 ): Promise<Exit & { stdout: string; stderr: string; timedOut: boolean }> {
   const p = new DaemonProcess(command, args, cwd);
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const clock = new WorkClock(() => p.pid, timeoutMs);
+  const timer = setInterval(() => {
+    if (!clock.expired()) return;
     timedOut = true;
+    clearInterval(timer);
     void p.stop();
-  }, timeoutMs);
+  }, 250);
   const exit = await p.exited;
-  clearTimeout(timer);
+  clearInterval(timer);
   return { ...exit, stdout: p.stdout, stderr: p.stderr, timedOut };
 }
 
 export type ConfigzOutcome = { kind: 'serving'; configz: Record<string, unknown> } | { kind: 'exited'; exit: Exit } | { kind: 'timeout' };
 
-/** Polls http://host:port/configz until it answers 200 with JSON, the process exits, or the time is up. */
 /**
- * Polls the daemon's /configz until it serves, the process exits or the time is up. `isOurs` tells this daemon's
+ * Polls the daemon's /configz until it serves, the process exits or the time is up (`timeoutMs` of work time:
+ * WorkClock). `isOurs` tells this daemon's
  * /configz from another's: a port found free a moment ago may have been taken by a daemon of another check (the
  * suites run side by side); then this one fails to bind and exits, and the caller tries another port.
  */
@@ -119,8 +185,8 @@ export async function waitForConfigz(
   timeoutMs: number,
   isOurs?: (configz: Record<string, unknown>) => boolean,
 ): Promise<ConfigzOutcome> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
+  const clock = new WorkClock(() => p.pid, timeoutMs);
+  while (!clock.expired()) {
     if (p.exit) return { kind: 'exited', exit: p.exit };
     try {
       const res = await fetch(`http://${host}:${port}/configz`, { signal: AbortSignal.timeout(2_000) });
