@@ -1,13 +1,12 @@
 // ServiceAccount (the 1.9 admission plugin, in the recommended --admission-control list). On a pod create:
 //   - a pod naming no service account runs as "default" (spec.serviceAccountName);
 //   - the account must exist: else 403 "service account NS/NAME was not found, retry after the service account is
-//     created" (for "default" the lookup is retried for a moment, as 1.9 does: the controller makes it);
+//     created" (for "default" the lookup is retried for a while, as 1.9 does: the controller makes it);
 //   - unless automountServiceAccountToken is false (the pod's setting first, then the account's), the account's
 //     first referenced token Secret is mounted read-only at /var/run/secrets/kubernetes.io/serviceaccount in every
 //     container and init container that has nothing mounted there, through a secret volume named after the
 //     Secret (made unique when the name is taken); an account without a token yet answers 1.9's ServerTimeout
-//     "No API token found for service account ..." (after the same short wait: the token controller of this
-//     cluster runs within milliseconds, and a test creating a namespace and a pod at once should not race it);
+//     "No API token found for service account ..." (after the same wait as for the default account, below);
 //   - a pod with no imagePullSecrets gets the account's;
 //   - a mirror pod (annotation kubernetes.io/config.mirror) may reference neither a service account nor secrets.
 // The annotation kubernetes.io/enforce-mountable-secrets on an account limits the secrets its pods may reference to
@@ -24,9 +23,14 @@ export const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 const ENFORCE_MOUNTABLE = 'kubernetes.io/enforce-mountable-secrets';
 const TOKEN_TYPE = 'kubernetes.io/service-account-token';
-/** 1.9 tries the default account 10 times, 100-200 ms apart. */
-const LOOKUP_ATTEMPTS = 10;
-const LOOKUP_PAUSE_MS = 150;
+/**
+ * How long a pod create waits for the default account and for an account's token. 1.9 tries the default account
+ * 10 times, 100-200 ms apart (1-2 s), and a token not at all; here the daemon that makes both may share a busy
+ * 2-core machine (or this very process) with the server, and a test that creates a namespace and a pod at once
+ * should not race it: 5 s, polled every 100 ms, after which the answer is 1.9's.
+ */
+const LOOKUP_PAUSE_MS = 100;
+const LOOKUP_ATTEMPTS = 50;
 
 interface Ref { name?: string }
 interface Account extends KubeObject { secrets?: Ref[]; imagePullSecrets?: Ref[]; automountServiceAccountToken?: boolean }
