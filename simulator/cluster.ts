@@ -88,10 +88,23 @@ function credentialFields(c: Credentials | undefined): { cert?: string; key?: st
   return 'token' in c ? { token: c.token } : { cert: c.cert, key: c.key };
 }
 
+/**
+ * Whether the in-process daemon runs the controllers that make service accounts and their tokens (then the API
+ * server's default admission chain has ServiceAccount, which refuses pods until they exist). The last
+ * --controllers among the daemon options wins over `controllers`, as on the daemon's command line.
+ */
+function makesServiceAccounts(opts: SimulatorOptions): boolean {
+  if (!opts.controllers) return false;
+  const flag = [...(opts.controllerArgs ?? [])].reverse().find((a) => a.startsWith('--controllers='));
+  const list = flag ? flag.slice('--controllers='.length).split(',') : opts.controllers === true ? ['*'] : opts.controllers;
+  const on = (name: string) => list.includes(name) || (list.includes('*') && !list.includes(`-${name}`));
+  return on('serviceaccount') && on('serviceaccount-token');
+}
+
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
   const vendor = opts.vendor ?? 'kubernetes';
   const serving = opts.serving ?? (opts.securityFlags ? await buildSecureServing({ ...opts.securityFlags, host: opts.host ?? '127.0.0.1' }) : undefined);
-  const apiOptions = { ...opts, daemonBehind: opts.daemonBehind ?? Boolean(opts.controllers) };
+  const apiOptions = { ...opts, daemonBehind: opts.daemonBehind ?? makesServiceAccounts(opts) };
   const server = await startApiServer(serving ? { ...apiOptions, tls: serving.tls, security: serving.security, postStart: serving.postStart } : apiOptions);
   const { url } = server;
   let daemon: DaemonHandle | undefined;

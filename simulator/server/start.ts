@@ -63,7 +63,8 @@ export interface ApiServerOptions {
    */
   admissionControl?: string | string[];
   /**
-   * A controller daemon runs against this server (startSimulator with controllers): the default admission chain
+   * A controller daemon that makes service accounts and their tokens runs against this server (startSimulator
+   * with the serviceaccount and serviceaccount-token controllers): the default admission chain
    * then has ServiceAccount, whose accounts and tokens only the daemon makes.
    */
   daemonBehind?: boolean;
