@@ -55,9 +55,7 @@ export class SimulatedContainers implements ContainerRuntime {
 
   /** The container's filesystem, made on first use. */
   instance(pod: KubeObject, container: string): Instance {
-    type Status = { name: string; containerID?: string; restartCount?: number };
-    const status = ((pod.status ?? {}) as { containerStatuses?: Status[] }).containerStatuses?.find((s) => s.name === container);
-    const key = `${pod.metadata.uid}/${container}/${status?.containerID ?? status?.restartCount ?? 0}`;
+    const key = instanceKey(pod, container);
     let inst = this.instances.get(key);
     if (inst) {
       this.instances.delete(key);
@@ -72,7 +70,9 @@ export class SimulatedContainers implements ContainerRuntime {
     fs.writeFile('/etc/hosts', Buffer.from(`127.0.0.1\tlocalhost\n${ip ? `${ip}\t${name}\n` : ''}`));
     const workingDir = containerSpecOf(pod, container)?.workingDir;
     if (workingDir) fs.mkdir(resolvePath('/', workingDir), { parents: true });
-    for (const [path, content] of Object.entries(initialFiles(pod, this.config))) {
+    // The kubelet mounts an empty file at terminationMessagePath, so a process can write its message there.
+    const files: Record<string, string> = { [terminationMessagePath(pod, container)]: '', ...initialFiles(pod, this.config) };
+    for (const [path, content] of Object.entries(files)) {
       try {
         const abs = resolvePath('/', path);
         fs.mkdir(abs.slice(0, abs.lastIndexOf('/')) || '/', { parents: true });
@@ -155,6 +155,20 @@ export class SimulatedContainers implements ContainerRuntime {
     return this.responder.connect({ namespace: pod.metadata.namespace ?? 'default', pod: pod.metadata.name ?? '', container: owner.name, port, index: imageDefaults(owner.image)?.index });
   }
 
+  readFile(pod: KubeObject, container: string, path: string): Buffer | undefined {
+    const inst = this.instances.get(instanceKey(pod, container));
+    if (inst) {
+      try {
+        return inst.fs.readFile(resolvePath('/', path));
+      } catch {
+        return undefined;
+      }
+    }
+    // Never exec'd into: the files it started with, without making a filesystem for it.
+    const text = Object.entries(initialFiles(pod, this.config)).find(([p]) => resolvePath('/', p) === resolvePath('/', path))?.[1];
+    return text === undefined ? undefined : Buffer.from(String(text));
+  }
+
   logFile(pod: KubeObject, container: string): string | undefined {
     const path = logFileFor(pod, container, this.config);
     if (!path) return undefined;
@@ -228,6 +242,18 @@ export class SimulatedContainers implements ContainerRuntime {
       child.on('close', (code, signal) => done(code ?? (signal ? 128 + 9 : 1)));
     });
   }
+}
+
+/** One filesystem per container instance: pod uid, container, and the container ID of its current start. */
+function instanceKey(pod: KubeObject, container: string): string {
+  type Status = { name: string; containerID?: string; restartCount?: number };
+  const status = ((pod.status ?? {}) as { containerStatuses?: Status[] }).containerStatuses?.find((s) => s.name === container);
+  return `${pod.metadata.uid}/${container}/${status?.containerID ?? status?.restartCount ?? 0}`;
+}
+
+/** The container's terminationMessagePath (1.9 default /dev/termination-log). */
+function terminationMessagePath(pod: KubeObject, container: string): string {
+  return resolvePath('/', (containerSpecOf(pod, container) as { terminationMessagePath?: string } | undefined)?.terminationMessagePath || '/dev/termination-log');
 }
 
 function startedAt(pod: KubeObject, container: string): number {
