@@ -5,6 +5,7 @@
 import { pythonChecks } from '../testing/python-checks.ts';
 
 pythonChecks('exec and port-forward', 'streams.py', 'pystreams', ['exec_pod_apis', 'exec_exit_codes', 'exec_stdout_and_status', 'portforward_http', 'portforward_declared_port_echo'], {
-  controllers: false,
+  // The serviceaccount controller makes the namespace's default ServiceAccount, which test_pod_apis waits for.
+  controllers: ['serviceaccount'],
   nodes: { count: 1, startMs: 50, log: () => {} },
 });

@@ -1,5 +1,6 @@
 // The streaming half of the kubectl client matrix (simulator/clients/kubectl-streams-*.test.ts): what a user does
-// with the containers of a simulated cluster — exec (with and without -it, exit codes), attach, cp both ways,
+// with the containers of a simulated cluster — exec (with and without -it, exit codes), attach (stdin echoed, the
+// main process's repeated log line streamed), cp both ways,
 // port-forward with an HTTP request through it, proxy to a service, logs -f of configured lines, top pod of a
 // configured usage — and the refusals (unknown container, undeclared port). kubectl 1.32 negotiates its newer
 // WebSocket protocol first, is refused as by a 1.9 server, and falls back to SPDY/3.1; kubectl 1.20 speaks SPDY.
@@ -143,6 +144,19 @@ export function kubectlStreamsMatrix(label: string, probe: ClientProbe): void {
       const r = await k(['attach', '-i', 'box'], 'ping\n');
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^ping$/m);
+    });
+
+    test('attach: the main process\'s repeated log line keeps coming to the attached client', async () => {
+      const at = background(bin, ['-n', NS, 'attach', webPod], cd.env);
+      try {
+        const ticks = () => [...at.out().matchAll(/^tick (\d+)\r?$/gm)].map((m) => Number(m[1]));
+        await eventually('two repeated lines while attached', async () => ticks().length >= 2, 20_000);
+        const seen = ticks();
+        assert.equal(seen[1], seen[0] + 1, at.out());
+        assert.doesNotMatch(at.out(), /configured line/, 'what the container wrote before the attach is not sent again');
+      } finally {
+        at.stop();
+      }
     });
 
     test('cp to the pod and back', async () => {
