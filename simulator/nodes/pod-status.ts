@@ -96,10 +96,14 @@ export function podStatus(pod: KubeObject, v: ContainersView, now: Date = new Da
     ...(v.message ? { message: v.message } : {}),
     containerStatuses: containers.map((c, i) => {
       const image = c.image ?? '';
-      const withID = (st: ContainerState | Record<string, never>, id: string | undefined, message: string | undefined) =>
-        'terminated' in st && (id || message)
-          ? { terminated: { ...st.terminated, ...(message ? { message: podMessageShare(pod, message) } : {}), ...(id ? { containerID: id } : {}) } }
-          : st;
+      // The fields in the order 1.9's Go encoder writes ContainerStateTerminated.
+      const withID = (st: ContainerState | Record<string, never>, id: string | undefined, message: string | undefined) => {
+        if (!('terminated' in st)) return st;
+        const { exitCode, reason, startedAt, finishedAt } = st.terminated;
+        const text = message ?? st.terminated.message;
+        const shared = text ? { message: podMessageShare(pod, text) } : {};
+        return { terminated: { exitCode, reason, ...shared, startedAt, finishedAt, ...(id ? { containerID: id } : {}) } };
+      };
       const state = withID(v.state, v.containerIDs[i], v.messages?.[i]);
       const hasStarted = !('waiting' in v.state) || v.restarts > 0;
       return {
