@@ -96,9 +96,16 @@ export function kubectlStreamsMatrix(label: string, probe: ClientProbe): void {
 
     before(async () => {
       bin = requireClient(probe).path;
-      sim = await startSimulator({ controllers: ['deployment', 'replicaset', 'endpoint'], nodes: { count: 1, startMs: 50, log: () => {} } });
+      // serviceaccount and its token: the ServiceAccount admission plugin (on where controllers run) admits a pod
+      // only once its namespace's default account has a token, as on a real cluster.
+      const controllers = ['deployment', 'replicaset', 'endpoint', 'serviceaccount', 'serviceaccount-token'];
+      sim = await startSimulator({ controllers, nodes: { count: 1, startMs: 50, log: () => {} } });
       cd = clientDir(sim.url, NS);
       await ok(['create', 'namespace', NS]);
+      await eventually('the default service account and its token', async () => {
+        const r = await fetch(`${sim.url}/api/v1/namespaces/${NS}/serviceaccounts/default`);
+        return r.ok && ((await r.json()) as Json).secrets?.length > 0;
+      });
       const file = join(cd.dir, 'streams.yaml');
       writeFileSync(file, MANIFESTS);
       await ok(['apply', '-f', file]);
