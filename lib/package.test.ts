@@ -2,7 +2,8 @@
 // that installs the tarball from the npm cache alone and holds the three consumers: the README's node:test example
 // as an ES module and as CommonJS (each starts a simulator through the test helper, creates a Deployment and waits
 // until it is Available), a TypeScript file checked with `tsc --noEmit` against the declarations (ESM and CommonJS
-// resolution), and `npx cluster-simulator --version`.
+// resolution), `npx cluster-simulator --version` and `npx cluster-conformance --help`, and the test helper under
+// Vitest and Jest themselves (`npx vitest run`, `npx jest`; installed beside it from this repository's lock).
 //
 // Offline: `npm install --offline <tarball>` cannot work here, because `npm ci` fills the cache with the
 // dependencies' tarballs but not with the registry's metadata documents that resolving a version range needs. The
@@ -14,7 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +70,97 @@ export async function check(): Promise<string> {
 }
 `;
 
+/**
+ * The lock paths of packages and everything they depend on, resolved as node does from each package's folder up
+ * (`node_modules/a/node_modules/b`, then `node_modules/b`); optional and peer dependencies the lock holds count too.
+ */
+function closureOf(packages: Record<string, LockEntry>, names: string[]): Set<string> {
+  const found = new Set<string>();
+  const visit = (path: string) => {
+    if (found.has(path) || !packages[path]) return;
+    found.add(path);
+    const e = packages[path] as LockEntry & Record<'dependencies' | 'optionalDependencies' | 'peerDependencies', Record<string, string> | undefined>;
+    for (const dep of Object.keys({ ...e.dependencies, ...e.optionalDependencies, ...e.peerDependencies })) {
+      for (let base = path; ; base = base.slice(0, base.lastIndexOf('/node_modules/'))) {
+        const candidate = `${base}/node_modules/${dep}`;
+        if (packages[candidate]) {
+          visit(candidate);
+          break;
+        }
+        if (!base.includes('/node_modules/')) {
+          visit(`node_modules/${dep}`);
+          break;
+        }
+      }
+    }
+  };
+  for (const name of names) visit(`node_modules/${name}`);
+  return found;
+}
+
+/**
+ * The same helper under Vitest and under Jest, as a user writes it for each: a Deployment made Available (waited
+ * for from before it exists), a WaitTimeoutError, a KubeApiError's code and reason, a fresh namespace per test, a
+ * test that fails on purpose (after writing down its simulator's URL, client config and namespace to RECORD), and
+ * a later test that finds the failed test's namespace deleted. The runner must report 2 passed and 1 failed, end
+ * on its own, and leave no simulator answering and no client config behind.
+ */
+function runnerExample(runner: 'vitest' | 'jest'): string {
+  const head =
+    runner === 'vitest'
+      ? `import { beforeAll, afterAll, beforeEach, afterEach, test, expect } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { useSimulator, deploymentAvailable, KubeApiError, WaitTimeoutError } from 'cluster-api-conformance/testing';
+
+const sim = useSimulator({ beforeAll, afterAll, beforeEach, afterEach });`
+      : `const { writeFileSync } = require('node:fs');
+const { useSimulator, deploymentAvailable, KubeApiError, WaitTimeoutError } = require('cluster-api-conformance/testing');
+
+const sim = useSimulator({ beforeAll, afterAll, beforeEach, afterEach });`;
+  return `${head}
+const seen = [];
+
+test('a Deployment becomes Available', async () => {
+  seen.push(sim.namespace);
+  const deployments = \`/apis/apps/v1/namespaces/\${sim.namespace}/deployments\`;
+  // Waiting starts before the Deployment exists: waitFor follows a watch until it is there and Available.
+  const available = sim.waitFor(\`\${deployments}/web\`, deploymentAvailable);
+  await sim.client.create(deployments, {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+    spec: { replicas: 2, selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.13' }] } } },
+  });
+  const web = await available;
+  expect(web.status.availableReplicas).toBe(2);
+  await expect(sim.waitFor(\`\${deployments}/web\`, () => false, { timeoutMs: 300 })).rejects.toBeInstanceOf(WaitTimeoutError);
+  await expect(sim.client.get(\`\${deployments}/missing\`)).rejects.toMatchObject({ code: 404, reason: 'NotFound' });
+}, 60000);
+
+test('fails on purpose', () => {
+  seen.push(sim.namespace);
+  writeFileSync(process.env.RECORD, JSON.stringify({ url: sim.url, kubeconfigPath: sim.kubeconfigPath, namespace: sim.namespace }));
+  expect('deliberately failing').toBe('passing');
+});
+
+test("the failed test's namespace is deleted, and this one is new", async () => {
+  expect(new Set([...seen, sim.namespace]).size).toBe(3);
+  const old = await sim.client.get(\`/api/v1/namespaces/\${seen[1]}\`).catch((e) => e);
+  expect(String(old instanceof KubeApiError ? old.code : old.status.phase)).toMatch(/^(404|Terminating)$/);
+}, 60000);
+`;
+}
+
+/**
+ * This repository's lock records no `resolved` URLs; without one, npm asks for the package's registry document to
+ * find the tarball, and the cache may hold that document only in a form npm does not reuse offline. The tarball's
+ * registry URL (which the cache is keyed by) is derived from the name and version instead.
+ */
+function registryTarball(path: string, entry: LockEntry): { resolved?: string } {
+  if (entry.resolved || entry.link || !entry.version || !entry.integrity) return {};
+  const name = (entry.name as string | undefined) ?? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+  return { resolved: `https://registry.npmjs.org/${name}/-/${name.slice(name.indexOf('/') + 1)}-${entry.version}.tgz` };
+}
+
 /** A lockfile for `project` that pins the tarball and the dependencies exactly as this repository's lock does. */
 function consumerLock(tarball: string, extraDev: string[]): { pkg: object; lock: object } {
   const own = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Record<string, unknown>;
@@ -89,12 +181,12 @@ function consumerLock(tarball: string, extraDev: string[]): { pkg: object; lock:
       engines: own.engines,
     },
   };
+  const wanted = closureOf(lock.packages, extraDev);
   for (const [path, entry] of Object.entries(lock.packages)) {
     if (path === '') continue;
-    const topName = path.startsWith('node_modules/') && path.lastIndexOf('node_modules/') === 0 ? path.slice('node_modules/'.length) : undefined;
-    if (entry.dev && !(topName && extraDev.includes(topName))) continue;
+    if (entry.dev && !wanted.has(path)) continue;
     const { dev: _dev, ...rest } = entry;
-    packages[path] = rest;
+    packages[path] = { ...rest, ...registryTarball(path, rest) };
   }
   return {
     pkg: { name: 'consumer', version: '1.0.0', private: true, dependencies },
@@ -115,7 +207,7 @@ test('the packed package installs offline and works from ES modules, CommonJS, T
   assert.ok(![...shipped].some((f) => f.endsWith('.test.ts')), 'no test file is shipped');
 
   const project = join(work, 'consumer');
-  const { pkg, lock } = consumerLock(tarball, ['typescript']);
+  const { pkg, lock } = consumerLock(tarball, ['typescript', 'vitest', 'jest']);
   await run('mkdir', ['-p', project]);
   writeFileSync(join(project, 'package.json'), JSON.stringify(pkg, null, 2));
   writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lock, null, 2));
@@ -126,6 +218,8 @@ test('the packed package installs offline and works from ES modules, CommonJS, T
   const example = readmeExample();
   writeFileSync(join(project, 'web.test.mjs'), example);
   writeFileSync(join(project, 'web.test.cjs'), asCommonJs(example));
+  writeFileSync(join(project, 'web.vitest.test.mjs'), runnerExample('vitest'));
+  writeFileSync(join(project, 'web.jest.test.cjs'), runnerExample('jest'));
   writeFileSync(join(project, 'check.mts'), TYPE_CHECK_ESM);
   writeFileSync(join(project, 'check.cts'), TYPE_CHECK_CJS);
   writeFileSync(
@@ -149,4 +243,28 @@ test('the packed package installs offline and works from ES modules, CommonJS, T
   assert.equal(types.stdout, '');
   const own = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
   assert.equal(version.stdout, `cluster-simulator ${own.version} (Kubernetes API v1.9.0, simulated)\n`);
+  const help = await run('npx', ['--offline', 'cluster-conformance', '--help'], { cwd: project, env });
+  assert.match(help.stdout, /^Usage: npx cluster-conformance \[options\]/m, help.stdout);
+  assert.match(help.stdout, /--target URL/);
+
+  // The helper under the real runners, one after the other (each starts a simulator).
+  const runners: Array<[string, string[]]> = [
+    ['vitest', ['--offline', 'vitest', 'run', '--dir', '.', 'web.vitest.test.mjs']],
+    ['jest', ['--offline', 'jest', '--ci', '--config', JSON.stringify({ testMatch: ['**/web.jest.test.cjs'], transform: {} })]],
+  ];
+  for (const [runner, args] of runners) {
+    const record = join(work, `${runner}.json`);
+    const r = await run('npx', args, { cwd: project, env: { ...env, RECORD: record, CI: '1', NO_COLOR: '1' }, timeout: 180_000 }).then(
+      () => assert.fail(`${runner} passed a run with a failing test`),
+      (e: { code?: number; stdout?: string; stderr?: string }) => e,
+    );
+    const out = `${r.stdout}\n${r.stderr}`;
+    assert.equal(r.code, 1, `${runner} exits 1:\n${out}`);
+    assert.match(out, /Tests:?\s+1 failed.*2 passed/, `${runner}: 2 passed, 1 failed:\n${out}`);
+    assert.match(out, /deliberately failing/);
+    assert.doesNotMatch(out, /did not exit|something prevents|close timed out|hanging/i, `${runner} ended on its own`);
+    const seen = JSON.parse(readFileSync(record, 'utf8')) as { url: string; kubeconfigPath: string };
+    assert.equal(existsSync(seen.kubeconfigPath), false, `${runner}: the client config is gone`);
+    await assert.rejects(fetch(`${seen.url}/healthz`), `${runner}: the simulator no longer answers`);
+  }
 });

@@ -37,7 +37,8 @@ export function runConformance(args: readonly string[] = [], options: Conformanc
   const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
   const child = spawn(process.execPath, [tsxCli, SUITES_ENTRY, ...args], {
     cwd: options.cwd,
-    env: (options.env ?? process.env) as NodeJS.ProcessEnv,
+    // The help and the replay lines name the command this package installs (suites/cli/command-name.ts).
+    env: { CLUSTER_CONFORMANCE_COMMAND: 'npx cluster-conformance', ...(options.env ?? process.env) } as NodeJS.ProcessEnv,
     stdio: options.output === 'pipe' ? ['ignore', 'pipe', 'pipe'] : 'inherit',
   });
   let stdout = '';

@@ -176,7 +176,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       const config = c.configFile ? loadContainerConfig(c.configFile) : undefined;
       server.ctx.containers = new SimulatedContainers({ config, localExecDir: c.localExecDir });
       if (config?.usage) server.ctx.settings.usageDefaults = config.usage;
-      nodes = await startNodes(url, { log: () => {}, ...nodeOpts });
+      nodes = await startNodes(url, { log: () => {}, ...nodeOpts, containers: server.ctx.containers });
       // componentstatuses/scheduler: the simulated scheduler runs in this process while the nodes do.
       if (nodes.scheduler) (server.ctx.components ??= new Map()).set('scheduler', async () => ({ healthy: true, message: 'ok' }));
     }

@@ -45,6 +45,11 @@ export interface ContainerRuntime {
   connect(pod: KubeObject, port: number): Promise<Duplex>;
   /** The text of the log file configured for a container (the simulator's config file), if any. */
   logFile?(pod: KubeObject, container: string): string | undefined;
+  /**
+   * A file of the container's current instance as it is now (what exec wrote there, else the files it started
+   * with); undefined when there is no such file. The kubelet reads the termination-message file through it.
+   */
+  readFile?(pod: KubeObject, container: string, path: string): Buffer | undefined;
   /** Stops everything and forgets every container. */
   close?(): void;
 }

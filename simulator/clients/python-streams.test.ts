@@ -5,6 +5,8 @@
 import { pythonChecks } from '../testing/python-checks.ts';
 
 pythonChecks('exec and port-forward', 'streams.py', 'pystreams', ['exec_pod_apis', 'exec_exit_codes', 'exec_stdout_and_status', 'portforward_http', 'portforward_declared_port_echo'], {
-  controllers: false,
+  // The namespace's default ServiceAccount, which test_pod_apis waits for, and its token, without which the
+  // ServiceAccount admission plugin (on where controllers run) refuses pods: the two controllers that make them.
+  controllers: ['serviceaccount', 'serviceaccount-token'],
   nodes: { count: 1, startMs: 50, log: () => {} },
 });

@@ -109,7 +109,9 @@ export async function launchSimulator(o: SimulatorOptions, defaults: LaunchDefau
   } catch (e) {
     serving.stop();
     await store?.close();
-    throw new SimulatorStartError(`cannot start: ${(e as Error).message}`, { cause: e });
+    // The default port is taken most often by another simulator started earlier: say how to get another one.
+    const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ` (another process listens there; --port N, or --port 0 for a free one)` : '';
+    throw new SimulatorStartError(`cannot start: ${(e as Error).message}${busy}`, { cause: e });
   }
   const context = `simulator-${cluster.port}`;
   const creds = serving.admin ? ('token' in serving.admin ? { token: serving.admin.token } : { cert: serving.admin.cert, key: serving.admin.key }) : {};

@@ -15,7 +15,7 @@ import type { KubeObject } from '../api/meta.ts';
 import { ApiClient } from '../client/api-client.ts';
 import { parseKubeconfig } from '../codec/kubeconfig.ts';
 import { makePki, noOpenssl } from '../testing/pki.ts';
-import { ManifestLoadError, SimulatorOptionError, startSimulator, type Simulator } from './index.ts';
+import { ManifestLoadError, SimulatorOptionError, SimulatorStartError, startSimulator, type Simulator } from './index.ts';
 import { mergeClientConfig, writeFileSafely } from './client-config-file.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -140,7 +140,7 @@ test('--load examples/: the Namespace, Deployment, Service, CRD and its object a
   }
 });
 
-test('typed errors: a bad option, a bad manifest, a snapshot option without memory storage', async (t) => {
+test('typed errors: a bad option, a bad manifest, a snapshot option without memory storage, a port in use', async (t) => {
   await assert.rejects(startSimulator({ port: -1 }), (e) => e instanceof SimulatorOptionError && e.option === '--port');
   await assert.rejects(startSimulator({ storage: 'etcd', snapshotLoad: 'x' }), (e) => e instanceof SimulatorOptionError && e.option === '--snapshot-load');
   const dir = scratch(t);
@@ -148,6 +148,11 @@ test('typed errors: a bad option, a bad manifest, a snapshot option without memo
   await assert.rejects(startSimulator({ ...API_ONLY, load: dir }), (e) => e instanceof ManifestLoadError && e.status === 404 && e.file.endsWith('bad.yaml'));
   writeFileSync(join(dir, 'bad.yaml'), 'kind: [\n');
   await assert.rejects(startSimulator({ ...API_ONLY, load: dir }), (e) => e instanceof ManifestLoadError && e.document === -1);
+  // A port already taken (most often by a simulator started earlier) names the way out.
+  const first = await startSimulator({ ...API_ONLY, port: 0 });
+  t.after(() => first.stop());
+  const port = Number(new URL(first.url).port);
+  await assert.rejects(startSimulator({ ...API_ONLY, port }), (e) => e instanceof SimulatorStartError && /EADDRINUSE.*--port 0 for a free one/.test(e.message));
 });
 
 test('--secure: an approved CertificateSigningRequest gets a certificate from the cluster CA', { skip: noOpenssl }, async (t) => {

@@ -15,6 +15,7 @@ import { EventRecorder } from '../client/event-recorder.ts';
 import type { ClientConfig } from '../client/kubeconfig.ts';
 import { Informer, keyOf } from '../client/informer.ts';
 import { SimKubelet, type KubeletOptions } from './kubelet.ts';
+import type { ContainersAccess } from './termination-message.ts';
 import { DEFAULT_NODE_SHAPE, type NodePlacement, type NodeShape } from './node-object.ts';
 import { ANN_NODE_STATE, type NodeState } from './annotations.ts';
 import { SimScheduler } from './scheduler.ts';
@@ -65,6 +66,12 @@ export interface NodesOptions {
    * pods they are 600,000 Event writes, most of a scale run's API work and memory, that no control loop reads.
    */
   events?: boolean;
+  /**
+   * The simulated containers (nodes/containers/, the runtime the API server execs into): the kubelets read the
+   * termination-message file and the configured log file of an ended container through it. Without it, only the
+   * pod's annotations make termination messages.
+   */
+  containers?: ContainersAccess;
   log?: (line: string) => void;
 }
 
@@ -98,6 +105,7 @@ export async function startNodes(apiUrl: string, opts: NodesOptions = {}): Promi
     stopMs: opts.stopMs ?? 100,
     restartBackoffMs: opts.restartBackoffMs ?? 10_000,
     maxRestartBackoffMs: opts.maxRestartBackoffMs ?? 300_000,
+    containers: opts.containers,
     log,
   };
   const count = opts.count ?? 3;

@@ -21,6 +21,7 @@ import { newPodRun, podStages, type PodRun } from './pod-stages.ts';
 import { StageEngine } from './stages.ts';
 import { attachableOf, podVolumes } from '../api/volume-names.ts';
 import { RESOURCE } from '../client/resource-paths.ts';
+import { terminationMessages, type ContainersAccess } from './termination-message.ts';
 
 export interface KubeletOptions extends BehaviourDefaults {
   shape: NodeShape;
@@ -36,6 +37,8 @@ export interface KubeletOptions extends BehaviourDefaults {
   events?: EventRecorder;
   /** Zone and region labels of the Node. */
   placement?: NodePlacement;
+  /** The simulated containers' files and log files, for termination messages (termination-message.ts). */
+  containers?: ContainersAccess;
 }
 
 const isGone = (err: unknown) => err instanceof ApiError && (err.code === 404 || err.code === 409);
@@ -79,7 +82,8 @@ export class SimKubelet {
         crash: (run) => this.crash(run),
         deadlineExceeded: (run) => {
           this.clear(run);
-          this.finish(run, 'Failed', this.terminated(run, 137, 'DeadlineExceeded'), 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
+          const state = this.terminated(run, 137, 'DeadlineExceeded');
+          this.finish(run, 'Failed', state, this.messagesOf(run, state), 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
         },
         confirmDeletion: (run) => this.confirmDeletion(run),
         stopMs: opts.stopMs,
@@ -336,6 +340,7 @@ export class SimKubelet {
       containerIDs: run.view.restarts > 0 ? run.view.containerIDs.map(() => newContainerID()) : run.view.containerIDs,
       phase: 'Running',
       state: { running: { startedAt: now } },
+      messages: undefined,
       ready: run.behaviour.readyAfterMs === 0,
       startTime: run.view.startTime ?? now,
     };
@@ -353,8 +358,17 @@ export class SimKubelet {
     };
   }
 
-  private finish(run: PodRun, phase: 'Succeeded' | 'Failed', state: ContainerState, reason?: string, message?: string): void {
-    run.view = { ...run.view, phase, state, ready: false, reason, message };
+  /** The termination message of each container as it ends in `state` (read before the status is written). */
+  private messagesOf(run: PodRun, state: ContainerState): string[] | undefined {
+    if (!('terminated' in state)) return undefined;
+    const t = state.terminated;
+    const times = { startedAt: Date.parse(t.startedAt), finishedAt: Date.parse(t.finishedAt) };
+    const messages = terminationMessages(run.pod, t.exitCode, times, this.opts.containers);
+    return messages.some((m) => m !== '') ? messages : undefined;
+  }
+
+  private finish(run: PodRun, phase: 'Succeeded' | 'Failed', state: ContainerState, messages: string[] | undefined, reason?: string, message?: string): void {
+    run.view = { ...run.view, phase, state, messages, ready: false, reason, message };
     this.write(run);
     run.chain = run.chain.then(() => {
       run.done = true;
@@ -366,7 +380,8 @@ export class SimKubelet {
   /** Stage complete: the run ended with the pod's exit code, and so did the pod. */
   private complete(run: PodRun): void {
     const code = run.behaviour.exitCode;
-    this.finish(run, code === 0 ? 'Succeeded' : 'Failed', this.terminated(run, code));
+    const state = this.terminated(run, code);
+    this.finish(run, code === 0 ? 'Succeeded' : 'Failed', state, this.messagesOf(run, state));
   }
 
   /** Stage crash: restarted in place; the dead container becomes lastState, a back-off passes (stage restart). */
@@ -378,6 +393,7 @@ export class SimKubelet {
       ...run.view,
       state: { waiting: { reason: 'CrashLoopBackOff', message: `Back-off ${Math.round(backoff / 1000)}s restarting failed container` } },
       lastState: state,
+      lastMessages: this.messagesOf(run, state),
       ready: false,
       restarts: run.view.restarts + 1,
       lastContainerIDs: run.view.containerIDs,

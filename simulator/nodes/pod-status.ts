@@ -1,11 +1,12 @@
 // Pod status as a 1.9 kubelet reports it, built from what the simulated containers are doing: phase,
 // conditions Initialized / Ready / PodScheduled (reasons ContainersNotReady and PodCompleted as the real
 // GeneratePodReadyCondition gives them), containerStatuses with state, lastState, ready, restartCount,
-// image, imageID and containerID, hostIP, podIP, startTime.
+// image, imageID and containerID, termination messages (termination-message.ts), hostIP, podIP, startTime.
 
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../api/meta.ts';
 import { rfc3339 } from './node-object.ts';
+import { podMessageShare } from './termination-message.ts';
 
 /** Spec 8.1: restartCount is capped at 5 by garbage collection of dead containers. */
 export const RESTART_COUNT_CAP = 5;
@@ -24,6 +25,9 @@ export interface ContainersView {
   /** Per container: the current container's id, and the previous one's (for lastState). */
   containerIDs: string[];
   lastContainerIDs: string[];
+  /** Per container: the termination message of a terminated state, and of lastState (termination-message.ts). */
+  messages?: string[];
+  lastMessages?: string[];
   hostIP: string;
   podIP?: string;
   startTime?: string;
@@ -92,14 +96,20 @@ export function podStatus(pod: KubeObject, v: ContainersView, now: Date = new Da
     ...(v.message ? { message: v.message } : {}),
     containerStatuses: containers.map((c, i) => {
       const image = c.image ?? '';
-      const withID = (st: ContainerState | Record<string, never>, id: string | undefined) =>
-        'terminated' in st && id ? { terminated: { ...st.terminated, containerID: id } } : st;
-      const state = withID(v.state, v.containerIDs[i]);
+      // The fields in the order 1.9's Go encoder writes ContainerStateTerminated.
+      const withID = (st: ContainerState | Record<string, never>, id: string | undefined, message: string | undefined) => {
+        if (!('terminated' in st)) return st;
+        const { exitCode, reason, startedAt, finishedAt } = st.terminated;
+        const text = message ?? st.terminated.message;
+        const shared = text ? { message: podMessageShare(pod, text) } : {};
+        return { terminated: { exitCode, reason, ...shared, startedAt, finishedAt, ...(id ? { containerID: id } : {}) } };
+      };
+      const state = withID(v.state, v.containerIDs[i], v.messages?.[i]);
       const hasStarted = !('waiting' in v.state) || v.restarts > 0;
       return {
         name: c.name ?? '',
         state,
-        lastState: withID(v.lastState, v.lastContainerIDs[i]),
+        lastState: withID(v.lastState, v.lastContainerIDs[i], v.lastMessages?.[i]),
         ready: v.ready && !terminal,
         restartCount: Math.min(v.restarts, RESTART_COUNT_CAP),
         image,

@@ -1,5 +1,6 @@
 // The streaming half of the kubectl client matrix (simulator/clients/kubectl-streams-*.test.ts): what a user does
-// with the containers of a simulated cluster — exec (with and without -it, exit codes), attach, cp both ways,
+// with the containers of a simulated cluster — exec (with and without -it, exit codes), attach (stdin echoed, the
+// main process's repeated log line streamed), cp both ways,
 // port-forward with an HTTP request through it, proxy to a service, logs -f of configured lines, top pod of a
 // configured usage — and the refusals (unknown container, undeclared port). kubectl 1.32 negotiates its newer
 // WebSocket protocol first, is refused as by a 1.9 server, and falls back to SPDY/3.1; kubectl 1.20 speaks SPDY.
@@ -95,9 +96,16 @@ export function kubectlStreamsMatrix(label: string, probe: ClientProbe): void {
 
     before(async () => {
       bin = requireClient(probe).path;
-      sim = await startSimulator({ controllers: ['deployment', 'replicaset', 'endpoint'], nodes: { count: 1, startMs: 50, log: () => {} } });
+      // serviceaccount and its token: the ServiceAccount admission plugin (on where controllers run) admits a pod
+      // only once its namespace's default account has a token, as on a real cluster.
+      const controllers = ['deployment', 'replicaset', 'endpoint', 'serviceaccount', 'serviceaccount-token'];
+      sim = await startSimulator({ controllers, nodes: { count: 1, startMs: 50, log: () => {} } });
       cd = clientDir(sim.url, NS);
       await ok(['create', 'namespace', NS]);
+      await eventually('the default service account and its token', async () => {
+        const r = await fetch(`${sim.url}/api/v1/namespaces/${NS}/serviceaccounts/default`);
+        return r.ok && ((await r.json()) as Json).secrets?.length > 0;
+      });
       const file = join(cd.dir, 'streams.yaml');
       writeFileSync(file, MANIFESTS);
       await ok(['apply', '-f', file]);
@@ -143,6 +151,19 @@ export function kubectlStreamsMatrix(label: string, probe: ClientProbe): void {
       const r = await k(['attach', '-i', 'box'], 'ping\n');
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^ping$/m);
+    });
+
+    test('attach: the main process\'s repeated log line keeps coming to the attached client', async () => {
+      const at = background(bin, ['-n', NS, 'attach', webPod], cd.env);
+      try {
+        const ticks = () => [...at.out().matchAll(/^tick (\d+)\r?$/gm)].map((m) => Number(m[1]));
+        await eventually('two repeated lines while attached', async () => ticks().length >= 2, 20_000);
+        const seen = ticks();
+        assert.equal(seen[1], seen[0] + 1, at.out());
+        assert.doesNotMatch(at.out(), /configured line/, 'what the container wrote before the attach is not sent again');
+      } finally {
+        at.stop();
+      }
     });
 
     test('cp to the pod and back', async () => {

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { parseReplay, type ReplaySpec } from '../harness/run-context.ts';
 import { PROFILES, type Profile } from '../harness/profile.ts';
+import { COMMAND } from './command-name.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -152,8 +153,8 @@ export function parseCliArgs(argv: string[]): CliOptions {
 
 export const HELP = `Conformance harness for the cluster resource API.
 
-Usage: npx tsx suites [options]
-       npx tsx suites report [--from results.json ...] [--report-dir DIR]   redraw index.html (several --from: a matrix)
+Usage: ${COMMAND} [options]
+       ${COMMAND} report [--from results.json ...] [--report-dir DIR]   redraw index.html (several --from: a matrix)
 
 Target
   --target URL                 API base URL; without it an embedded simulator is started on a free port

@@ -23,6 +23,7 @@ import { profileLabel, profileOf, runProfiles, runsCheck } from '../harness/prof
 import { HISTORY_WAIT_MS } from '../harness/list-watch.ts';
 import { reportCommand } from './report.ts';
 import type { RunningSimulator } from '../../simulator/cluster.ts';
+import { COMMAND } from './command-name.ts';
 
 // For the catalog file of a build of this command (harness/engine.ts compileSuites starts a process that loads it).
 export { writeCatalogFile } from '../harness/catalog.ts';
@@ -161,7 +162,7 @@ function discoveryList(res: RawResponse, field: string): string {
 }
 
 function replayBase(options: CliOptions, embedded: boolean, url: string | undefined): string {
-  const parts = ['npx tsx suites'];
+  const parts = [COMMAND];
   if (!embedded) {
     if (options.kubeconfig) parts.push(`--kubeconfig '${options.kubeconfig}'`);
     if (options.target || !options.kubeconfig) parts.push(`--target '${url}'`);

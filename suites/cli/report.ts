@@ -9,10 +9,11 @@ import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { resultsJsonSchema, RESULTS_FORMAT_VERSION, type ConformanceResults } from '../report/results-schema.ts';
 import { writeHtmlReport } from '../report/html-write.ts';
+import { COMMAND } from './command-name.ts';
 
 export const REPORT_HELP = `Draws the HTML coverage report from saved results.
 
-Usage: npx tsx suites report [--from results.json ...] [--report-dir DIR]
+Usage: ${COMMAND} report [--from results.json ...] [--report-dir DIR]
 
   --from FILE        a results.json (repeatable: several targets become the columns of one matrix);
                      default DIR/results.json

@@ -2,11 +2,15 @@
 
 Run by simulator/clients/python-streams.test.ts as `python3 streams.py KUBECONFIG NAMESPACE`. The checks follow
 the scenarios of the client's own end-to-end tests test_pod_apis, test_exit_code and test_portforward_http
-(a busybox pod whose shell runs loops and command substitution, an interactive shell over stdin, the exit codes
-of false / sh -c 'sleep 1; exit 3' / true / ls, and urllib fetching nginx's page through a forwarded port),
-written here in our own words. One JSON line per check, as matrix.py prints them.
+(the namespace's default service account, a busybox pod whose shell runs loops and command substitution, gzip's
+binary output, uptime, an interactive shell over stdin as text and as bytes, the pods of all namespaces, the
+exit codes of false / sh -c 'sleep 1; exit 3' / true / ls, urllib fetching nginx's page through a forwarded
+port, and the pods deleted), written here in our own words. One JSON line per check, as matrix.py prints them.
 """
 
+import base64
+import gzip
+import inspect
 import json
 import socket
 import sys
@@ -15,7 +19,8 @@ import urllib.request
 
 from kubernetes import client, config
 from kubernetes.stream import portforward, stream
-from kubernetes.stream.ws_client import ERROR_CHANNEL
+from kubernetes.client.rest import ApiException
+from kubernetes.stream.ws_client import ERROR_CHANNEL, WSClient
 
 from checklib import run_checks
 
@@ -48,24 +53,36 @@ def settle(resp, done, seconds=5):
         resp.update(timeout=0.05)
 
 
-@check
-def exec_pod_apis():
-    running_pod("busybox-apis", {"name": "sleep", "image": "busybox", "args": ["/bin/sh", "-c", "while true;do date;sleep 5; done"]})
-    out = stream(core.connect_get_namespaced_pod_exec, "busybox-apis", NS, command=["/bin/sh", "-c", "for i in $(seq 1 3); do date; done"],
-                 stderr=False, stdin=False, stdout=True, tty=False)
-    assert len(out.splitlines()) == 3, repr(out)
-    out = stream(core.connect_post_namespaced_pod_exec, "busybox-apis", NS, command="uptime", stderr=False, stdin=False, stdout=True, tty=False)
-    assert len(out.splitlines()) == 1, repr(out)
-    # An interactive shell fed through stdin, stdout and stderr apart, then its Success status on the error channel.
-    resp = stream(core.connect_post_namespaced_pod_exec, "busybox-apis", NS, command="/bin/sh", stderr=True, stdin=True, stdout=True, tty=False,
-                  _preload_content=False)
-    resp.write_stdin("echo line one\n")
-    assert resp.readline_stdout(timeout=5) == "line one"
+# Newer clients read exec output as bytes with binary=True; python3-kubernetes 22.6 decodes every frame as UTF-8.
+BINARY = "binary" in inspect.signature(WSClient.__init__).parameters
+
+
+def default_service_account():
+    """The namespace's default ServiceAccount, made by the serviceaccount controller, as the e2e tests wait for it."""
+    deadline = time.time() + 30
+    while True:
+        try:
+            return core.read_namespaced_service_account("default", NS)
+        except ApiException as e:
+            if e.status != 404 or time.time() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def interactive_shell(pod, as_bytes):
+    """An interactive shell fed through stdin, stdout and stderr apart, then its Success status on the error channel."""
+    extra = {"binary": True} if BINARY and as_bytes else {}
+    resp = stream(core.connect_post_namespaced_pod_exec, pod, NS, command=["/bin/sh"], stderr=True, stdin=True, stdout=True, tty=False,
+                  _preload_content=False, **extra)
+    sent = (lambda t: t.encode()) if as_bytes else (lambda t: t)
+    read = (lambda t: t.encode()) if extra else (lambda t: t)
+    resp.write_stdin(sent("echo line one\n"))
+    assert resp.readline_stdout(timeout=5) == read("line one")
     assert not resp.peek_stderr()
-    resp.write_stdin("echo line two >&2\n")
-    assert resp.readline_stderr(timeout=5) == "line two"
+    resp.write_stdin(sent("echo line two >&2\n"))
+    assert resp.readline_stderr(timeout=5) == read("line two")
     assert not resp.peek_stdout()
-    resp.write_stdin("exit\n")
+    resp.write_stdin(sent("exit\n"))
     # The upstream test calls update(timeout=5) once for the status and once for the close; python3-kubernetes
     # 22.6 polls that timeout in milliseconds, so on a loaded machine 5 ms can pass before the answer is there.
     # The same reads, each given its 5 seconds:
@@ -74,7 +91,34 @@ def exec_pod_apis():
     assert status["status"] == "Success", status
     settle(resp, lambda: not resp.is_open())
     assert not resp.is_open()
-    return "3 dates, uptime, interactive shell"
+
+
+@check
+def exec_pod_apis():
+    assert default_service_account().metadata.name == "default"
+    created = running_pod("busybox-apis", {"name": "sleep", "image": "busybox", "args": ["/bin/sh", "-c", "while true;do date;sleep 5; done"]})
+    assert created.status.phase
+    out = stream(core.connect_get_namespaced_pod_exec, "busybox-apis", NS, command=["/bin/sh", "-c", "for i in $(seq 1 3); do date; done"],
+                 stderr=False, stdin=False, stdout=True, tty=False)
+    assert isinstance(out, str) and len(out.splitlines()) == 3, repr(out)
+    # gzip's binary output: as bytes where the client can read them, else through base64 (22.6 decodes as text).
+    if BINARY:
+        out = stream(core.connect_get_namespaced_pod_exec, "busybox-apis", NS, command=["/bin/sh", "-c", 'echo -n "This is a test string" | gzip'],
+                     stderr=False, stdin=False, stdout=True, tty=False, binary=True)
+        assert isinstance(out, bytes), type(out)
+        gzipped = out
+    else:
+        out = stream(core.connect_get_namespaced_pod_exec, "busybox-apis", NS, command=["/bin/sh", "-c", 'echo -n "This is a test string" | gzip | base64'],
+                     stderr=False, stdin=False, stdout=True, tty=False)
+        gzipped = base64.b64decode(out)
+    assert gzip.decompress(gzipped).decode("utf-8") == "This is a test string", repr(gzipped)
+    out = stream(core.connect_post_namespaced_pod_exec, "busybox-apis", NS, command=["uptime"], stderr=False, stdin=False, stdout=True, tty=False)
+    assert len(out.splitlines()) == 1, repr(out)
+    interactive_shell("busybox-apis", False)
+    interactive_shell("busybox-apis", True)
+    assert len(core.list_pod_for_all_namespaces().items) > 0
+    core.delete_namespaced_pod("busybox-apis", NS, body={})
+    return "default service account, 3 dates, gzip%s, uptime, interactive shell as text and bytes, delete" % (" (bytes)" if BINARY else " | base64")
 
 
 @check
@@ -87,6 +131,7 @@ def exec_exit_codes():
         assert resp.returncode is None
         resp.run_forever(timeout=10)
         assert resp.returncode == expected, (command, resp.returncode)
+        assert resp.returncode == expected, "returncode read twice"
         got.append(resp.returncode)
     return "exit codes %s" % got
 
@@ -118,8 +163,9 @@ def portforward_http():
         html = response.read().decode("utf-8")
     finally:
         socket.create_connection = original
-    assert response.status == 200, response.status
+    assert response.code == 200, response.code
     assert "<h1>Welcome to nginx!</h1>" in html, html
+    core.delete_namespaced_pod("nginx-forward", NS, body={})
     return "nginx page through port 80"
 
 

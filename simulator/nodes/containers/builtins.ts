@@ -1,11 +1,12 @@
 // The commands of a simulated container, each a function over its MemFs and environment with busybox's
 // messages and exit codes: sh, echo, printf, cat, ls, env, printenv, true, false, exit, sleep, mkdir, rm, rmdir,
 // touch, cp, mv, pwd, cd, hostname, head, tail, wc, grep, test/[, export, unset, seq, date, uptime, id, whoami,
-// uname, tar.
+// uname, tar; gzip, gunzip, zcat and base64 from compress.ts.
 
 import { FsError, resolvePath, type MemFs } from './memfs.ts';
 import { createTar, extractTar, readTar } from './tar.ts';
 import { readAll, Shell, type Builtin, type Input, type ShellState, type Stdio } from './shell.ts';
+import { COMPRESSION } from './compress.ts';
 
 const abs = (sh: ShellState, p: string) => resolvePath(sh.cwd, p);
 
@@ -470,6 +471,7 @@ export const BUILTINS: Record<string, Builtin> = {
   async ash(args, io, sh) {
     return runSh(args, io, sh);
   },
+  ...COMPRESSION,
 };
 
 async function headTail(cmd: 'head' | 'tail', args: string[], io: Stdio, sh: ShellState): Promise<number> {

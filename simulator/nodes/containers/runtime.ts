@@ -5,8 +5,9 @@
 //
 // exec: a scripted answer when one matches (config.ts); else, with `localExec`, a real process on the host in a
 // per-container directory; else the built-in command (builtins.ts), with busybox's messages, or exit 126 with the
-// runtime's message when there is no such command. attach: joins the main process, which echoes what it reads
-// on stdin (a simulated container writes nothing else to an attached client). connect: a declared containerPort
+// runtime's message when there is no such command. attach: joins the main process, whose output reaches the
+// client from then on (its repeated log line as each comes due) and which echoes what it reads on stdin when
+// the container has `stdin: true`. connect: a declared containerPort
 // (or one the image exposes, images.ts) is answered by the responder (responder.ts) or the configured address;
 // any other port is refused as socat refuses it on a real node.
 
@@ -25,6 +26,7 @@ import { containerEnv, containerSpecOf } from './environment.ts';
 import { forwardAddress, initialFiles, logFileFor, scriptedAnswer, type ContainerConfig } from './config.ts';
 import { Responder } from './responder.ts';
 import { imageDefaults } from './images.ts';
+import { repeatedLine, repeatedText } from '../../api/container-log.ts';
 
 export interface SimulatedContainersOptions {
   /** The cluster-wide configuration (`--container-config`). */
@@ -55,9 +57,7 @@ export class SimulatedContainers implements ContainerRuntime {
 
   /** The container's filesystem, made on first use. */
   instance(pod: KubeObject, container: string): Instance {
-    type Status = { name: string; containerID?: string; restartCount?: number };
-    const status = ((pod.status ?? {}) as { containerStatuses?: Status[] }).containerStatuses?.find((s) => s.name === container);
-    const key = `${pod.metadata.uid}/${container}/${status?.containerID ?? status?.restartCount ?? 0}`;
+    const key = instanceKey(pod, container);
     let inst = this.instances.get(key);
     if (inst) {
       this.instances.delete(key);
@@ -72,7 +72,9 @@ export class SimulatedContainers implements ContainerRuntime {
     fs.writeFile('/etc/hosts', Buffer.from(`127.0.0.1\tlocalhost\n${ip ? `${ip}\t${name}\n` : ''}`));
     const workingDir = containerSpecOf(pod, container)?.workingDir;
     if (workingDir) fs.mkdir(resolvePath('/', workingDir), { parents: true });
-    for (const [path, content] of Object.entries(initialFiles(pod, this.config))) {
+    // The kubelet mounts an empty file at terminationMessagePath, so a process can write its message there.
+    const files: Record<string, string> = { [terminationMessagePath(pod, container)]: '', ...initialFiles(pod, this.config) };
+    for (const [path, content] of Object.entries(files)) {
       try {
         const abs = resolvePath('/', path);
         fs.mkdir(abs.slice(0, abs.lastIndexOf('/')) || '/', { parents: true });
@@ -125,13 +127,42 @@ export class SimulatedContainers implements ContainerRuntime {
 
   async attach(target: ContainerTarget, io: ProcessIO): Promise<number | undefined> {
     const stdio = this.stdio(io);
-    if (!io.stdin) {
-      await new Promise<void>((r) => (io.signal.aborted ? r() : io.signal.addEventListener('abort', () => r())));
+    const stopOutput = this.mainOutput(target, stdio.stdout, io.signal);
+    try {
+      if (!io.stdin) {
+        await new Promise<void>((r) => (io.signal.aborted ? r() : io.signal.addEventListener('abort', () => r(), { once: true })));
+        return undefined;
+      }
+      // The main process echoes what it reads on stdin, until the client closes it (kubectl attach -i, then EOF);
+      // a container without `stdin: true` has no stdin open, so what the client sends reaches nothing.
+      const echoes = (containerSpecOf(target.pod, target.container) as { stdin?: boolean } | undefined)?.stdin === true;
+      for (let c = await stdio.stdin.read(); c && !io.signal.aborted; c = await stdio.stdin.read()) if (echoes) await stdio.stdout(c);
       return undefined;
+    } finally {
+      stopOutput();
     }
-    for (let c = await stdio.stdin.read(); c && !io.signal.aborted; c = await stdio.stdin.read()) await stdio.stdout(c);
-    void target;
-    return undefined;
+  }
+
+  /**
+   * What the main process writes while a client is attached: its repeated log line (`log-repeat`,
+   * ../../api/container-log.ts) each time one comes due, numbered as `kubectl logs` numbers it. The lines
+   * written before the client attached are not sent again, as on a real node. Returns the stop.
+   */
+  private mainOutput(target: ContainerTarget, stdout: Output, signal: AbortSignal): () => void {
+    const repeat = repeatedLine(target.pod, target.container);
+    if (!repeat) return () => {};
+    const start = startedAt(target.pod, target.container);
+    let n = Math.floor((Date.now() - start) / repeat.periodMs) + 1;
+    let timer: NodeJS.Timeout | undefined;
+    const next = () => {
+      timer = setTimeout(() => {
+        if (signal.aborted) return;
+        void stdout(`${repeatedText(repeat.line, n++)}\n`);
+        next();
+      }, Math.max(0, start + n * repeat.periodMs - Date.now()));
+    };
+    next();
+    return () => clearTimeout(timer);
   }
 
   async connect(pod: KubeObject, port: number): Promise<Duplex> {
@@ -153,6 +184,20 @@ export class SimulatedContainers implements ContainerRuntime {
       containers.find((c) => imageDefaults(c.image)?.ports.includes(port));
     if (!owner) throw new Error(`exit status 1: socat E connect(5, AF=2 127.0.0.1:${port}, 16): Connection refused`);
     return this.responder.connect({ namespace: pod.metadata.namespace ?? 'default', pod: pod.metadata.name ?? '', container: owner.name, port, index: imageDefaults(owner.image)?.index });
+  }
+
+  readFile(pod: KubeObject, container: string, path: string): Buffer | undefined {
+    const inst = this.instances.get(instanceKey(pod, container));
+    if (inst) {
+      try {
+        return inst.fs.readFile(resolvePath('/', path));
+      } catch {
+        return undefined;
+      }
+    }
+    // Never exec'd into: the files it started with, without making a filesystem for it.
+    const text = Object.entries(initialFiles(pod, this.config)).find(([p]) => resolvePath('/', p) === resolvePath('/', path))?.[1];
+    return text === undefined ? undefined : Buffer.from(String(text));
   }
 
   logFile(pod: KubeObject, container: string): string | undefined {
@@ -228,6 +273,18 @@ export class SimulatedContainers implements ContainerRuntime {
       child.on('close', (code, signal) => done(code ?? (signal ? 128 + 9 : 1)));
     });
   }
+}
+
+/** One filesystem per container instance: pod uid, container, and the container ID of its current start. */
+function instanceKey(pod: KubeObject, container: string): string {
+  type Status = { name: string; containerID?: string; restartCount?: number };
+  const status = ((pod.status ?? {}) as { containerStatuses?: Status[] }).containerStatuses?.find((s) => s.name === container);
+  return `${pod.metadata.uid}/${container}/${status?.containerID ?? status?.restartCount ?? 0}`;
+}
+
+/** The container's terminationMessagePath (1.9 default /dev/termination-log). */
+function terminationMessagePath(pod: KubeObject, container: string): string {
+  return resolvePath('/', (containerSpecOf(pod, container) as { terminationMessagePath?: string } | undefined)?.terminationMessagePath || '/dev/termination-log');
 }
 
 function startedAt(pod: KubeObject, container: string): number {

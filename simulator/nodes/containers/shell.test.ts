@@ -4,6 +4,7 @@ import { MemFs } from './memfs.ts';
 import { BUILTINS } from './builtins.ts';
 import { bufferInput, Shell, type ShellState } from './shell.ts';
 import { createTar, readTar } from './tar.ts';
+import { gunzipSync } from 'node:zlib';
 
 async function sh(script: string, opts: { fs?: MemFs; stdin?: string; env?: Record<string, string> } = {}) {
   const fs = opts.fs ?? new MemFs();
@@ -88,4 +89,25 @@ test('tar round trip as kubectl cp uses it', async () => {
   lf.mkdir('/d');
   lf.writeFile(long, Buffer.from('x'));
   assert.deepEqual(readTar(createTar(lf, '/', [long], () => {})).map((m) => m.name), [long.slice(1)]);
+});
+
+test('gzip, gunzip, zcat and base64: filters and files', async () => {
+  const fs = new MemFs();
+  const state: ShellState = { fs, env: new Map(), cwd: '/', status: 0, signal: new AbortController().signal, hostname: 'pod-1', startedAt: Date.now() };
+  const chunks: Buffer[] = [];
+  const code = await new Shell(BUILTINS, state).run('echo -n "This is a test string" | gzip', {
+    stdin: bufferInput(Buffer.alloc(0)),
+    stdout: async (d) => void chunks.push(Buffer.from(d)),
+    stderr: async () => {},
+  });
+  assert.equal(code, 0);
+  assert.equal(gunzipSync(Buffer.concat(chunks)).toString(), 'This is a test string');
+  assert.equal((await sh('echo -n hello | gzip | gunzip')).stdout, 'hello');
+  assert.equal((await sh('echo -n hello | gzip | base64 | base64 -d | zcat')).stdout, 'hello');
+  assert.equal((await sh('echo -n hi | base64')).stdout, 'aGk=\n');
+  const r = await sh('echo data > /f && gzip /f && ls / && gunzip /f.gz && cat /f && gzip -c /f | gzip -d', { fs });
+  assert.equal(r.stdout, 'f.gz\ndata\ndata\n');
+  const bad = await sh('echo plain | gunzip');
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /^gunzip: standard input: /);
 });

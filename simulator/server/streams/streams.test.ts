@@ -56,8 +56,10 @@ describe('streams: exec, attach, portforward over WebSocket', () => {
     server.ctx.containers = new SimulatedContainers();
     server.ctx.settings.streamLimits = { total: 2 };
     ws = server.url.replace('http', 'ws');
-    const spec = { containers: [{ name: 'main', image: 'busybox', ports: [{ containerPort: 8080 }], env: [{ name: 'NS', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }] }, { name: 'side', image: 'busybox' }] };
-    assert.equal((await call('POST', PODS, { metadata: { name: 'p' }, spec })).status, 201);
+    const env = [{ name: 'NS', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }];
+    const spec = { containers: [{ name: 'main', image: 'busybox', stdin: true, ports: [{ containerPort: 8080 }], env }, { name: 'side', image: 'busybox' }] };
+    const annotations = { 'simulator.cluster.local/log-repeat.side': '100ms tick {n}' };
+    assert.equal((await call('POST', PODS, { metadata: { name: 'p', annotations }, spec })).status, 201);
     assert.equal((await call('POST', `${PODS}/p/binding`, { target: { kind: 'Node', name: 'n1' } })).status, 201);
     const running = { startedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
     const containerStatuses = ['main', 'side'].map((name) => ({ name, ready: true, restartCount: 0, image: 'busybox', imageID: '', containerID: `sim://${name}`, state: { running } }));
@@ -152,6 +154,21 @@ describe('streams: exec, attach, portforward over WebSocket', () => {
     const deadline = Date.now() + 5000;
     while (text(s, 1) !== 'hello' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.equal(text(s, 1), 'hello');
+    s.ws.close();
+    await s.closed;
+  });
+
+  test('attach: the main process\'s repeated line reaches the client as each comes due; stdin reaches nothing without stdin: true', async () => {
+    const s = (await open(`${ws}${PODS}/p/attach?container=side&stdin=true&stdout=true`, 'v4.channel.k8s.io')) as Session;
+    s.ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('not echoed\n')]));
+    const ticks = () => [...text(s, 1).matchAll(/^tick (\d+)$/gm)].map((m) => Number(m[1]));
+    const deadline = Date.now() + 5000;
+    while (ticks().length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const seen = ticks();
+    assert.ok(seen.length >= 3, text(s, 1));
+    assert.deepEqual(seen, seen.map((_, i) => seen[0] + i), 'consecutive numbers, as logs -f shows them');
+    assert.ok(seen[0] > 1, 'the lines written before the client attached are not sent');
+    assert.doesNotMatch(text(s, 1), /not echoed/);
     s.ws.close();
     await s.closed;
   });

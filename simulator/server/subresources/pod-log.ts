@@ -1,8 +1,8 @@
 // pods/log, and pods/exec|attach|portforward, for simulated nodes. The simulated kubelets run no processes, so a
-// container's output is simulated from the pod itself: each container start (status.containerStatuses: the
-// current instance's state.running|terminated.startedAt, the previous one's lastState.terminated) writes the
-// lines of the pod's annotation `simulator.cluster.local/log` ("\n" separates lines; a pod template's annotation
-// reaches its pods), or by default one line naming the container and its image, stamped with the start time.
+// container's output is simulated from the pod itself (../../api/container-log.ts): each container start
+// (status.containerStatuses: the current instance's state.running|terminated.startedAt, the previous one's
+// lastState.terminated) writes the lines of the pod's `simulator.cluster.local/log` annotation or configured
+// file, or by default one line naming the container and its image, then its `log-repeat` line every period.
 // The real options apply: container, follow, previous, sinceSeconds, sinceTime, tailLines, timestamps,
 // limitBytes, and the real errors: 400 for a missing or unknown container name, a container that has not
 // started, or no previous instance. (exec, attach and portforward: streams/.)
@@ -14,8 +14,7 @@ import type { ResourceRequest, ServerContext } from '../context.ts';
 import { canonicalTime } from '../shape-check.ts';
 import { queryBool, queryInt } from '../query-params.ts';
 import { getStored } from '../registry/storage.ts';
-
-export const LOG_ANNOTATION = 'simulator.cluster.local/log';
+import { annotationFor, containerLogLines, LOG_ANNOTATION, type LogLine } from '../../api/container-log.ts';
 
 const PODS = { group: '', resource: 'pods' };
 
@@ -110,51 +109,14 @@ function finished(t: string | undefined): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-export const LOG_REPEAT_ANNOTATION = 'simulator.cluster.local/log-repeat';
-/** Most repeated lines one instance is taken to have written (older ones are rotated away, as by the kubelet). */
-const MAX_REPEATED_LINES = 100_000;
-
-/** A pod annotation for one container (`<key>.<container>`) or, failing that, for all of them. */
-function annotationFor(pod: KubeObject, key: string, container: string): string | undefined {
-  const a = pod.metadata.annotations ?? {};
-  return a[`${key}.${container}`] ?? a[key];
+/** What one instance of the container wrote until `now` (or its end): ../../api/container-log.ts. */
+function linesOf(ctx: ServerContext, pod: KubeObject, c: ContainerSpec, inst: Instance, now: number): LogLine[] {
+  const file = annotationFor(pod, LOG_ANNOTATION, c.name) === undefined ? ctx.containers?.logFile?.(pod, c.name) : undefined;
+  const end = inst.finishedAt !== undefined ? Math.min(now, inst.finishedAt) : now;
+  return containerLogLines(pod, c, Date.parse(inst.startedAt), end, file);
 }
 
-/** `PERIOD LINE` (Go duration, then the text; `{n}` counts from 1). */
-function parseRepeat(text: string | undefined): { periodMs: number; line: string } | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)(ms|s|m|h)\s+(.*)$/s.exec(text ?? '');
-  if (!m) return undefined;
-  const periodMs = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
-  return periodMs >= 10 ? { periodMs, line: m[3] } : undefined;
-}
-
-/**
- * What one instance of the container wrote until `now` (or its end): the lines of the `log` annotation, of the
- * configured file (ctx.containers.logFile) or, without either, one line naming the container and its image, all
- * at its start; then the `log-repeat` line every period.
- */
-function linesOf(ctx: ServerContext, pod: KubeObject, c: ContainerSpec, inst: Instance, now: number): Array<{ at: number; text: string }> {
-  const annotation = annotationFor(pod, LOG_ANNOTATION, c.name);
-  const file = annotation === undefined ? ctx.containers?.logFile?.(pod, c.name) : undefined;
-  const literal = annotation ?? file;
-  const repeat = parseRepeat(annotationFor(pod, LOG_REPEAT_ANNOTATION, c.name));
-  const texts =
-    literal !== undefined
-      ? literal.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1)
-      : repeat
-        ? []
-        : [`container ${c.name} started (image ${c.image ?? ''})`];
-  const at = Date.parse(inst.startedAt);
-  const out = texts.map((text) => ({ at, text }));
-  if (repeat) {
-    const end = inst.finishedAt !== undefined ? Math.min(now, inst.finishedAt) : now;
-    const count = Math.max(0, Math.floor((end - at) / repeat.periodMs));
-    for (let n = Math.max(1, count - MAX_REPEATED_LINES + 1); n <= count; n++) out.push({ at: at + n * repeat.periodMs, text: repeat.line.replaceAll('{n}', String(n)) });
-  }
-  return out;
-}
-
-function render(lines: Array<{ at: number; text: string }>, opts: LogOptions, now: number): string {
+function render(lines: LogLine[], opts: LogOptions, now: number): string {
   let out = lines;
   const since = opts.sinceSeconds !== undefined ? now - opts.sinceSeconds * 1000 : opts.sinceTime;
   if (since !== undefined) out = out.filter((l) => l.at >= since);
