@@ -339,6 +339,7 @@ export const STORAGE_REFS = {
   podDisruptionBudgets: { storageResource: 'poddisruptionbudgets', namespaced: true },
   customResourceDefinitions: { storageResource: 'customresourcedefinitions', namespaced: false },
   apiServices: { storageResource: 'apiservices', namespaced: false },
+  podSecurityPolicies: { storageResource: 'podsecuritypolicies', namespaced: false },
   secrets: { storageResource: 'secrets', namespaced: true },
   configMaps: { storageResource: 'configmaps', namespaced: true },
   serviceAccounts: { storageResource: 'serviceaccounts', namespaced: true },
