@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { startSimulator, type RunningSimulator } from '../cluster.ts';
 import { DEFAULT_RESOURCES, RESOURCES, type ResourceDef } from '../api/registry.ts';
 import { httpCall } from '../testing/http.ts';
+import { decodeObject, hasProtobuf } from '../codec/protobuf.ts';
 import { makePki, type Pki } from '../testing/pki.ts';
 
 let sim: RunningSimulator;
@@ -204,6 +205,14 @@ describe('complete REST for every kind', () => {
         const bare = (o: Json) => ({ ...o, status: undefined, metadata: { ...o.metadata, resourceVersion: undefined } });
         assert.deepEqual(bare(got.body), bare(created.body));
       } else assert.deepEqual(got.body, created.body);
+
+      // get in protobuf, for every kind 1.9 serves in protobuf: the same object
+      if (hasProtobuf(apiVersion(def), def.kind)) {
+        const res = await fetch(`${sim.url}${coll}/${name}`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('content-type'), 'application/vnd.kubernetes.protobuf');
+        assert.deepEqual(decodeObject(new Uint8Array(await res.arrayBuffer())), got.body);
+      }
 
       // replace
       const replaced = await call('PUT', `${coll}/${name}?fieldManager=crud-test`, { ...got.body, metadata: { ...got.body.metadata, labels: { touched: 'yes' } } });
