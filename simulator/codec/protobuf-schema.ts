@@ -36,8 +36,6 @@ const PROTO_FILES = [
   'api-policy-v1beta1.proto',
   'api-metrics-v1beta1.proto',
   'api-rbac-v1.proto',
-  'api-rbac-v1beta1.proto',
-  'api-networking-v1.proto',
   'api-certificates-v1beta1.proto',
   'api-certificates-v1.proto',
   'api-storage-v1.proto',
@@ -167,6 +165,30 @@ function toProtoField(owner: string, field: protobuf.Field): ProtoField {
   };
 }
 
+/**
+ * Packages whose messages are those of another package field for field, under their own names (1.9 declares each
+ * twice): rbac v1beta1 is rbac v1, networking.k8s.io/v1's NetworkPolicy types are extensions/v1beta1's. A copy's
+ * references to the copied messages name the copies; other references stay.
+ */
+const PACKAGE_COPIES: ReadonlyArray<{ from: string; to: string; messages?: readonly string[] }> = [
+  { from: 'k8s.io.api.rbac.v1', to: 'k8s.io.api.rbac.v1beta1' },
+  {
+    from: EXT, to: 'k8s.io.api.networking.v1',
+    messages: ['NetworkPolicy', 'NetworkPolicyList', 'NetworkPolicySpec', 'NetworkPolicyIngressRule', 'NetworkPolicyEgressRule', 'NetworkPolicyPeer', 'NetworkPolicyPort', 'IPBlock'],
+  },
+];
+
+function addPackageCopies(out: Map<string, ProtoMessage>): void {
+  for (const { from, to, messages } of PACKAGE_COPIES) {
+    const copied = (full: string) => full.startsWith(`${from}.`) && (!messages || messages.includes(full.slice(from.length + 1)));
+    for (const m of [...out.values()].filter((x) => copied(x.fullName))) {
+      const fullName = `${to}${m.fullName.slice(from.length)}`;
+      const fields = m.fields.map((f) => (f.messageName && copied(f.messageName) ? { ...f, messageName: `${to}${f.messageName.slice(from.length)}` } : f));
+      out.set(fullName, { fullName, fields });
+    }
+  }
+}
+
 /** Every message of the .proto files (nested ones too) as the codec and schemas see it, by full name. */
 export function parseProtoMessages(): Map<string, ProtoMessage> {
   const out = new Map<string, ProtoMessage>();
@@ -183,6 +205,7 @@ export function parseProtoMessages(): Map<string, ProtoMessage> {
     }
   };
   visit(loadRoot());
+  addPackageCopies(out);
   return out;
 }
 
