@@ -144,7 +144,8 @@ export const RESOURCES: ResourceDef[] = [
   declare(AUTOSCALING_V2BETA1, { kind: 'HorizontalPodAutoscaler', resource: 'horizontalpodautoscalers', singular: 'horizontalpodautoscaler', namespaced: true, shortNames: ['hpa'], categories: ['all'], subresources: { status: true }, storageApiVersion: 'autoscaling/v1' }),
   // metrics.k8s.io: usage computed from the pods the simulated kubelets run (server/metrics.ts); nothing stored.
   // A 1.9 cluster serves this group through the APIService v1beta1.metrics.k8s.io (metrics-server); the simulator
-  // serves it itself and registers that APIService (server/aggregator.ts), which is how kubectl top finds it.
+  // serves it itself and registers that APIService (server/aggregator/, Local), which an APIService naming a real
+  // metrics-server's Service replaces (its requests are then proxied there).
   declare(METRICS, { kind: 'PodMetrics', resource: 'pods', singular: '', namespaced: true, subresources: {}, verbs: ['get', 'list'], computed: true, storageResource: 'metrics.k8s.io/pods', beyond19: METRICS_REASON }),
   declare(METRICS, { kind: 'NodeMetrics', resource: 'nodes', singular: '', namespaced: false, subresources: {}, verbs: ['get', 'list'], computed: true, storageResource: 'metrics.k8s.io/nodes', beyond19: METRICS_REASON }),
   // authorization: virtual types answered from the server's authorizer (server/access-review.ts)
@@ -197,7 +198,7 @@ export const RESOURCES: ResourceDef[] = [
   declare(ADMREG_BETA1, { kind: 'MutatingWebhookConfiguration', resource: 'mutatingwebhookconfigurations', singular: 'mutatingwebhookconfiguration', namespaced: false, subresources: {} }),
   declare(ADMREG_BETA1, { kind: 'ValidatingWebhookConfiguration', resource: 'validatingwebhookconfigurations', singular: 'validatingwebhookconfiguration', namespaced: false, subresources: {} }),
   declare(ADMREG_ALPHA1, { kind: 'InitializerConfiguration', resource: 'initializerconfigurations', singular: 'initializerconfiguration', namespaced: false, subresources: {} }),
-  // apiregistration.k8s.io: the aggregator's APIServices (server/aggregator.ts).
+  // apiregistration.k8s.io: the aggregator's APIServices (server/aggregator/: registration, availability, proxy).
   declare(APIREG_BETA1, { kind: 'APIService', resource: 'apiservices', singular: 'apiservice', namespaced: false, subresources: { status: true } }),
   // Alpha in 1.9, stored and validated when turned on.
   declare(SCHEDULING_ALPHA1, { kind: 'PriorityClass', resource: 'priorityclasses', singular: 'priorityclass', namespaced: false, shortNames: ['pc'], subresources: {} }),
@@ -337,6 +338,8 @@ export const STORAGE_REFS = {
   resourceQuotas: { storageResource: 'resourcequotas', namespaced: true },
   podDisruptionBudgets: { storageResource: 'poddisruptionbudgets', namespaced: true },
   customResourceDefinitions: { storageResource: 'customresourcedefinitions', namespaced: false },
+  apiServices: { storageResource: 'apiservices', namespaced: false },
+  podSecurityPolicies: { storageResource: 'podsecuritypolicies', namespaced: false },
   secrets: { storageResource: 'secrets', namespaced: true },
   configMaps: { storageResource: 'configmaps', namespaced: true },
   serviceAccounts: { storageResource: 'serviceaccounts', namespaced: true },

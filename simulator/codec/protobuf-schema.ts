@@ -165,6 +165,30 @@ function toProtoField(owner: string, field: protobuf.Field): ProtoField {
   };
 }
 
+/**
+ * Packages whose messages are those of another package field for field, under their own names (1.9 declares each
+ * twice): rbac v1beta1 is rbac v1, networking.k8s.io/v1's NetworkPolicy types are extensions/v1beta1's. A copy's
+ * references to the copied messages name the copies; other references stay.
+ */
+const PACKAGE_COPIES: ReadonlyArray<{ from: string; to: string; messages?: readonly string[] }> = [
+  { from: 'k8s.io.api.rbac.v1', to: 'k8s.io.api.rbac.v1beta1' },
+  {
+    from: EXT, to: 'k8s.io.api.networking.v1',
+    messages: ['NetworkPolicy', 'NetworkPolicyList', 'NetworkPolicySpec', 'NetworkPolicyIngressRule', 'NetworkPolicyEgressRule', 'NetworkPolicyPeer', 'NetworkPolicyPort', 'IPBlock'],
+  },
+];
+
+function addPackageCopies(out: Map<string, ProtoMessage>): void {
+  for (const { from, to, messages } of PACKAGE_COPIES) {
+    const copied = (full: string) => full.startsWith(`${from}.`) && (!messages || messages.includes(full.slice(from.length + 1)));
+    for (const m of [...out.values()].filter((x) => copied(x.fullName))) {
+      const fullName = `${to}${m.fullName.slice(from.length)}`;
+      const fields = m.fields.map((f) => (f.messageName && copied(f.messageName) ? { ...f, messageName: `${to}${f.messageName.slice(from.length)}` } : f));
+      out.set(fullName, { fullName, fields });
+    }
+  }
+}
+
 /** Every message of the .proto files (nested ones too) as the codec and schemas see it, by full name. */
 export function parseProtoMessages(): Map<string, ProtoMessage> {
   const out = new Map<string, ProtoMessage>();
@@ -181,6 +205,7 @@ export function parseProtoMessages(): Map<string, ProtoMessage> {
     }
   };
   visit(loadRoot());
+  addPackageCopies(out);
   return out;
 }
 
@@ -237,15 +262,21 @@ const KIND_TABLE: ReadonlyArray<{ apiVersion: string; pkg: string; kinds: readon
   {
     apiVersion: 'v1',
     pkg: CORE,
-    kinds: ['Namespace', 'ConfigMap', 'Secret', 'Service', 'Event', 'Pod', 'Node', 'Endpoints', 'ServiceAccount', 'ReplicationController', 'ResourceQuota', 'PersistentVolume', 'PersistentVolumeClaim'],
+    kinds: [
+      'Namespace', 'ConfigMap', 'Secret', 'Service', 'Event', 'Pod', 'Node', 'Endpoints', 'ServiceAccount', 'ReplicationController', 'ResourceQuota', 'PersistentVolume',
+      'PersistentVolumeClaim', 'LimitRange', 'PodTemplate', 'ComponentStatus',
+    ],
     lists: true,
   },
   { apiVersion: 'v1', pkg: CORE, kinds: ['Binding'] },
   { apiVersion: 'apps/v1', pkg: APPS, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet', 'StatefulSet', 'ControllerRevision'], lists: true },
-  { apiVersion: 'extensions/v1beta1', pkg: EXT, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet', 'Ingress'], lists: true },
+  { apiVersion: 'extensions/v1beta1', pkg: EXT, kinds: ['Deployment', 'DaemonSet', 'ReplicaSet', 'Ingress', 'NetworkPolicy', 'PodSecurityPolicy'], lists: true },
+  { apiVersion: 'networking.k8s.io/v1', pkg: 'k8s.io.api.networking.v1', kinds: ['NetworkPolicy'], lists: true },
   { apiVersion: 'extensions/v1beta1', pkg: EXT, kinds: ['Scale', 'DeploymentRollback'] },
   { apiVersion: 'batch/v1', pkg: 'k8s.io.api.batch.v1', kinds: ['Job'], lists: true },
   { apiVersion: 'batch/v1beta1', pkg: 'k8s.io.api.batch.v1beta1', kinds: ['CronJob'], lists: true },
+  // batch/v2alpha1 CronJob (1.9's, alpha) has the v1beta1 fields and numbers.
+  { apiVersion: 'batch/v2alpha1', pkg: 'k8s.io.api.batch.v1beta1', kinds: ['CronJob'], lists: true },
   { apiVersion: 'autoscaling/v1', pkg: 'k8s.io.api.autoscaling.v1', kinds: ['Scale'] },
   { apiVersion: 'autoscaling/v1', pkg: 'k8s.io.api.autoscaling.v1', kinds: ['HorizontalPodAutoscaler'], lists: true },
   { apiVersion: 'policy/v1beta1', pkg: 'k8s.io.api.policy.v1beta1', kinds: ['PodDisruptionBudget'], lists: true },
@@ -253,6 +284,7 @@ const KIND_TABLE: ReadonlyArray<{ apiVersion: string; pkg: string; kinds: readon
   { apiVersion: 'metrics.k8s.io/v1beta1', pkg: 'k8s.io.metrics.pkg.apis.metrics.v1beta1', kinds: ['PodMetrics', 'NodeMetrics'], lists: true },
   { apiVersion: 'authorization.k8s.io/v1', pkg: 'k8s.io.api.authorization.v1', kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'] },
   { apiVersion: 'rbac.authorization.k8s.io/v1', pkg: 'k8s.io.api.rbac.v1', kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], lists: true },
+  { apiVersion: 'rbac.authorization.k8s.io/v1beta1', pkg: 'k8s.io.api.rbac.v1beta1', kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], lists: true },
   { apiVersion: 'certificates.k8s.io/v1beta1', pkg: 'k8s.io.api.certificates.v1beta1', kinds: ['CertificateSigningRequest'], lists: true },
   { apiVersion: 'certificates.k8s.io/v1', pkg: 'k8s.io.api.certificates.v1', kinds: ['CertificateSigningRequest'], lists: true },
   { apiVersion: 'storage.k8s.io/v1', pkg: 'k8s.io.api.storage.v1', kinds: ['StorageClass'], lists: true },

@@ -173,13 +173,19 @@ function resourceRoutes(def: ResourceDef): Route[] {
   if (has('deletecollection')) {
     collOps.push(op({ method: 'delete', operationId: `delete${gv}Collection${scoped}${def.kind}`, description: `delete collection of ${def.kind}`, action: 'deletecollection', query: [DRY_RUN, ...LIST_QUERY], responses: { '200': STATUS } }));
   }
-  if (collOps.length) routes.push({ path: collection, params: [...nsParams, PRETTY], operations: collOps });
+  // A collection whose only operation is the list (componentstatuses): its query parameters are the path's, as
+  // 1.9's document moves parameters every operation of a path shares.
+  const listOnly = collOps.length === 1 && has('list');
+  if (listOnly) routes.push({ path: collection, params: [...LIST_QUERY, ...nsParams, PRETTY], operations: [{ ...collOps[0], query: [] }] });
+  else if (collOps.length) routes.push({ path: collection, params: [...nsParams, PRETTY], operations: collOps });
   if (def.virtual) return routes;
 
   // One object: read, replace, patch, delete.
   const objOps: Operation[] = [];
   const objPath = `${collection}/{name}`;
-  if (has('get')) objOps.push(op({ method: 'get', operationId: `read${gv}${scoped}${def.kind}`, description: `read the specified ${def.kind}`, action: 'get', query: GET_QUERY, responses: { '200': type } }));
+  // Computed kinds (componentstatuses) have no export: their read takes no query.
+  const getQuery = def.computed ? [] : GET_QUERY;
+  if (has('get')) objOps.push(op({ method: 'get', operationId: `read${gv}${scoped}${def.kind}`, description: `read the specified ${def.kind}`, action: 'get', query: getQuery, responses: { '200': type } }));
   if (has('update')) objOps.push(op({ method: 'put', operationId: `replace${gv}${scoped}${def.kind}`, description: `replace the specified ${def.kind}`, action: 'put', query: WRITE_QUERY, body: type, responses: { '200': type, '201': type } }));
   if (has('patch')) objOps.push(op({ method: 'patch', operationId: `patch${gv}${scoped}${def.kind}`, description: `partially update the specified ${def.kind}`, action: 'patch', query: WRITE_QUERY, body: PATCH, responses: { '200': type } }));
   if (has('delete')) objOps.push(op({ method: 'delete', operationId: `delete${gv}${scoped}${def.kind}`, description: `delete a ${def.kind}`, action: 'delete', query: DELETE_QUERY, body: DELETE_OPTIONS, responses: { '200': STATUS } }));

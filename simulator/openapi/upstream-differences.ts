@@ -68,7 +68,7 @@ export const ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
     reason: 'GET and PATCH of the CSR subresources are served (as later releases do)',
   },
   {
-    match: /^path \/apis\/rbac\.authorization\.k8s\.io\/v1\/\S+\/\{name\} get param (exact|export): ours \{.*\| 1\.9 undefined$/,
+    match: /^path \/apis\/rbac\.authorization\.k8s\.io\/v1(beta1)?\/\S+\/\{name\} get param (exact|export): ours \{.*\| 1\.9 undefined$/,
     reason: 'every read takes export and exact here; 1.9 RBAC reads did not declare them',
   },
 ];

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApiServer } from './start.ts';
 import { startSimulator } from '../cluster.ts';
+import { decodeObject } from '../codec/protobuf.ts';
 
 interface Cs { metadata: { name: string; selfLink: string }; conditions: Array<{ type: string; status: string; message: string; error?: string }> }
 
@@ -25,6 +26,13 @@ test('the API server alone: etcd healthy, scheduler and controller manager refus
     const one = await fetch(`${s.url}/api/v1/componentstatuses/etcd-0`);
     assert.equal(((await one.json()) as Cs).metadata.selfLink, '/api/v1/componentstatuses/etcd-0');
     assert.equal((await fetch(`${s.url}/api/v1/componentstatuses/nope`)).status, 404);
+    // In protobuf too (core/v1 ComponentStatus and its list have a protobuf form in 1.9).
+    for (const path of ['/api/v1/componentstatuses', '/api/v1/componentstatuses/etcd-0']) {
+      const pb = await fetch(`${s.url}${path}`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+      assert.equal(pb.headers.get('content-type'), 'application/vnd.kubernetes.protobuf');
+      const decoded = decodeObject(new Uint8Array(await pb.arrayBuffer())) as { kind: string };
+      assert.equal(decoded.kind, path.endsWith('etcd-0') ? 'ComponentStatus' : 'ComponentStatusList');
+    }
     assert.equal((await fetch(`${s.url}/api/v1/componentstatuses`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 405);
   } finally {
     await s.close();

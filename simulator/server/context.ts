@@ -1,5 +1,6 @@
 // What every handler needs: the registry, the store, the codecs and the server's settings.
 
+import type { Dispatcher } from 'undici';
 import type { Registry, ResourceDef } from '../api/registry.ts';
 import type { Store } from '../storage/store.ts';
 import type { BinaryCodec } from './serializers.ts';
@@ -67,6 +68,33 @@ export interface ServerContext {
   components?: Map<string, ComponentProbe>;
   /** The containers of simulated pods, for exec, attach and port-forward (streams/runtime.ts); none: refused. */
   containers?: ContainerRuntime;
+  /** The APIServices that name a Service: discovery lists the available ones, requests under them are proxied (aggregator/). */
+  aggregator?: AggregatedApis;
+}
+
+/** An aggregated API server as the aggregator reaches it (aggregator/api-services.ts keeps them). */
+export interface AggregatedBackend {
+  /** The APIService's name, <version>.<group>. */
+  name: string;
+  group: string;
+  version: string;
+  groupPriorityMinimum: number;
+  versionPriority: number;
+  service: { namespace: string; name: string };
+  caBundle?: string;
+  insecureSkipTLSVerify: boolean;
+  /** The last availability check passed. */
+  available: boolean;
+  /** The HTTPS connections to it, with its TLS settings. */
+  dispatcher: Dispatcher;
+  /** Its address now (https://host:port), through the Service's Endpoints; undefined when it has none. */
+  resolve(): Promise<string | undefined>;
+}
+
+export interface AggregatedApis {
+  backendOf(group: string, version: string): AggregatedBackend | undefined;
+  /** The backends whose last check passed (they are in discovery). */
+  available(): AggregatedBackend[];
 }
 
 /** One health check of a control plane part (a ComponentStatus condition). */

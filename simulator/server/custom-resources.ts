@@ -45,7 +45,8 @@ export class CustomResourceController {
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
 
-  constructor(private readonly ctx: ServerContext) {}
+  /** onServedChange: told whenever a custom resource starts or stops being served (the aggregator's registration). */
+  constructor(private readonly ctx: ServerContext, private readonly onServedChange?: () => void) {}
 
   async start(): Promise<void> {
     const snap = await listStored(this.ctx, CRDS, undefined);
@@ -80,7 +81,9 @@ export class CustomResourceController {
   }
 
   private unserve(crdName: string): void {
-    for (const d of this.served(crdName)) this.ctx.registry.remove(d);
+    const served = this.served(crdName);
+    for (const d of served) this.ctx.registry.remove(d);
+    if (served.length) this.onServedChange?.();
   }
 
   private async reconcile(name: string): Promise<void> {
@@ -112,6 +115,7 @@ export class CustomResourceController {
       // Served from now on, with the CRD's current versions, schemas and subresources.
       this.unserve(crd.metadata.name!);
       for (const d of customResourceDefs(crd)) this.ctx.registry.add(d);
+      this.onServedChange?.();
     }
     const storage = effectiveVersions(crd.spec).find((v) => v.storage)?.name;
     const storedVersions = [...new Set([...(crd.status?.storedVersions ?? []), ...(storage && !clash ? [storage] : [])])];

@@ -1,7 +1,11 @@
 // Discovery documents (spec 4.4, wire-facts 6), derived from the registry.
 
-import type { ResourceDef, Registry } from '../api/registry.ts';
-import { apiGroups } from '../api/registry.ts';
+import type { GroupDef, ResourceDef, Registry } from '../api/registry.ts';
+import { apiGroups, compareVersionPriority } from '../api/registry.ts';
+import { localPriority } from './aggregator/priorities.ts';
+
+/** A group version an aggregated APIService serves (aggregator/api-services.ts), with its priorities. */
+export interface AggregatedVersion { group: string; version: string; groupPriorityMinimum: number; versionPriority: number }
 
 interface APIResource {
   name: string;
@@ -66,12 +70,37 @@ function groupDoc(g: { name: string; versions: string[]; preferredVersion: strin
   };
 }
 
-export function groupList(registry: Registry): object {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups(registry.defs).map(groupDoc) };
+/**
+ * The groups of /apis: the server's own in their order, and the available aggregated group versions merged in as
+ * 1.9's aggregator orders them: a group by its groupPriorityMinimum (highest first, among the server's own by
+ * theirs), a group's versions by versionPriority, the first of them preferred.
+ */
+function allGroups(registry: Registry, aggregated: readonly AggregatedVersion[]): GroupDef[] {
+  const groups = apiGroups(registry.defs);
+  if (aggregated.length === 0) return groups;
+  const priorityOf = (g: GroupDef, v: string) => aggregated.find((a) => a.group === g.name && a.version === v) ?? localPriority(g.name, v);
+  const byPriority = [...aggregated].sort((a, b) => b.groupPriorityMinimum - a.groupPriorityMinimum || (a.group < b.group ? -1 : 1));
+  for (const a of byPriority) {
+    let g = groups.find((x) => x.name === a.group);
+    if (!g) {
+      g = { name: a.group, versions: [], preferredVersion: a.version };
+      const at = groups.findIndex((x) => localPriority(x.name, x.versions[0]).groupPriorityMinimum < a.groupPriorityMinimum);
+      groups.splice(at < 0 ? groups.length : at, 0, g);
+    }
+    if (!g.versions.includes(a.version)) g.versions.push(a.version);
+    const group = g;
+    g.versions.sort((x, y) => priorityOf(group, y).versionPriority - priorityOf(group, x).versionPriority || compareVersionPriority(x, y));
+    g.preferredVersion = g.versions[0];
+  }
+  return groups;
 }
 
-export function group(registry: Registry, name: string): object | undefined {
-  const g = apiGroups(registry.defs).find((x) => x.name === name);
+export function groupList(registry: Registry, aggregated: readonly AggregatedVersion[] = []): object {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: allGroups(registry, aggregated).map(groupDoc) };
+}
+
+export function group(registry: Registry, name: string, aggregated: readonly AggregatedVersion[] = []): object | undefined {
+  const g = allGroups(registry, aggregated.filter((a) => a.group === name)).find((x) => x.name === name);
   return g && { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(g) };
 }
 

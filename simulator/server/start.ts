@@ -20,6 +20,7 @@ import { ensureKubernetesService } from './kubernetes-service.ts';
 import { WatchCaches } from './watch-cache.ts';
 import { closeListers, startListers } from './object-cache.ts';
 import { CustomResourceController } from './custom-resources.ts';
+import { ApiServiceController } from './aggregator/api-services.ts';
 import { ServiceAddressAllocator } from './allocators/service-addresses.ts';
 import type { BinaryCodec } from './serializers.ts';
 import '../api/kinds/index.ts';
@@ -68,6 +69,11 @@ export interface ApiServerOptions {
    * then has ServiceAccount, whose accounts and tokens only the daemon makes.
    */
   daemonBehind?: boolean;
+  /**
+   * How often the aggregator checks again that each aggregated APIService's server answers (default 30 s; it is
+   * also checked whenever the APIService, its Service or its Endpoints change).
+   */
+  apiServiceCheckIntervalMs?: number;
   /** Runs after the system namespaces exist and before the server is reported started (RBAC bootstrap policy). */
   postStart?: (ctx: ServerContext) => Promise<void>;
 }
@@ -128,8 +134,13 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   await bootstrapNamespaces(ctx);
   await ensureKubernetesService(ctx, host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port);
   // CustomResourceDefinitions already stored (a restart on etcd) are served before the first request is.
-  const customResources = new CustomResourceController(ctx);
+  // The APIServices of the server's own group versions (custom resources' included, as they come and go), and
+  // the aggregated ones' availability and routes.
+  const apiServices = new ApiServiceController(ctx, { checkIntervalMs: opts.apiServiceCheckIntervalMs });
+  const customResources = new CustomResourceController(ctx, () => apiServices.customResourcesChanged());
   await customResources.start();
+  await apiServices.start();
+  ctx.aggregator = apiServices;
   await opts.postStart?.(ctx);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const url = `${opts.tls ? 'https' : 'http'}://${displayHost}:${port}`;
@@ -147,6 +158,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
       // exec, attach and port-forward sessions end with the server, as watches do.
       cutUpgraded();
       customResources.close();
+      apiServices.close();
       admission.close();
       ctx.watchCache.close();
       closeListers(ctx.listers);

@@ -3,7 +3,7 @@
 // simulator of its own (API server + controller daemon + one simulated node) through the client config the
 // simulator writes. Every command a user would type in the first minutes: create/apply/diff, --dry-run=server,
 // get -w, --chunk-size, explain, describe, edit, scale, rollout status|history|undo (deployments, StatefulSets,
-// DaemonSets), wait, auth can-i, logs, top pod|node, create|describe quota, autoscale, delete --cascade=*,
+// DaemonSets), wait, auth can-i (and --list), get apiservices|psp, logs, top pod|node, create|describe quota, autoscale, delete --cascade=*,
 // delete namespace, and last drain with a PodDisruptionBudget (onto a second node started for it). Live objects
 // are read back over plain HTTP to prove what changed.
 
@@ -287,6 +287,18 @@ export function kubectlMatrix(label: string, probe: ClientProbe): void {
     test('auth can-i answers from the access review endpoints', async () => {
       assert.equal((await ok('auth', 'can-i', 'create', 'pods')).trim(), 'yes');
       assert.equal((await ok('auth', 'can-i', 'list', 'deployments.apps', '--all-namespaces')).trim(), 'yes');
+      // --list goes through SelfSubjectRulesReview: the insecure port's user may do everything.
+      assert.match(await ok('auth', 'can-i', '--list'), /^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/m);
+    });
+
+    test('get apiservices (the server\'s own, v1beta1.metrics.k8s.io Available) and podsecuritypolicies, as against a 1.9 cluster', async () => {
+      const services = await ok('get', 'apiservices');
+      for (const name of ['v1.', 'v1.apps', 'v1beta1.extensions', 'v1beta1.metrics.k8s.io']) assert.ok(services.split('\n').some((l) => l.split(/\s+/)[0] === name), `${name} in\n${services}`);
+      assert.equal(await ok('get', 'apiservice', 'v1beta1.metrics.k8s.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Available")].status}'), 'True');
+      const psp = { metadata: { name: 'matrix-psp' }, spec: { seLinux: { rule: 'RunAsAny' }, runAsUser: { rule: 'RunAsAny' }, supplementalGroups: { rule: 'RunAsAny' }, fsGroup: { rule: 'RunAsAny' } } };
+      assert.equal((await api('POST', '/apis/extensions/v1beta1/podsecuritypolicies', psp)).status, 201);
+      assert.match(await ok('get', 'psp'), /^matrix-psp\s/m);
+      assert.equal(await ok('get', 'podsecuritypolicy', 'matrix-psp', '-o', 'jsonpath={.spec.allowPrivilegeEscalation}'), 'true');
     });
 
     test('logs prints the simulated container output', async () => {

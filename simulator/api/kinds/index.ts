@@ -24,3 +24,5 @@ import './autoscaler.ts';
 import './volumes.ts';
 import './limit-range.ts';
 import './admission-registration.ts';
+import './network-policy.ts';
+import './pod-security-policy.ts';

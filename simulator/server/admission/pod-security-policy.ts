@@ -1,111 +1,72 @@
-// PodSecurityPolicy admission (1.9, off unless --admission-control names it): a pod is admitted when one of the
-// PodSecurityPolicies that the requesting user or the pod's service account may `use` (extensions
-// podsecuritypolicies, verb use) allows it; policies are tried by name and the one that allowed the pod is
-// recorded in the annotation kubernetes.io/psp. Checked here: privileged containers, host network, PID, IPC and
-// ports, volume types, added capabilities, and the run-as-user rule MustRunAsNonRoot / MustRunAs ranges.
-// None allows it: 403 "unable to validate against any pod security policy: [...]".
+// PodSecurityPolicy admission (1.9, off unless --admission-control names it). A pod is judged against each
+// PodSecurityPolicy that the requesting user or the pod's service account may `use` (extensions
+// podsecuritypolicies, in the pod's namespace), by name (api/pod-security.ts applies one policy: its defaults,
+// then its checks). A policy that allows the pod as it is wins; else, on create, the first by name that allows
+// it once defaulted, and the pod is written with those defaults. On update only policies that allow the pod
+// unchanged count (1.9 does not mutate on update). The policy used on create is recorded in the annotation
+// kubernetes.io/psp (set once, on create). None: 403 "unable to validate against any pod security policy: [...]",
+// or "no providers available to validate pod request" when the user may use none.
 
 import type { KubeObject } from '../../api/meta.ts';
+import { applyPodSecurityPolicy } from '../../api/pod-security.ts';
 import { forbidden } from '../errors.ts';
 import type { AdmissionAttributes, AdmissionHook } from './attributes.ts';
 import type { ServerContext } from '../context.ts';
 import { UNSECURED_USER } from '../authorization/filter.ts';
+import { listStored, STORAGE_REFS } from '../registry/storage.ts';
 
 export const PSP_ANNOTATION = 'kubernetes.io/psp';
 
-interface Range { min?: number; max?: number }
-interface PspSpec {
-  privileged?: boolean;
-  hostNetwork?: boolean;
-  hostPID?: boolean;
-  hostIPC?: boolean;
-  hostPorts?: Range[];
-  volumes?: string[];
-  allowedCapabilities?: string[];
-  runAsUser?: { rule?: string; ranges?: Range[] };
-}
-interface SecurityContext { privileged?: boolean; runAsUser?: number; runAsNonRoot?: boolean; capabilities?: { add?: string[] } }
-interface Container { securityContext?: SecurityContext; ports?: Array<{ hostPort?: number }> }
-interface PodSpec {
-  hostNetwork?: boolean;
-  hostPID?: boolean;
-  hostIPC?: boolean;
-  securityContext?: SecurityContext;
-  containers?: Container[];
-  initContainers?: Container[];
-  volumes?: Array<Record<string, unknown>>;
-  serviceAccountName?: string;
-}
-
-const inRanges = (v: number, ranges: Range[] | undefined) => (ranges ?? []).some((r) => v >= (r.min ?? 0) && v <= (r.max ?? 0));
-
-function volumeType(v: Record<string, unknown>): string | undefined {
-  return Object.keys(v).find((k) => k !== 'name');
-}
-
-/** The reasons this policy refuses the pod (empty: allowed). */
-function violations(psp: PspSpec, pod: PodSpec): string[] {
-  const errs: string[] = [];
-  if (pod.hostNetwork && !psp.hostNetwork) errs.push('spec.securityContext.hostNetwork: Invalid value: true: Host network is not allowed to be used');
-  if (pod.hostPID && !psp.hostPID) errs.push('spec.securityContext.hostPID: Invalid value: true: Host PID is not allowed to be used');
-  if (pod.hostIPC && !psp.hostIPC) errs.push('spec.securityContext.hostIPC: Invalid value: true: Host IPC is not allowed to be used');
-  const allowed = psp.volumes ?? [];
-  (pod.volumes ?? []).forEach((v, i) => {
-    const type = volumeType(v);
-    if (type && !allowed.includes('*') && !allowed.includes(type)) errs.push(`spec.volumes[${i}]: Invalid value: "${type}": ${type} volumes are not allowed to be used`);
-  });
-  const each = (containers: Container[] | undefined, field: string) => (containers ?? []).forEach((c, i) => {
-    const path = `spec.${field}[${i}]`;
-    if (c.securityContext?.privileged && !psp.privileged) errs.push(`${path}.securityContext.privileged: Invalid value: true: Privileged containers are not allowed`);
-    for (const cap of c.securityContext?.capabilities?.add ?? []) {
-      if (!(psp.allowedCapabilities ?? []).some((a) => a === '*' || a === cap)) errs.push(`${path}.securityContext.capabilities.add: Invalid value: "${cap}": capability may not be added`);
-    }
-    for (const p of c.ports ?? []) {
-      if (p.hostPort && !inRanges(p.hostPort, psp.hostPorts)) errs.push(`${path}.ports.hostPort: Invalid value: ${p.hostPort}: Host port ${p.hostPort} is not allowed to be used. Allowed ports: [${(psp.hostPorts ?? []).map((r) => `${r.min}-${r.max}`).join(' ')}]`);
-    }
-    const uid = c.securityContext?.runAsUser ?? pod.securityContext?.runAsUser;
-    const nonRoot = c.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot;
-    const rule = psp.runAsUser?.rule;
-    if (rule === 'MustRunAsNonRoot' && uid === 0) errs.push(`${path}.securityContext.runAsUser: Invalid value: 0: running with the root UID is forbidden`);
-    if (rule === 'MustRunAsNonRoot' && uid === undefined && nonRoot === false) errs.push(`${path}.securityContext.runAsNonRoot: Invalid value: false: must be true`);
-    if (rule === 'MustRunAs' && (uid === undefined || !inRanges(uid, psp.runAsUser?.ranges))) errs.push(`${path}.securityContext.runAsUser: Invalid value: ${uid ?? 'null'}: UID on container ${i} does not match required range.`);
-  });
-  each(pod.initContainers, 'initContainers');
-  each(pod.containers, 'containers');
-  return errs;
-}
-
-async function mayUse(ctx: ServerContext, attrs: AdmissionAttributes, pod: PodSpec, name: string): Promise<boolean> {
+async function mayUse(ctx: ServerContext, attrs: AdmissionAttributes, serviceAccount: string, name: string): Promise<boolean> {
   const user = attrs.user ?? UNSECURED_USER;
-  const ask = async (u: { name: string; groups?: string[] }, namespace?: string) => (await ctx.security.authorizer.authorize({
-    user: { name: u.name, groups: u.groups ?? [] }, resourceRequest: true, verb: 'use', apiGroup: 'extensions', resource: 'podsecuritypolicies', name, namespace,
+  const ask = async (u: { name: string; groups?: string[] }) => (await ctx.security.authorizer.authorize({
+    user: { name: u.name, groups: u.groups ?? [] }, resourceRequest: true, verb: 'use', apiGroup: 'extensions', resource: 'podsecuritypolicies', name, namespace: attrs.namespace,
   })).decision === 'allow';
-  if (await ask(user, attrs.namespace)) return true;
-  const sa = pod.serviceAccountName || 'default';
-  return ask({ name: `system:serviceaccount:${attrs.namespace}:${sa}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${attrs.namespace}`] }, attrs.namespace);
+  if (await ask(user)) return true;
+  const ns = attrs.namespace ?? '';
+  return ask({ name: `system:serviceaccount:${ns}:${serviceAccount}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`] });
+}
+
+/** The object the store writes is the one the caller holds: the chosen policy's pod replaces it in place. */
+function replaceInPlace(target: KubeObject, next: KubeObject): void {
+  for (const k of Object.keys(target)) delete (target as Record<string, unknown>)[k];
+  Object.assign(target, next);
 }
 
 export function podSecurityPolicy(ctx: ServerContext): AdmissionHook {
   return async (attrs) => {
     if (attrs.def.group !== '' || attrs.def.resource !== 'pods' || attrs.subresource !== undefined || !attrs.object) return;
     if (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return;
-    const pod = attrs.object as KubeObject & { spec?: PodSpec };
-    const spec = pod.spec ?? {};
-    const policies = (await ctx.store.list('/registry/podsecuritypolicies/')).items.map((i) => i.value).sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+    const pod = attrs.object;
+    const serviceAccount = ((pod.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName) || 'default';
+    const all = (await listStored(ctx, STORAGE_REFS.podSecurityPolicies, undefined)).items.map((i) => i.value);
+    all.sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+    const usable: KubeObject[] = [];
+    for (const p of all) if (await mayUse(ctx, attrs, serviceAccount, p.metadata.name ?? '')) usable.push(p);
+    if (usable.length === 0) throw forbidden({ group: '', resource: 'pods' }, attrs.name, 'no providers available to validate pod request');
     const reasons: string[] = [];
-    for (const p of policies) {
+    let firstMutating: { name: string; pod: KubeObject } | undefined;
+    for (const p of usable) {
       const name = p.metadata.name ?? '';
-      if (!(await mayUse(ctx, attrs, spec, name))) continue;
-      const errs = violations((p.spec ?? {}) as PspSpec, spec);
-      if (errs.length === 0) {
-        if (pod.metadata.annotations?.[PSP_ANNOTATION] !== name) {
-          pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [PSP_ANNOTATION]: name };
-          attrs.mutated = true;
-        }
-        return;
+      const outcome = applyPodSecurityPolicy(p, pod);
+      if (outcome.errors.length) {
+        reasons.push(...outcome.errors);
+        continue;
       }
-      reasons.push(...errs);
+      if (!outcome.mutated) return annotate(attrs, pod, name);
+      firstMutating ??= { name, pod: outcome.pod };
+    }
+    if (firstMutating && attrs.operation === 'CREATE') {
+      replaceInPlace(pod, firstMutating.pod);
+      attrs.mutated = true;
+      return annotate(attrs, pod, firstMutating.name);
     }
     throw forbidden({ group: '', resource: 'pods' }, attrs.name, `unable to validate against any pod security policy: [${reasons.join(' ')}]`);
   };
+}
+
+function annotate(attrs: AdmissionAttributes, pod: KubeObject, name: string): void {
+  if (attrs.operation !== 'CREATE' || pod.metadata.annotations?.[PSP_ANNOTATION] === name) return;
+  pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [PSP_ANNOTATION]: name };
+  attrs.mutated = true;
 }

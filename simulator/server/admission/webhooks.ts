@@ -20,6 +20,7 @@ import type { AdmissionAttributes, AdmissionHook } from './attributes.ts';
 import type { ServerContext } from '../context.ts';
 import { ObjectCache } from '../object-cache.ts';
 import { UNSECURED_USER } from '../authorization/filter.ts';
+import { hostOfUrl, resolveService } from '../service-resolver.ts';
 
 interface Rule { operations?: string[]; apiGroups?: string[]; apiVersions?: string[]; resources?: string[] }
 interface Webhook {
@@ -60,20 +61,10 @@ async function endpointUrl(ctx: ServerContext, hook: Webhook): Promise<string> {
   const cc = hook.clientConfig ?? {};
   if (cc.url) return cc.url;
   const svc = cc.service ?? {};
-  const ns = svc.namespace ?? '';
   const name = svc.name ?? '';
-  const service = (await ctx.store.get(`/registry/services/${ns}/${name}`))?.value;
-  if (!service) throw new Error(`service "${name}" not found`);
-  const ports = ((service.spec as { ports?: Array<{ port?: number; targetPort?: number | string; name?: string }> } | undefined)?.ports ?? []);
-  const port = ports.find((p) => p.port === 443) ?? ports[0];
-  const endpoints = (await ctx.store.get(`/registry/endpoints/${ns}/${name}`))?.value as
-    { subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number; name?: string }> }> } | undefined;
-  for (const subset of endpoints?.subsets ?? []) {
-    const address = subset.addresses?.[0];
-    const epPort = subset.ports?.find((p) => port?.name === undefined || p.name === port.name) ?? subset.ports?.[0];
-    if (address && epPort) return `https://${address.ip.includes(':') ? `[${address.ip}]` : address.ip}:${epPort.port}${svc.path ?? ''}`;
-  }
-  throw new Error(`no endpoints available for service "${name}"`);
+  const at = await resolveService(ctx, svc.namespace ?? '', name, 443, true);
+  if (at.ok) return `https://${hostOfUrl(at.host)}:${at.port}${svc.path ?? ''}`;
+  throw new Error(at.reason === 'ServiceNotFound' ? `service "${name}" not found` : `no endpoints available for service "${name}"`);
 }
 
 function reviewRequest(attrs: AdmissionAttributes, object: KubeObject | undefined, oldObject: KubeObject | undefined): Record<string, unknown> {

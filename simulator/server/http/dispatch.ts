@@ -8,7 +8,8 @@ import type { ResourceDef } from '../../api/registry.ts';
 import { ApiError, internalError, isApiError, methodNotAllowed, methodNotSupported, pathNotFound } from '../errors.ts';
 import { queryBool } from '../query-params.ts';
 import { parseRequestPath, type RequestTarget } from '../request-info.ts';
-import type { ApiResult, ResourceRequest, ServerContext } from '../context.ts';
+import type { AggregatedApis, AggregatedBackend, ApiResult, ResourceRequest, ServerContext } from '../context.ts';
+import { proxyToApiService } from '../aggregator/proxy.ts';
 import * as discovery from '../discovery.ts';
 import { create, update } from '../handlers/write.ts';
 import { get, getNow, list } from '../handlers/read.ts';
@@ -54,7 +55,8 @@ export function dispatch(ctx: ServerContext, request: FastifyRequest, reply: Fas
 /** dispatch's end for a request that waited: the same last word, and the same empty answer. */
 async function finishLater(pending: Promise<void | Routed>, reply: FastifyReply): Promise<void> {
   try {
-    if ((await pending) === ANSWER_AT_TURN_END) return;
+    const routed = await pending;
+    if (routed === ANSWER_AT_TURN_END || routed === ANSWERED_BY_PROXY) return;
   } catch (e) {
     if (!reply.sent) reply.send(e);
     return;
@@ -92,6 +94,12 @@ function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply
         .send(Buffer.from(JSON.stringify(versionInfo(), null, 2)));
     // OpenAPI documents (simulator/openapi): /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>.
     if (isOpenApiPath(path)) return serveOpenApi(ctx.registry, ctx.protobuf?.mediaType ?? 'application/vnd.kubernetes.protobuf', request, reply);
+    // A group version an APIService names a Service for: the aggregated server answers it (aggregator/proxy.ts).
+    if (ctx.aggregator && path.startsWith('/apis/')) {
+      const backend = aggregatedBackend(ctx.aggregator, path);
+      // Its answer may still be streaming when the promise settles: finishLater leaves the reply alone.
+      if (backend) return proxyToApiService(backend, request, reply).then((): Routed => ANSWERED_BY_PROXY);
+    }
     const target = parseRequestPath(path);
     if (target.type !== 'resource') return serveDiscovery(ctx, request, reply, target);
     const def = ctx.registry.lookup(target.group, target.version, target.resource);
@@ -130,10 +138,19 @@ function answer(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply
   }
 }
 
+/** The aggregated backend of /apis/<group>/<version>[/...], if any. */
+function aggregatedBackend(aggregator: AggregatedApis, path: string): AggregatedBackend | undefined {
+  const [group, version] = path.slice('/apis/'.length).split('/', 2);
+  return group && version ? aggregator.backendOf(group, version) : undefined;
+}
+
 /** What routeAndSend resolves to when its answer waits for the end of the turn (finishLater then leaves it alone). */
 const ANSWER_AT_TURN_END = 'answer at turn end';
 
-type Routed = typeof ANSWER_AT_TURN_END | undefined;
+/** What an aggregated API's request resolves to: the proxy answers (and streams) itself. */
+const ANSWERED_BY_PROXY = 'answered by the proxy';
+
+type Routed = typeof ANSWER_AT_TURN_END | typeof ANSWERED_BY_PROXY | undefined;
 
 async function routeAndSend(ctx: ServerContext, req: ResourceRequest, request: FastifyRequest, reply: FastifyReply): Promise<Routed> {
   let outcome: ApiResult | ApiError;
@@ -191,10 +208,10 @@ function serveDiscovery(ctx: ServerContext, request: FastifyRequest, reply: Fast
       doc = discovery.coreVersions(ctx.settings.serverAddress);
       break;
     case 'discovery-groups':
-      doc = discovery.groupList(ctx.registry);
+      doc = discovery.groupList(ctx.registry, ctx.aggregator?.available());
       break;
     case 'discovery-group':
-      doc = discovery.group(ctx.registry, target.group);
+      doc = discovery.group(ctx.registry, target.group, ctx.aggregator?.available());
       break;
     case 'discovery-resources':
       doc = discovery.resourceList(ctx.registry, target.group, target.version);

@@ -590,5 +590,29 @@ export const CORE_V1: PackageDescriptions = {
       options: 'Extra options for the driver.',
     }),
     PersistentVolumeClaimCondition: condition('claim', 'Resizing, FileSystemResizePending', { lastProbeTime: LAST_PROBE_TIME }),
+    LimitRange: t('Defaults and bounds of compute resources and storage for the containers, pods and claims of one namespace, applied by the LimitRanger admission step.', {
+      spec: 'The limits: one item per kind of object bounded.',
+    }),
+    LimitRangeSpec: t('The items of a LimitRange.', { limits: 'One item per type (Container, Pod, PersistentVolumeClaim).' }),
+    LimitRangeItem: t('The bounds and defaults for one type of object.', {
+      type: 'What is bounded: Container, Pod or PersistentVolumeClaim.',
+      max: 'The most of each resource an object may ask for (its limits, or a claim\'s storage).',
+      min: 'The least of each resource an object may ask for (its requests, or a claim\'s storage).',
+      default: 'The limits a container gets when it names none (Container items only).',
+      defaultRequest: 'The requests a container gets when it names none (Container items only).',
+      maxLimitRequestRatio: 'The largest limit-to-request ratio allowed per resource.',
+    }),
+    PodTemplate: t('A pod template kept as an object of its own, for tools and controllers that copy it.', {
+      template: 'The pod this template describes: its labels, annotations and spec.',
+    }),
+    ComponentStatus: t('The health of one part of the control plane (scheduler, controller manager, an etcd member), computed when read.', {
+      conditions: 'What the last check found; one condition of type Healthy.',
+    }),
+    ComponentCondition: t('The outcome of one health check of a control plane part.', {
+      type: 'Which check this is: Healthy.',
+      status: 'Whether the part answered healthy: True, False or Unknown.',
+      message: 'What the part answered to its health check.',
+      error: 'Why the check failed, when the part could not be reached.',
+    }),
   },
 };

@@ -1,4 +1,4 @@
-// Descriptions of the RBAC group's types (rbac.authorization.k8s.io/v1): roles, bindings, rules, subjects.
+// Descriptions of the RBAC group's types (rbac.authorization.k8s.io/v1, and v1beta1's, the same types): roles, bindings, rules, subjects.
 
 import { t, type PackageDescriptions } from './common.ts';
 
@@ -7,7 +7,7 @@ const ROLE_REF = 'The role granted. Cannot be changed: delete and recreate the b
 const SUBJECTS = 'The users, groups and service accounts granted the role.';
 
 export const RBAC_V1: PackageDescriptions = {
-  packages: ['io.k8s.api.rbac.v1'],
+  packages: ['io.k8s.api.rbac.v1', 'io.k8s.api.rbac.v1beta1'],
   types: {
     Role: t('A set of permissions within one namespace.', { rules: RULES }),
     ClusterRole: t('A set of permissions cluster-wide, or within any namespace when granted by a RoleBinding.', {
