@@ -319,6 +319,9 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
         transcripts: differential,
         compiled,
         clusterStarting: embeddedTarget ? clusterStarting : undefined,
+        // The embedded simulator's daemon makes every namespace's default account and its token (it may still be
+        // starting when the first namespace is made); a target is asked.
+        serviceAccounts: embeddedTarget ? { tokens: true } : undefined,
         ...(onProgress
           ? {
               onPlan: (n: number) => progress.plan(n),

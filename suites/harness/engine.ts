@@ -92,6 +92,11 @@ export interface EngineOptions extends Selection {
    * `launched` is called once the first check processes are being started (after discovery was read).
    */
   clusterStarting?: { ready: Promise<void>; waits(check: CheckDefinition): boolean; launched?(): void };
+  /**
+   * The target makes every namespace's default service account (and its token): each check's new namespace waits
+   * for them (run-context.ts). Undefined: the engine asks the target (namespaces.ts detectServiceAccounts).
+   */
+  serviceAccounts?: { tokens: boolean };
 }
 
 /**
@@ -318,8 +323,7 @@ async function runChecksNow(options: EngineOptions): Promise<EngineResult> {
     },
     () => {}, // the caller stops the run
   );
-  // An embedded cluster's daemon makes the accounts (it may still be starting); a target is asked once.
-  const serviceAccounts = options.clusterStarting ? { tokens: true } : await detectServiceAccounts(client);
+  const serviceAccounts = options.serviceAccounts ?? (await detectServiceAccounts(client));
   try {
     for (const [index, phase] of phases.entries()) {
       if (options.signal?.aborted) break;
