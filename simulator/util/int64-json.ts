@@ -55,6 +55,31 @@ export function isExactBigInt(v: unknown): v is bigint {
   return typeof v === 'bigint' && v >= MIN_EXACT && v <= MAX_EXACT && (v > MAX_SAFE || v < -MAX_SAFE);
 }
 
+/** v + 1 for an int64 in either representation (metadata.generation of an object whose generation is a BigInt). */
+export function int64Increment(v: number | bigint): number | bigint {
+  if (typeof v === 'number' && Number.isSafeInteger(v + 1)) return v + 1;
+  return integerOrNumber((BigInt(v) + 1n).toString());
+}
+
+/** Whether a JSON value holds a BigInt anywhere. */
+export function hasBigInt(v: unknown): boolean {
+  if (typeof v === 'bigint') return true;
+  if (typeof v !== 'object' || v === null) return false;
+  if (Array.isArray(v)) return v.some(hasBigInt);
+  for (const k in v) if (Object.hasOwn(v, k) && hasBigInt((v as Record<string, unknown>)[k])) return true;
+  return false;
+}
+
+/** A copy of a JSON value with every BigInt as the nearest Number (for checks that know only Numbers). */
+export function approximated<T>(v: T): T {
+  if (typeof v === 'bigint') return Number(v) as T;
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) return v.map(approximated) as T;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: approximated((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+  return out as T;
+}
+
 /** A JSON integer: a Number without fraction or a BigInt. */
 export function isJsonInteger(v: unknown): v is number | bigint {
   return typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
