@@ -33,7 +33,7 @@ const fixtures = upstreamFixtures().filter((f) => messageNameForKind(f.apiVersio
 
 test('int64 beyond 2^53 is exact: metadata.generation of the Pod fixture, read from JSON, YAML and protobuf', () => {
   const pod = fixtures.find((f) => f.name === 'core.v1.Pod');
-  assert.ok(pod);
+  assert.ok(pod, 'the Pod fixture');
   assert.match(pod.json, /"generation": ?8071137005907523419\b/);
   for (const obj of [fixtureObject(pod), loadYaml(pod.yaml) as Json, decodeObject(pod.pb) as Json]) {
     assert.equal(obj.metadata.generation, 8071137005907523419n);

@@ -76,7 +76,10 @@ export function approximated<T>(v: T): T {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) return v.map(approximated) as T;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: approximated((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(v)) {
+    const value = approximated((v as Record<string, unknown>)[k]);
+    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+  }
   return out as T;
 }
 
