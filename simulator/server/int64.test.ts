@@ -44,6 +44,8 @@ function encode(format: Format, obj: object): string | Buffer {
 function decode(contentType: string | null, bytes: Buffer): Json {
   if (contentType?.startsWith(PROTOBUF_MEDIA_TYPE)) return decodeObject(bytes) as Json;
   if (contentType?.startsWith('application/yaml')) return loadYaml(bytes.toString('utf8')) as Json;
+  // A path not served (yet: a CRD's group before it is established) answers plain text.
+  if (!contentType?.startsWith('application/json')) return { text: bytes.toString('utf8') };
   return parseJson(bytes.toString('utf8')) as Json;
 }
 
