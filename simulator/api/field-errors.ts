@@ -1,6 +1,8 @@
 // Field errors: the validation vocabulary of the real server (field.ErrorList in apimachinery), below HTTP.
 // Strategies and validators return these; server/errors.ts turns a list of them into a 422 Invalid Status.
 
+import { stringifyJson } from '../util/int64-json.ts';
+
 /** A field-level validation problem, formatted the way the real server formats field errors. */
 export interface FieldError {
   type: 'FieldValueNotFound' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueTooLong';
@@ -22,7 +24,7 @@ const typeWords: Record<FieldError['type'], string> = {
 function formatValue(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'object') return JSON.stringify(v);
+  if (typeof v === 'object') return stringifyJson(v);
   return String(v);
 }
 

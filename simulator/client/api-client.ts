@@ -10,6 +10,7 @@ import { TokenBucket } from './token-bucket.ts';
 import type { DaemonMetrics } from './metrics.ts';
 import { JsonObjectSplitter } from '../codec/json-stream.ts';
 import { LengthDelimitedSplitter, decodeWatchFrame, loadProtobufCodec, type ProtobufObjectCodec } from './protobuf-codec.ts';
+import { parseJson, stringifyJson } from '../util/int64-json.ts';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -344,12 +345,12 @@ export class ApiClient {
 
   private encodeBody(body: unknown, explicitType?: string): { bytes: Buffer | undefined; type: string | undefined } {
     if (body === undefined) return { bytes: undefined, type: undefined };
-    if (explicitType) return { bytes: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), type: explicitType };
+    if (explicitType) return { bytes: Buffer.from(typeof body === 'string' ? body : stringifyJson(body)), type: explicitType };
     const obj = body as { apiVersion?: unknown; kind?: unknown };
     if (this.protobufType && this.codec && typeof obj.apiVersion === 'string' && typeof obj.kind === 'string' && this.codec.hasProtobuf(obj.apiVersion, obj.kind)) {
       return { bytes: Buffer.from(this.codec.encodeObject(body as object)), type: this.protobufType };
     }
-    return { bytes: Buffer.from(JSON.stringify(body)), type: JSON_MEDIA_TYPE };
+    return { bytes: Buffer.from(stringifyJson(body)), type: JSON_MEDIA_TYPE };
   }
 
   private decodeBody(contentType: string | string[] | undefined, bytes: Buffer): unknown {
@@ -362,7 +363,7 @@ export class ApiClient {
     const text = bytes.toString('utf8');
     if (type === JSON_MEDIA_TYPE || type.endsWith('+json') || /^[\s]*[{[]/.test(text)) {
       try {
-        return JSON.parse(text);
+        return parseJson(text);
       } catch {
         return text;
       }

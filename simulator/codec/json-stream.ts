@@ -4,6 +4,8 @@
 // strings across chunk boundaries. Bytes are kept as Buffers until an object is complete so multi-byte UTF-8
 // characters split between chunks decode correctly.
 
+import { parseJson } from '../util/int64-json.ts';
+
 export class JsonStreamError extends Error {}
 
 export class JsonObjectSplitter {
@@ -70,7 +72,7 @@ export class JsonObjectSplitter {
           this.pending = [];
           this.pendingLength = 0;
           try {
-            out.push(JSON.parse(text));
+            out.push(parseJson(text));
           } catch (err) {
             throw new JsonStreamError(`malformed watch event: ${(err as Error).message}`);
           }
@@ -96,7 +98,7 @@ export class JsonObjectSplitter {
 /** JSON.parse, or undefined when the text is not one JSON value (the caller then scans it). */
 function parseOrUndefined(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parseJson(text);
   } catch {
     return undefined;
   }

@@ -31,6 +31,7 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 export const PROTOBUF_STREAM_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf;stream=watch';
 
 import { ProtobufDecodeError, ProtobufEncodeError } from './errors.ts';
+import { parseJson, stringifyJson } from '../util/int64-json.ts';
 import { FrameSplitter } from './frames.ts';
 import { formatDurationNanos, formatMicroTime, formatTime, GO_ZERO_SECONDS, parseDurationNanos, parseRfc3339 } from './time-text.ts';
 
@@ -94,9 +95,25 @@ function typeError(expected: string, v: unknown): ProtobufEncodeError {
   return new ProtobufEncodeError(`expected ${expected}, got ${got}`);
 }
 
-function int64Of(v: number | protobuf.Long): number {
+/** A number where a double holds the value exactly, else a BigInt (int64 exact, as the real server keeps it). */
+function int64Of(v: number | protobuf.Long): number | bigint {
   if (typeof v === 'number') return v;
-  return (v.unsigned ? v.high >>> 0 : v.high) * 4294967296 + (v.low >>> 0);
+  const n = (v.unsigned ? v.high >>> 0 : v.high) * 4294967296 + (v.low >>> 0);
+  return Number.isSafeInteger(n) ? n : BigInt(v.toString());
+}
+
+/** int64Of where the field's range is small enough for a double (times in seconds, an IntOrString's type). */
+function smallInt64Of(v: number | protobuf.Long): number {
+  return Number(int64Of(v));
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** What protobufjs's writer takes for a 64-bit value: a BigInt goes as its decimal text (read through Long). */
+function longArg(v: unknown): number | string {
+  return typeof v === 'bigint' ? v.toString() : (v as number);
 }
 
 /** Start and end of a length-delimited value, checked against the enclosing bound. */
@@ -168,6 +185,7 @@ const SCALAR_CODECS: Readonly<Record<'string' | 'bool' | 'int32' | 'int64' | 'ui
     write(w, v) {
       if (v == null) w.int64(0);
       else if (Number.isInteger(v) && Math.abs(v as number) <= 2 ** 63) w.int64(v as number);
+      else if (typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX) w.int64(longArg(v));
       else throw typeError('a 64-bit integer', v);
     },
     read: (r) => int64Of(r.int64()),
@@ -190,6 +208,7 @@ const SCALAR_CODECS: Readonly<Record<'string' | 'bool' | 'int32' | 'int64' | 'ui
     write(w, v) {
       if (v == null) w.uint64(0);
       else if (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 2 ** 64) w.uint64(v as number);
+      else if (typeof v === 'bigint' && v >= 0n && v <= UINT64_MAX) w.uint64(longArg(v));
       else throw typeError('an unsigned integer', v);
     },
     read: (r) => int64Of(r.uint64()),
@@ -240,7 +259,7 @@ const SPECIAL_CODECS: Readonly<Record<Exclude<ValueKind, keyof typeof SCALAR_COD
       readFields(r, e, (id, wt) => {
         if (id !== 1) return false;
         wantWire('seconds', wt, WIRE_VARINT);
-        seconds = int64Of(r.int64());
+        seconds = smallInt64Of(r.int64());
         return true;
       });
       return formatTimeMemo(seconds);
@@ -268,7 +287,7 @@ const SPECIAL_CODECS: Readonly<Record<Exclude<ValueKind, keyof typeof SCALAR_COD
       readFields(r, e, (id, wt) => {
         if (id === 1) {
           wantWire('seconds', wt, WIRE_VARINT);
-          seconds = int64Of(r.int64());
+          seconds = smallInt64Of(r.int64());
         } else if (id === 2) {
           wantWire('nanos', wt, WIRE_VARINT);
           nanos = r.int32();
@@ -296,7 +315,7 @@ const SPECIAL_CODECS: Readonly<Record<Exclude<ValueKind, keyof typeof SCALAR_COD
       readFields(r, e, (id, wt) => {
         if (id !== 1) return false;
         wantWire('duration', wt, WIRE_VARINT);
-        nanos = int64Of(r.int64());
+        nanos = smallInt64Of(r.int64());
         return true;
       });
       return formatDurationNanos(nanos);
@@ -324,7 +343,7 @@ const SPECIAL_CODECS: Readonly<Record<Exclude<ValueKind, keyof typeof SCALAR_COD
       readFields(r, e, (id, wt) => {
         if (id === 1) {
           wantWire('type', wt, WIRE_VARINT);
-          type = int64Of(r.int64());
+          type = smallInt64Of(r.int64());
         } else if (id === 2) {
           wantWire('intVal', wt, WIRE_VARINT);
           intVal = r.int32();
@@ -346,7 +365,7 @@ const SPECIAL_CODECS: Readonly<Record<Exclude<ValueKind, keyof typeof SCALAR_COD
       let s: string;
       if (v == null) s = '0';
       else if (typeof v === 'string') s = v;
-      else if (typeof v === 'number' && Number.isFinite(v)) s = String(v);
+      else if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint') s = String(v);
       else throw typeError('a quantity string', v);
       w.fork().uint32(0x0a).string(s).ldelim();
     },
@@ -425,13 +444,13 @@ function rawBytesOf(v: unknown): Uint8Array {
   if (isPlainObject(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && hasProtobuf(v.apiVersion, v.kind)) {
     return encodeObject(v);
   }
-  return Buffer.from(JSON.stringify(v), 'utf8');
+  return Buffer.from(stringifyJson(v), 'utf8');
 }
 
 function rawValueOf(bytes: Uint8Array): unknown {
   if (startsWithMagic(bytes)) return decodeObject(bytes);
   try {
-    return JSON.parse(toBuffer(bytes).toString('utf8'));
+    return parseJson(toBuffer(bytes).toString('utf8'));
   } catch {
     throw new ProtobufDecodeError('an embedded object is neither protobuf nor JSON');
   }

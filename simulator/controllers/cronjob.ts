@@ -24,6 +24,7 @@ import { controllerRefOf, createIn, deleteObject, isConflict, ownerRef, rfc3339,
 import { sleep } from '../client/timers.ts';
 import { copyJson } from '../util/json-value.ts';
 import { RESOURCE } from '../client/resource-paths.ts';
+import { isJsonNumber } from '../util/int64-json.ts';
 
 export const MAX_MISSED_START_TIMES = 100;
 
@@ -71,8 +72,9 @@ export function unmetScheduleTimes(cj: KubeObject, now: Date): Date[] {
   const spec = specOf<CronJobSpec>(cj);
   const status = (cj.status ?? {}) as CronJobStatus;
   let earliest = new Date(Date.parse(status.lastScheduleTime ?? cj.metadata.creationTimestamp ?? '') || now.getTime());
-  if (typeof spec.startingDeadlineSeconds === 'number') {
-    const deadline = new Date(now.getTime() - spec.startingDeadlineSeconds * 1000);
+  // An int64 beyond 2^53 arrives as a BigInt (util/int64-json.ts): a Number is precise enough for a time.
+  if (isJsonNumber(spec.startingDeadlineSeconds)) {
+    const deadline = new Date(now.getTime() - Number(spec.startingDeadlineSeconds) * 1000);
     if (deadline > earliest) earliest = deadline;
   }
   const out: Date[] = [];
@@ -136,7 +138,7 @@ export class CronJobController implements Controller {
     const times = unmetScheduleTimes({ ...cj, status: { ...oldStatus, lastScheduleTime } }, now);
     if (times.length > 0) {
       const scheduled = times[times.length - 1];
-      const tooLate = typeof spec.startingDeadlineSeconds === 'number' && scheduled.getTime() + spec.startingDeadlineSeconds * 1000 < now.getTime();
+      const tooLate = isJsonNumber(spec.startingDeadlineSeconds) && scheduled.getTime() + Number(spec.startingDeadlineSeconds) * 1000 < now.getTime();
       const policy = spec.concurrencyPolicy ?? 'Allow';
       if (tooLate) {
         ctx.log(`cronjob ${ns}/${cj.metadata.name}: missed starting window for ${rfc3339(scheduled)}`);

@@ -106,7 +106,8 @@ export class JobController implements Controller {
     const restartPolicy = (spec.template?.spec as { restartPolicy?: string } | undefined)?.restartPolicy;
     const retries = restartPolicy === 'OnFailure' ? failed + active.reduce((n, p) => n + restarts(p), 0) : failed;
     const pastBackoff = restartPolicy === 'OnFailure' ? retries > backoffLimit || (backoffLimit === 0 && retries > 0) : failed > backoffLimit;
-    const deadlineMs = spec.activeDeadlineSeconds ? Date.parse(startTime) + spec.activeDeadlineSeconds * 1000 : undefined;
+    // Number(): an int64 beyond 2^53 arrives as a BigInt (util/int64-json.ts); a time needs no more precision.
+    const deadlineMs = spec.activeDeadlineSeconds ? Date.parse(startTime) + Number(spec.activeDeadlineSeconds) * 1000 : undefined;
     const pastDeadline = deadlineMs !== undefined && now >= deadlineMs;
 
     let activeCount = active.length;

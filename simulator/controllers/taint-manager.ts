@@ -13,6 +13,7 @@ import type { ControllerContext } from './kit/controller.ts';
 import { isConflict, isNotFound, specOf } from './kit/workload-util.ts';
 import { untilAborted } from '../client/timers.ts';
 import { RESOURCE } from '../client/resource-paths.ts';
+import { isJsonNumber } from '../util/int64-json.ts';
 
 interface Scheduled {
   createdAt: number;
@@ -30,7 +31,8 @@ export function minTolerationMs(pod: KubeObject, taints: Taint[]): number | unde
   for (const taint of taints) {
     const used = tols.filter((t) => tolerates(t, taint));
     if (used.length === 0) return undefined;
-    for (const t of used) if (typeof t.tolerationSeconds === 'number') min = Math.min(min, Math.max(0, t.tolerationSeconds) * 1000);
+    // Number(): an int64 beyond 2^53 arrives as a BigInt (util/int64-json.ts).
+    for (const t of used) if (isJsonNumber(t.tolerationSeconds)) min = Math.min(min, Math.max(0, Number(t.tolerationSeconds)) * 1000);
   }
   return min;
 }

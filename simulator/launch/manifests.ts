@@ -6,7 +6,7 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
-import yaml from 'js-yaml';
+import { loadAllYaml } from '../codec/yaml.ts';
 import { parseApiVersion, type KubeObject } from '../api/meta.ts';
 import { ApiError, resourcePath, type ApiClient } from '../client/api-client.ts';
 import { discoverApiResources, resourceForKind, type ApiResource } from '../client/api-resources.ts';
@@ -54,7 +54,7 @@ export function readManifests(paths: readonly string[]): Manifest[] {
   for (const file of paths.flatMap((p) => filesOf(resolve(p)))) {
     let docs: unknown[];
     try {
-      docs = yaml.loadAll(readFileSync(file, 'utf8'));
+      docs = loadAllYaml(readFileSync(file, 'utf8'));
     } catch (e) {
       throw new ManifestLoadError(file, -1, `${file}: ${(e as Error).message}`);
     }

@@ -8,6 +8,7 @@ import type { MemoryStore, MemoryStoreSnapshot } from '../storage/memory.ts';
 import { writeFileSafely } from './client-config-file.ts';
 import { SimulatorStartError } from './errors.ts';
 import { packageVersion } from './version.ts';
+import { parseJson, stringifyJson } from '../util/int64-json.ts';
 
 const KIND = 'ClusterSimulatorSnapshot';
 const FORMAT = 1;
@@ -22,7 +23,7 @@ interface SnapshotFile extends MemoryStoreSnapshot {
 export function readSnapshot(path: string): MemoryStoreSnapshot {
   let doc: Partial<SnapshotFile>;
   try {
-    doc = JSON.parse(readFileSync(resolve(path), 'utf8')) as Partial<SnapshotFile>;
+    doc = parseJson(readFileSync(resolve(path), 'utf8')) as Partial<SnapshotFile>;
   } catch (e) {
     throw new SimulatorStartError(`--snapshot-load ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
@@ -35,5 +36,5 @@ export function saveSnapshot(path: string, store: MemoryStore): void {
   const s = store.snapshot();
   const savedAt = new Date().toISOString();
   const doc: SnapshotFile = { kind: KIND, format: FORMAT, simulator: packageVersion(), savedAt, revision: s.revision, objects: s.objects };
-  writeFileSafely(resolve(path), JSON.stringify(doc));
+  writeFileSafely(resolve(path), stringifyJson(doc));
 }

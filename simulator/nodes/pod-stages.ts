@@ -81,7 +81,9 @@ export interface PodActions {
 /** Never, or OnFailure with exit code 0: the pod ends with its run; otherwise it restarts in place. */
 const runEndsPod = (r: PodRun) => r.restartPolicy === 'Never' || (r.restartPolicy === 'OnFailure' && r.behaviour.exitCode === 0);
 const hasRun = (r: PodRun) => r.behaviour.runMs !== undefined;
-const activeDeadline = (r: PodRun) => (r.pod.spec as { activeDeadlineSeconds?: number } | undefined)?.activeDeadlineSeconds;
+// Number(): an int64 beyond 2^53 arrives as a BigInt (util/int64-json.ts); a delay needs no more precision.
+const activeDeadline = (r: PodRun) => optionalNumber((r.pod.spec as { activeDeadlineSeconds?: number } | undefined)?.activeDeadlineSeconds);
+const optionalNumber = (v: number | bigint | undefined | null): number | undefined => (v === undefined || v === null ? undefined : Number(v));
 
 export function podStages(a: PodActions): Stage<PodRun>[] {
   return [
@@ -107,7 +109,7 @@ export function podStages(a: PodActions): Stage<PodRun>[] {
     },
     {
       name: 'confirm-deletion', from: ['Stopping'],
-      delayMs: (r) => Math.min(a.stopMs, (r.pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000),
+      delayMs: (r) => Math.min(a.stopMs, Number(r.pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000),
       next: (r) => (a.confirmDeletion(r), undefined),
     },
   ];

@@ -3,6 +3,7 @@ import type { TypeSchema } from '../api/schema.ts';
 import { badRequest, PatchError, UnsupportedPatchTypeError } from './errors.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import type { JsonValue } from '../util/json-value.ts';
+import { parseJson } from '../util/int64-json.ts';
 import { applyMergePatch, applyMergePatchSharing } from './merge-patch.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
 
@@ -65,7 +66,8 @@ export function applyPatch(
 export function parsePatchBody(body: Buffer | Uint8Array | string): JsonValue {
   const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   try {
-    return withStackGuard(() => JSON.parse(text) as JsonValue);
+    // int64 exact: an integer beyond 2^53 in a patch is a bigint, as in a body (util/int64-json.ts).
+    return withStackGuard(() => parseJson(text) as JsonValue);
   } catch (err) {
     if (err instanceof PatchError) throw err;
     throw badRequest((err as Error).message);

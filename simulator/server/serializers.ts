@@ -1,6 +1,7 @@
 // Encoding of responses and decoding of request bodies per media type (spec 4.1, wire-facts 1.1).
 
-import yaml from 'js-yaml';
+import { dumpYaml, loadAllYaml } from '../codec/yaml.ts';
+import { parseJson, stringifyJson } from '../util/int64-json.ts';
 import { JSON_TYPE, YAML_TYPE, parseAccept, matches, essence, type MediaRange } from './media-types.ts';
 import { ApiError, badRequest, notAcceptable, requestEntityTooLarge, unsupportedMediaType } from './errors.ts';
 import { DocumentLimitError, checkExpandedValue, checkJsonTextDepth } from '../api/json-limits.ts';
@@ -21,7 +22,7 @@ const NEEDS_ESCAPE = /[<>&\u2028\u2029]/g;
 
 /** Compact JSON as Go's encoder writes it: HTML-sensitive characters escaped, one trailing newline. */
 export function encodeJson(value: unknown, pretty: boolean): string {
-  const s = goEscaped(pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value));
+  const s = goEscaped(pretty ? stringifyJson(value, 2) : stringifyJson(value));
   return pretty ? s : s + '\n';
 }
 
@@ -64,7 +65,7 @@ function ownedBytes(s: string): Buffer {
 export function answerJsonOf(obj: object, json?: string): Buffer | string {
   const cached = jsonCache.peek(obj, 'json') as Buffer | undefined;
   if (cached !== undefined) return cached;
-  return goEscaped(json ?? JSON.stringify(obj)) + '\n';
+  return goEscaped(json ?? stringifyJson(obj)) + '\n';
 }
 
 /**
@@ -89,7 +90,7 @@ const OPEN = Buffer.from('{');
  * joined text and its encoding on the socket cost more than the copies into one buffer).
  */
 export function listJsonOf(list: { kind: string; apiVersion: string; metadata: object; items: readonly object[] }, sources: readonly object[]): Buffer {
-  const head = goEscaped(JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata }));
+  const head = goEscaped(stringifyJson({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata }));
   const items = list.items;
   const parts = new Array<Buffer | string>(items.length * 2);
   let n = 0;
@@ -120,7 +121,7 @@ export function listJsonOf(list: { kind: string; apiVersion: string; metadata: o
         continue;
       }
     }
-    parts[n++] = goEscaped(JSON.stringify(items[i]));
+    parts[n++] = goEscaped(stringifyJson(items[i]));
   }
   const open = head.slice(0, -1) + ',"items":[';
   let size = Buffer.byteLength(open) + 3 + Math.max(0, items.length - 1);
@@ -164,9 +165,9 @@ function needsEscape(s: string): boolean {
   return s.indexOf('<') >= 0 || s.indexOf('>') >= 0 || s.indexOf('&') >= 0 || s.indexOf('\u2028') >= 0 || s.indexOf('\u2029') >= 0;
 }
 
-/** YAML as the real server writes it (JSON converted to YAML, map keys sorted). */
+/** YAML as the real server writes it (JSON converted to YAML, map keys sorted; int64 exact, codec/yaml.ts). */
 export function encodeYaml(value: unknown): string {
-  return yaml.dump(value, { sortKeys: true, lineWidth: -1, noRefs: true });
+  return dumpYaml(value, { sortKeys: true, lineWidth: -1, noRefs: true });
 }
 
 export type OutputFormat = 'json' | 'yaml' | 'protobuf';
@@ -267,7 +268,7 @@ function limitError(e: DocumentLimitError, bodyLimit: number): ApiError {
  * apply -f` often carry them; more than one non-empty document is refused, since a request creates one object.
  */
 function singleYamlDocument(text: string): unknown {
-  const docs = yaml.loadAll(text).filter((d) => d !== null && d !== undefined);
+  const docs = loadAllYaml(text).filter((d) => d !== null && d !== undefined);
   if (docs.length > 1) {
     throw badRequest(`the object provided is unrecognized: the YAML body holds ${docs.length} documents; send one object per request`);
   }
@@ -286,7 +287,8 @@ export function decodeBody(body: Buffer | undefined, contentType: string | undef
     try {
       // Depth first: every later step recurses over the document (api/json-limits.ts).
       checkJsonTextDepth(text);
-      value = JSON.parse(text);
+      // int64 exact (util/int64-json.ts): JSON.parse itself unless the text holds a run of 16 digits.
+      value = parseJson(text);
     } catch (e) {
       if (e instanceof DocumentLimitError) throw limitError(e, bodyLimit);
       throw badRequest(`the object provided is unrecognized: invalid JSON: ${(e as Error).message}`);

@@ -11,6 +11,7 @@ import { parseQuantity } from '../api/quantity.ts';
 import { invalidValue, type FieldError } from '../api/field-errors.ts';
 import { badRequest, invalid } from './errors.ts';
 import { isObj } from '../api/kinds/util.ts';
+import { isJsonInteger, isJsonNumber } from '../util/int64-json.ts';
 
 export interface ShapeReport {
   /** First value whose JSON type does not fit: the path and what was expected and found. */
@@ -24,20 +25,21 @@ export interface ShapeReport {
   ranges: FieldError[];
 }
 
-const RANGES: Record<'int32' | 'int64' | 'uint32' | 'uint64', [number, number]> = {
-  int32: [-(2 ** 31), 2 ** 31 - 1],
-  uint32: [0, 2 ** 32 - 1],
-  // JSON numbers beyond 2^63 cannot be int64; within it JavaScript keeps them (approximately) and they encode.
-  int64: [-(2 ** 63), 2 ** 63 - 1],
-  uint64: [0, 2 ** 64 - 1],
+// BigInt bounds: int64 values beyond 2^53 are BigInts (util/int64-json.ts), compared exactly; a Number compares
+// with a BigInt by value, so both representations go through the same test.
+const RANGES: Record<'int32' | 'int64' | 'uint32' | 'uint64', [bigint, bigint]> = {
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  uint32: [0n, 2n ** 32n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint64: [0n, 2n ** 64n - 1n],
 };
 
 /** A problem with a value of the right JSON type but the wrong encoding: 'range' is 422, a message is 400. */
 function formatProblem(format: ValueFormat | undefined, v: unknown): 'range' | string | undefined {
   if (!format || format === 'microtime') return undefined;
   if (format === 'quantity') {
-    if (typeof v !== 'string' && typeof v !== 'number') return undefined;
-    const q = parseQuantity(v);
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'bigint') return undefined;
+    const q = parseQuantity(typeof v === 'bigint' ? String(v) : v);
     return q.ok ? undefined : q.error;
   }
   if (format === 'duration') {
@@ -49,7 +51,7 @@ function formatProblem(format: ValueFormat | undefined, v: unknown): 'range' | s
       return `time: invalid duration ${JSON.stringify(v)}: ${(e as Error).message}`;
     }
   }
-  if (typeof v !== 'number') return undefined;
+  if (typeof v !== 'number' && typeof v !== 'bigint') return undefined;
   const [min, max] = RANGES[format];
   return v < min || v > max ? 'range' : undefined;
 }
@@ -70,6 +72,7 @@ function jsonTypeOf(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  if (typeof v === 'bigint') return 'integer';
   return typeof v;
 }
 
@@ -79,9 +82,10 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 function fitsScalar(type: FieldSchema['type'], v: unknown): boolean {
   switch (type) {
     case 'string': return typeof v === 'string';
-    case 'integer': return typeof v === 'number' && Number.isInteger(v);
-    case 'number': return typeof v === 'number';
+    case 'integer': return isJsonInteger(v);
+    case 'number': return isJsonNumber(v);
     case 'boolean': return typeof v === 'boolean';
+    // An IntOrString's integer is an int32: a BigInt (beyond 2^53) never fits it.
     case 'int-or-string': return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
     case 'time': return typeof v === 'string' && isRfc3339(v);
     case 'bytes': return typeof v === 'string' && BASE64.test(v);
@@ -126,7 +130,7 @@ function walkValue(type: FieldSchema['type'], schema: TypeSchema | undefined, v:
       return;
     default:
       // A Quantity may also be written as a bare JSON number (the real decoder takes both).
-      if (format === 'quantity' && typeof v === 'number') return checkFormat(format, v, path, out);
+      if (format === 'quantity' && (typeof v === 'number' || typeof v === 'bigint')) return checkFormat(format, v, path, out);
       if (!fitsScalar(type, v)) return mismatch(type, v, path, out);
       if (format) checkFormat(format, v, path, out);
   }

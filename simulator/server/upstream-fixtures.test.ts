@@ -3,15 +3,17 @@
 // POSTed with dryRun=All as JSON, as YAML and as protobuf. The three bodies must get the same verdict (the fuzzed
 // values are mostly invalid: the same 422 with the same causes, never a 400 of one decoder or a 500), and where the
 // create is accepted the answer must be the same object whichever body format was sent and whichever answer format
-// was asked for (JSON, YAML, protobuf). Status and DeleteOptions are not resources (codec tests cover them).
+// was asked for (JSON, YAML, protobuf), integers beyond 2^53 exact. Status and DeleteOptions are not resources
+// (codec tests cover them).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import yaml from 'js-yaml';
 import { startApiServer, type RunningApiServer } from './start.ts';
 import { RESOURCES, type ResourceDef } from '../api/registry.ts';
 import { decodeObject, encodeObject, PROTOBUF_MEDIA_TYPE } from '../codec/protobuf.ts';
 import { messageNameForKind } from '../codec/protobuf-schema.ts';
+import { dumpYaml, loadYaml } from '../codec/yaml.ts';
+import { parseJson, stringifyJson } from '../util/int64-json.ts';
 import { stripToDefinition, upstreamFixtures, type Fixture } from '../testing/upstream-fixtures.ts';
 
 type Json = { [k: string]: any };
@@ -32,7 +34,7 @@ function resourceOf(f: Fixture): ResourceDef | undefined {
 /** The fixture as a client would send it: 1.9 fields only, a valid name, no server-owned metadata. */
 function body(f: Fixture): Json {
   const message = messageNameForKind(f.apiVersion, f.kind) as string;
-  const obj = stripToDefinition(JSON.parse(f.json), `io.k8s.${message.slice('k8s.io.'.length)}`) as Json;
+  const obj = stripToDefinition(parseJson(f.json), `io.k8s.${message.slice('k8s.io.'.length)}`) as Json;
   const { labels, annotations } = obj.metadata ?? {};
   return { kind: f.kind, apiVersion: f.apiVersion, ...obj, metadata: { name: `fixture-${f.kind.toLowerCase()}`, labels, annotations } };
 }
@@ -40,10 +42,10 @@ function body(f: Fixture): Json {
 const MEDIA: Record<'json' | 'yaml' | 'protobuf', string> = { json: 'application/json', yaml: 'application/yaml', protobuf: PROTOBUF_MEDIA_TYPE };
 
 async function post(path: string, obj: Json, format: keyof typeof MEDIA, accept: keyof typeof MEDIA = 'json'): Promise<{ status: number; body: Json }> {
-  const payload = format === 'json' ? JSON.stringify(obj) : format === 'yaml' ? yaml.dump(obj) : encodeObject(obj);
+  const payload = format === 'json' ? stringifyJson(obj) : format === 'yaml' ? dumpYaml(obj) : encodeObject(obj);
   const res = await fetch(`${server.url}${path}?dryRun=All`, { method: 'POST', headers: { 'content-type': MEDIA[format], accept: MEDIA[accept] }, body: payload });
   const bytes = Buffer.from(await res.arrayBuffer());
-  const answer = accept === 'protobuf' && bytes[0] === 0x6b ? decodeObject(bytes) : accept === 'yaml' ? yaml.load(bytes.toString('utf8')) : JSON.parse(bytes.toString('utf8'));
+  const answer = accept === 'protobuf' && bytes[0] === 0x6b ? decodeObject(bytes) : accept === 'yaml' ? loadYaml(bytes.toString('utf8')) : parseJson(bytes.toString('utf8'));
   return { status: res.status, body: answer as Json };
 }
 
@@ -66,10 +68,10 @@ for (const f of served) {
     const path = def.namespaced ? `${prefix}/namespaces/default/${def.resource}` : `${prefix}/${def.resource}`;
     const obj = body(f);
     const json = await post(path, obj, 'json');
-    assert.ok(json.status === 201 || json.status === 422 || json.status === 409, `${json.status} ${JSON.stringify(json.body).slice(0, 400)}`);
+    assert.ok(json.status === 201 || json.status === 422 || json.status === 409, `${json.status} ${stringifyJson(json.body).slice(0, 400)}`);
     for (const format of ['yaml', 'protobuf'] as const) {
       const other = await post(path, obj, format);
-      assert.equal(other.status, json.status, `${format}: ${JSON.stringify(other.body).slice(0, 400)}`);
+      assert.equal(other.status, json.status, `${format}: ${stringifyJson(other.body).slice(0, 400)}`);
       if (json.status === 201) {
         unstamp(other.body);
         unstamp(json.body);

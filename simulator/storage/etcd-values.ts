@@ -1,11 +1,12 @@
 // How EtcdStore lays out keys and values in etcd.
 //
-// Values: the object as JSON without metadata.resourceVersion, which is derived from the key's mod_revision on
+// Values: the object as JSON (int64 exact, util/int64-json.ts) without metadata.resourceVersion, which is derived from the key's mod_revision on
 // every read (as the real apiserver does), so a value never disagrees with the revision that wrote it.
 // Keys: the store's keys (/registry/<resource>/...) moved under a configurable etcd prefix, so several clusters (or
 // test runs) can share one etcd and `etcdctl get --prefix /registry/` shows what a real cluster would.
 
 import type { KubeObject } from '../api/meta.ts';
+import { parseJson, stringifyJson } from '../util/int64-json.ts';
 
 /** ObjectMeta fields that come before resourceVersion in the real server's (Go struct) order. */
 const META_BEFORE_RV = new Set(['name', 'generateName', 'namespace', 'selfLink', 'uid']);
@@ -27,7 +28,7 @@ export function encodeText(obj: KubeObject): string {
   const { resourceVersion: _rv, ...metadata } = obj.metadata;
   let text: string;
   try {
-    text = JSON.stringify({ ...obj, metadata });
+    text = stringifyJson({ ...obj, metadata });
   } catch (err) {
     throw new TypeError(`store: the value is not representable as JSON: ${(err as Error).message}`);
   }
@@ -49,7 +50,7 @@ export function resourceVersionOffset(obj: KubeObject): number | undefined {
   let off = 1; // {
   for (const k of Object.keys(top)) {
     if (k !== 'metadata') {
-      const v = JSON.stringify(top[k]);
+      const v = stringifyJson(top[k]) as string | undefined;
       if (v !== undefined) off += JSON.stringify(k).length + v.length + 2; // "k":v,
       continue;
     }
@@ -61,7 +62,7 @@ export function resourceVersionOffset(obj: KubeObject): number | undefined {
       // An array-index key ("0") orders before every other one in a JS object, so the decoded metadata has
       // resourceVersion after it whatever the text says: not worth following (no real object has one).
       if (ARRAY_INDEX.test(m)) return undefined;
-      const v = JSON.stringify(meta[m]);
+      const v = stringifyJson(meta[m]) as string | undefined;
       if (v === undefined) continue; // absent from the text, as from the decoded object
       if (!META_BEFORE_RV.has(m)) return off;
       off += JSON.stringify(m).length + v.length + 2;
@@ -84,7 +85,7 @@ export function jsonWithResourceVersion(text: string, offset: number | undefined
 
 /** The object of a JSON text that already carries its resourceVersion (jsonWithResourceVersion), deep-frozen. */
 export function decodeStamped(json: string): KubeObject {
-  return deepFreeze(JSON.parse(json) as KubeObject);
+  return deepFreeze(parseJson(json) as KubeObject);
 }
 
 function deepFreeze<T>(v: T): T {
@@ -102,7 +103,7 @@ function deepFreeze<T>(v: T): T {
  */
 export function decodeValue(bytes: Buffer | Uint8Array | string, revision: number): KubeObject {
   const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  const obj = JSON.parse(text) as KubeObject;
+  const obj = parseJson(text) as KubeObject;
   return deepFreeze(stampResourceVersion(obj, revision));
 }
 

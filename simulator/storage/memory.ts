@@ -12,6 +12,7 @@
 
 import sortedBtree from 'sorted-btree';
 import type { KubeObject } from '../api/meta.ts';
+import { integerOrNumber, isExactBigInt, parseJson, stringifyJson } from '../util/int64-json.ts';
 import {
   StoreError,
   type ListRequest,
@@ -134,11 +135,20 @@ function newStoredCopy(obj: KubeObject, resourceVersion: Revision, transfer: boo
   let json: string;
   let copy: unknown;
   try {
-    json = JSON.stringify(stamped);
+    // int64 beyond 2^53 is a BigInt (util/int64-json.ts): JSON.stringify throws at the first one, and only such
+    // an object pays for the lossless writer and reader; every other one is JSON.stringify and JSON.parse alone.
+    let exact = false;
+    try {
+      json = JSON.stringify(stamped);
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err;
+      json = stringifyJson(stamped);
+      exact = true;
+    }
     // A transferred object that is exactly what the copy would be is kept as it is: no second tree to build and
     // collect (about a fifth of a memory-store create's CPU).
     if (transfer && freezeOwned(stamped, 0)) return { value: stamped, json };
-    copy = JSON.parse(json);
+    copy = exact ? parseJson(json) : JSON.parse(json);
   } catch (err) {
     throw new TypeError(`store: the value is not representable as JSON: ${(err as Error).message}`);
   }
@@ -162,7 +172,7 @@ function checkStorable(v: unknown): asserts v is KubeObject {
  * False when not: the caller gave the tree up, so the part frozen so far does not matter, and the store copies it.
  */
 function freezeOwned(v: unknown, depth: number): boolean {
-  if (typeof v !== 'object') return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0));
+  if (typeof v !== 'object') return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)) || isExactBigInt(v);
   if (v === null) return true;
   if (depth > MAX_SHARED_DEPTH || Object.isFrozen(v)) return false;
   if (Array.isArray(v)) {
@@ -184,8 +194,8 @@ function freezeOwned(v: unknown, depth: number): boolean {
  * The stored copy of a new version of a stored object, made by one walk beside the previous version
  * (`copyShared`): the same JSON values, every subtree equal to the previous version's taken from it, only what
  * changed allocated. An update then costs what it changed, not two passes over the whole object and a second
- * tree for the collector. Values a JSON walk would not reproduce exactly (toJSON, class instances, BigInt,
- * cycles) take the round trip.
+ * tree for the collector. Values a JSON walk would not reproduce exactly (toJSON, class instances, cycles) take
+ * the round trip.
  */
 function storedCopy(obj: KubeObject, resourceVersion: Revision, previous: KubeObject): KubeObject {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
@@ -201,7 +211,7 @@ function storedCopy(obj: KubeObject, resourceVersion: Revision, previous: KubeOb
   }
   let copy: unknown;
   try {
-    copy = JSON.parse(JSON.stringify(obj));
+    copy = parseJson(stringifyJson(obj));
   } catch (err) {
     throw new TypeError(`store: the value is not representable as JSON: ${(err as Error).message}`);
   }
@@ -234,7 +244,8 @@ function copyShared(v: unknown, p: unknown, depth: number): unknown {
     case 'symbol':
       return undefined;
     case 'bigint':
-      throw new NotPlainJson();
+      // As the JSON round trip reads it back: the same BigInt where a double cannot hold it, else a Number.
+      return integerOrNumber(v.toString());
   }
   if (v === null) return null;
   // Only a stored (deep-frozen, already copied) subtree can be the previous version's own.

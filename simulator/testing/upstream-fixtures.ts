@@ -104,9 +104,6 @@ function lengthDelimited(id: number, body: Uint8Array): Buffer {
   return Buffer.concat([varint((id << 3) | 2), varint(body.length), body]);
 }
 
-/** Replaces an int64 varint's value (undefined: keep the bytes). */
-export type Int64Rewrite = (value: bigint) => bigint | undefined;
-
 function definitionProperties(definition: string | undefined): Json | undefined {
   return definition ? upstreamSwagger().definitions[definition]?.properties : undefined;
 }
@@ -115,7 +112,7 @@ function definitionProperties(definition: string | undefined): Json | undefined 
  * The message's bytes without the fields the 1.9 definition lacks. `properties` are the 1.9 JSON properties its
  * fields may carry (an inline struct's are its parent's); a message without properties is kept whole.
  */
-function filterMessage(buf: Uint8Array, message: string, properties: Json | undefined, rewrite: Int64Rewrite): Buffer {
+function filterMessage(buf: Uint8Array, message: string, properties: Json | undefined): Buffer {
   const declared = fields()[message];
   if (!declared || !properties) return Buffer.from(buf);
   const parts: Buffer[] = [];
@@ -127,66 +124,36 @@ function filterMessage(buf: Uint8Array, message: string, properties: Json | unde
     const child = fields()[childType];
     const inline = !(name in properties) && !!child && Object.values(child).some((c) => c[0] in properties);
     if (!(name in properties) && !inline) continue;
-    if (f.wireType === 0 && type === 'int64') {
-      const value = BigInt.asIntN(64, readVarint64(buf.subarray(f.valueStart, f.end)));
-      const next = rewrite(value);
-      if (next !== undefined) {
-        parts.push(varint(f.id << 3), encodeVarint64(next));
-        continue;
-      }
-    }
     if (f.wireType !== 2 || !child) {
       parts.push(Buffer.from(buf.subarray(f.start, f.end)));
       continue;
     }
     const body = buf.subarray(f.valueStart, f.end);
-    if (inline) parts.push(lengthDelimited(f.id, filterMessage(body, childType, properties, rewrite)));
+    if (inline) parts.push(lengthDelimited(f.id, filterMessage(body, childType, properties)));
     else if (label === 'map') {
       const entry: Buffer[] = [];
       const valueProperties = definitionProperties(valueDefinition(properties[name]));
       for (const e of readWire(body)) {
         const value = body.subarray(e.valueStart, e.end);
-        if (e.id === 2 && e.wireType === 2) entry.push(lengthDelimited(2, filterMessage(value, valueType, valueProperties, rewrite)));
+        if (e.id === 2 && e.wireType === 2) entry.push(lengthDelimited(2, filterMessage(value, valueType, valueProperties)));
         else entry.push(Buffer.from(body.subarray(e.start, e.end)));
       }
       parts.push(lengthDelimited(f.id, Buffer.concat(entry)));
-    } else parts.push(lengthDelimited(f.id, filterMessage(body, childType, definitionProperties(valueDefinition(properties[name])), rewrite)));
+    } else parts.push(lengthDelimited(f.id, filterMessage(body, childType, definitionProperties(valueDefinition(properties[name])))));
   }
   return Buffer.concat(parts);
 }
 
-function readVarint64(buf: Uint8Array): bigint {
-  let v = 0n;
-  let shift = 0n;
-  for (const b of buf) {
-    v |= BigInt(b & 0x7f) << shift;
-    shift += 7n;
-    if ((b & 0x80) === 0) break;
-  }
-  return v;
-}
-
-function encodeVarint64(value: bigint): Buffer {
-  let v = BigInt.asUintN(64, value);
-  const out: number[] = [];
-  while (v >= 0x80n) {
-    out.push(Number(v & 0x7fn) | 0x80);
-    v >>= 7n;
-  }
-  out.push(Number(v));
-  return Buffer.from(out);
-}
-
 /**
  * The object's protobuf body (4-byte prefix + runtime.Unknown) with the fields 1.9 lacks removed from its raw
- * object, and int64 values passed through `rewrite`.
+ * object.
  */
-export function stripProtobufTo19(pb: Buffer, message: string, rewrite: Int64Rewrite = () => undefined): Buffer {
+export function stripProtobufTo19(pb: Buffer, message: string): Buffer {
   const body = pb.subarray(4);
   const parts: Buffer[] = [Buffer.from(pb.subarray(0, 4))];
   for (const f of readWire(body)) {
     if (f.id === 2 && f.wireType === 2) {
-      parts.push(lengthDelimited(2, filterMessage(body.subarray(f.valueStart, f.end), message, definitionProperties(definitionOf(message)), rewrite)));
+      parts.push(lengthDelimited(2, filterMessage(body.subarray(f.valueStart, f.end), message, definitionProperties(definitionOf(message)))));
     } else parts.push(Buffer.from(body.subarray(f.start, f.end)));
   }
   return Buffer.concat(parts);

@@ -2,7 +2,8 @@
 // carry an own "__proto__" key; every read here checks own properties and every write defines the property,
 // so such keys stay ordinary data and never reach an object's prototype.
 
-export type JsonPrimitive = string | number | boolean | null;
+/** An integer beyond 2^53 is a bigint (int64 exact, int64-json.ts). */
+export type JsonPrimitive = string | number | bigint | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;
@@ -74,6 +75,7 @@ export function jsonKind(value: JsonValue): JsonKind {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'object') return 'object';
+  if (typeof value === 'bigint') return 'number';
   return typeof value as 'string' | 'number' | 'boolean';
 }
 

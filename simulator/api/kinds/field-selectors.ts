@@ -26,7 +26,8 @@ const str = (path: string): FieldGetter => (o) => {
 };
 const int = (path: string): FieldGetter => (o) => {
   const v = at(o, path);
-  return typeof v === 'number' ? String(Math.trunc(v)) : '0';
+  // An int64 beyond 2^53 is a BigInt (util/int64-json.ts): its digits, as Go prints the int64.
+  return typeof v === 'number' ? String(Math.trunc(v)) : typeof v === 'bigint' ? String(v) : '0';
 };
 const bool = (path: string): FieldGetter => (o) => (at(o, path) === true ? 'true' : 'false');
 

@@ -10,6 +10,7 @@ import { type FieldError, duplicate, forbiddenField, invalidValue, notSupported,
 import { imagePullPolicyDefault, isZeroValue, tableDefault, tableEnum } from './table.ts';
 import { type Obj, atLeast, isObj, isUnset, nonNegative, setDefault } from './util.ts';
 import { envVarNameErrors, validateContainerExtras, validateHostPorts, validateVolumeSources } from '../validation/pod.ts';
+import { isJsonNumber } from '../../util/int64-json.ts';
 
 // Real server values for PodSpec fields the spec does not tabulate (wire-facts 5 "PodSpec").
 const POD_DEFAULTS = { restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: 30 } as const;
@@ -199,9 +200,9 @@ export function validatePodSpecUpdate(next: unknown, old: unknown): FieldError[]
   };
   const oldDeadline = old.activeDeadlineSeconds;
   const newDeadline = next.activeDeadlineSeconds;
-  if (typeof oldDeadline === 'number') {
+  if (isJsonNumber(oldDeadline)) {
     if (isUnset(newDeadline)) errs.push(invalidValue('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
-    else if (typeof newDeadline === 'number' && newDeadline > oldDeadline) errs.push(invalidValue('spec.activeDeadlineSeconds', newDeadline, 'must be less than or equal to previous value'));
+    else if (isJsonNumber(newDeadline) && newDeadline > oldDeadline) errs.push(invalidValue('spec.activeDeadlineSeconds', newDeadline, 'must be less than or equal to previous value'));
   }
   // Tolerations may only be added: every existing one stays (its tolerationSeconds may change).
   const sansSeconds = (t: unknown) => (isObj(t) ? { ...t, tolerationSeconds: undefined } : t);

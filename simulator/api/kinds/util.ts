@@ -3,6 +3,7 @@
 
 import type { KubeObject } from '../meta.ts';
 import { type FieldError, invalidValue } from '../field-errors.ts';
+import { isJsonNumber } from '../../util/int64-json.ts';
 
 export type Obj = Record<string, unknown>;
 
@@ -52,12 +53,13 @@ export function isUnset(v: unknown): boolean {
 
 /** The real ValidateNonnegativeField message. */
 export function nonNegative(errs: FieldError[], path: string, v: unknown): void {
-  if (typeof v === 'number' && v < 0) errs.push(invalidValue(path, v, 'must be greater than or equal to 0'));
+  if (isJsonNumber(v) && v < 0) errs.push(invalidValue(path, v, 'must be greater than or equal to 0'));
 }
 
 /** The real ValidatePositiveField-style message for fields that must be at least `min`. */
 export function atLeast(errs: FieldError[], path: string, v: unknown, min: number): void {
-  if (typeof v !== 'number') return;
+  // int64 beyond 2^53 is a bigint (util/int64-json.ts); it compares with a number by value.
+  if (!isJsonNumber(v)) return;
   if (min === 1 && v < 1) errs.push(invalidValue(path, v, 'must be greater than 0'));
   else if (v < min) errs.push(invalidValue(path, v, `must be greater than or equal to ${min}`));
 }

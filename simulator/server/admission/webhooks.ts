@@ -15,6 +15,7 @@ import { fromStorageVersion, toStorageVersion } from '../../api/conversion.ts';
 import { matchesRequirements, requirementsOf, type LabelSelector } from '../../api/labels.ts';
 import { applyJsonPatch } from '../../patch/json-patch.ts';
 import type { JsonValue } from '../../util/json-value.ts';
+import { parseJson, stringifyJson } from '../../util/int64-json.ts';
 import { ApiError } from '../errors.ts';
 import type { AdmissionAttributes, AdmissionHook } from './attributes.ts';
 import type { ServerContext } from '../context.ts';
@@ -98,14 +99,14 @@ async function call(ctx: ServerContext, hook: Webhook, review: Record<string, un
     const res = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(review),
+      body: stringifyJson(review),
       dispatcher,
       headersTimeout: CALL_TIMEOUT_MS,
       bodyTimeout: CALL_TIMEOUT_MS,
     });
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`the server responded with the status code ${res.statusCode} but did not return more information`);
-    const body = JSON.parse(text) as { response?: ReviewResponse };
+    const body = parseJson(text) as { response?: ReviewResponse };
     if (!body.response) throw new Error('Webhook response was absent');
     return body.response;
   } finally {
@@ -192,7 +193,7 @@ export function webhookAdmission(ctx: ServerContext): WebhookAdmission {
       if (!response.patch) continue;
       if (response.patchType !== undefined && response.patchType !== 'JSONPatch') throw callFailed(hook, new Error(`unsupported patch type ${response.patchType}`));
       try {
-        object = applyJsonPatch(object as unknown as JsonValue, JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8'))) as unknown as KubeObject;
+        object = applyJsonPatch(object as unknown as JsonValue, parseJson(Buffer.from(response.patch, 'base64').toString('utf8')) as JsonValue) as unknown as KubeObject;
       } catch (err) {
         throw new ApiError(500, 'InternalError', `Internal error occurred: ${(err as Error).message}`);
       }

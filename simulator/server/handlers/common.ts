@@ -11,6 +11,7 @@ import { groupVersionPath, selfLinkOf } from '../registry/system-meta.ts';
 import { decodeBody } from '../serializers.ts';
 import { queryBool, queryInt } from '../query-params.ts';
 import { header, type ResourceRequest, type ServerContext } from '../context.ts';
+import { isJsonNumber } from '../../util/int64-json.ts';
 
 /** A stored object as the request's version shows it. */
 export function present(def: ResourceDef, stored: KubeObject): KubeObject {
@@ -79,7 +80,7 @@ function checkMetadataTypes(def: ResourceDef, obj: KubeObject): void {
   }
   if (m.finalizers !== undefined && m.finalizers !== null && (!Array.isArray(m.finalizers) || !m.finalizers.every(isString))) throw badMetadata(def, 'finalizers', 'a list of strings');
   if (m.ownerReferences !== undefined && m.ownerReferences !== null && !Array.isArray(m.ownerReferences)) throw badMetadata(def, 'ownerReferences', 'a list');
-  if (m.generation !== undefined && m.generation !== null && typeof m.generation !== 'number') throw badMetadata(def, 'generation', 'an integer');
+  if (m.generation !== undefined && m.generation !== null && !isJsonNumber(m.generation)) throw badMetadata(def, 'generation', 'an integer');
   for (const f of STRING_META) if (m[f] === null) delete m[f];
 }
 

@@ -12,6 +12,7 @@ import { storeErrorToApi } from '../registry/store-errors.ts';
 import { writeOptions } from './write.ts';
 import { compileSelectors } from './read.ts';
 import { listStored } from '../registry/storage.ts';
+import { isJsonInteger } from '../../util/int64-json.ts';
 
 const POLICIES: PropagationPolicy[] = ['Orphan', 'Background', 'Foreground'];
 
@@ -31,7 +32,8 @@ export function readDeleteOptions(ctx: ServerContext, req: ResourceRequest): Del
   if (policy !== undefined && policy !== '') opts.propagationPolicy = policy as PropagationPolicy;
   const errs: FieldError[] = [];
   if (opts.gracePeriodSeconds !== undefined && opts.gracePeriodSeconds !== null) {
-    if (typeof opts.gracePeriodSeconds !== 'number' || !Number.isInteger(opts.gracePeriodSeconds)) errs.push(invalidValue('gracePeriodSeconds', opts.gracePeriodSeconds, 'must be an integer'));
+    // An int64: beyond 2^53 a BigInt (util/int64-json.ts), which compares with 0 by value.
+    if (!isJsonInteger(opts.gracePeriodSeconds)) errs.push(invalidValue('gracePeriodSeconds', opts.gracePeriodSeconds, 'must be an integer'));
     else if (opts.gracePeriodSeconds < 0) errs.push(invalidValue('gracePeriodSeconds', opts.gracePeriodSeconds, 'must be greater than or equal to 0'));
   }
   if (opts.orphanDependents !== undefined && opts.orphanDependents !== null && opts.propagationPolicy !== undefined && opts.propagationPolicy !== null) {

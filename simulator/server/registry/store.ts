@@ -31,6 +31,7 @@ import type { AdmissionAttributes, UpdateTarget } from '../admission/attributes.
 import { groupResource, initSystemMeta, selfLinkOf, toStored } from './system-meta.ts';
 import { storeErrorToApi } from './store-errors.ts';
 import { copyJson } from '../../util/json-value.ts';
+import { int64Increment } from '../../util/int64-json.ts';
 
 /** Options every write path takes. */
 export interface WriteOptions {
@@ -222,7 +223,9 @@ function carrySystemMeta(def: ResourceDef, next: KubeObject, old: KubeObject): v
   delete m.resourceVersion;
   if (def.tracksGeneration) {
     const changed = !jsonEqual(next.spec, old.spec);
-    m.generation = (o.generation ?? 1) + (changed ? 1 : 0);
+    const generation = o.generation ?? 1;
+    // A BigInt beyond 2^53 (util/int64-json.ts), typed as the number it stands for.
+    m.generation = changed ? (int64Increment(generation) as number) : generation;
   } else if (o.generation !== undefined) m.generation = o.generation;
   else delete m.generation;
 }
@@ -484,8 +487,10 @@ export async function deleteResource(
     }
     await admit(ctx, { operation: 'DELETE', def, namespace, name, oldObject: obj, dryRun, user: wopts.user });
     const finalizers = finalizersAfter(def, obj.metadata.finalizers ?? [], opts);
-    graceSeconds = gracePeriodSeconds(obj, opts);
-    const existingGrace = obj.metadata.deletionGracePeriodSeconds;
+    // A Number: an int64 grace period beyond 2^53 seconds (a BigInt, util/int64-json.ts) is rounded here, and the
+    // deletion time is bounded by the last date a Date holds (Go's time.Duration would overflow long before).
+    graceSeconds = Number(gracePeriodSeconds(obj, opts));
+    const existingGrace = obj.metadata.deletionGracePeriodSeconds === undefined ? undefined : Number(obj.metadata.deletionGracePeriodSeconds);
     // A second delete may shorten the grace period, never lengthen it.
     if (existingGrace !== undefined && obj.metadata.deletionTimestamp) graceSeconds = Math.min(graceSeconds, existingGrace);
     // dryRun: the delete stops at the decision (readModifyWrite does not write).
@@ -497,7 +502,7 @@ export async function deleteResource(
     if (!finalizers.length) delete m.finalizers;
     const now = ctx.now();
     if (!m.deletionTimestamp || (existingGrace !== undefined && graceSeconds < existingGrace)) {
-      m.deletionTimestamp = new Date(now.getTime() + graceSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      m.deletionTimestamp = new Date(Math.min(now.getTime() + graceSeconds * 1000, LAST_DATE_MS)).toISOString().replace(/\.\d{3}Z$/, 'Z');
       m.deletionGracePeriodSeconds = graceSeconds;
     }
     prepareForDelete(next, obj);
@@ -509,8 +514,15 @@ export async function deleteResource(
   return { pending: pending ?? undefined };
 }
 
+/** The last time a Date holds (8.64e15 ms after the epoch). */
+const LAST_DATE_MS = 8.64e15;
+/** The longest delay setTimeout keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Removes a gracefully deleted object when its grace period ends, unless something else already did. */
 function scheduleGracefulRemoval(ctx: ServerContext, key: string, obj: StoredObject, seconds: number): void {
+  // setTimeout fires at once beyond 2^31-1 ms (24.8 days): a longer grace period outlasts the process instead.
+  if (seconds * 1000 > MAX_TIMER_MS) return;
   const timer = setTimeout(() => {
     ctx.timers.delete(timer);
     void ctx.store

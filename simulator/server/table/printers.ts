@@ -56,6 +56,8 @@ const columnsPrinter = (...columns: Column[]): Printer => ({
 
 const age = (o: Obj, now: number) => since(o?.metadata?.creationTimestamp, now);
 const int = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : 0);
+/** An int64 column: a BigInt beyond 2^53 (util/int64-json.ts) shown with its digits. */
+const int64 = (v: unknown): number | bigint => (typeof v === 'bigint' ? v : int(v));
 const len = (v: unknown): number => (Array.isArray(v) ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0);
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 const orNone = (s: string): string => (s === '' ? '<none>' : s);
@@ -240,7 +242,7 @@ function revisionController(o: Obj): string {
 const controllerRevisionPrinter = columnsPrinter(
   NAME_COLUMN,
   column(col('Controller', 'string', 'The object controlling the revision (kind.group/name).'), revisionController),
-  column(col('Revision', 'string', 'The revision number.'), (o) => int(o?.revision)),
+  column(col('Revision', 'string', 'The revision number.'), (o) => int64(o?.revision)),
   AGE_COLUMN,
 );
 
