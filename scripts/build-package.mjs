@@ -23,6 +23,8 @@ const requireHere = createRequire(join(root, 'package.json'));
 
 const LIBRARY = { index: 'lib/index.ts', testing: 'lib/testing.ts', suites: 'lib/suites.ts' };
 const COMMANDS = { 'cluster-simulator': 'simulator/main.ts' };
+/** The worker thread of the daemon and nodes (simulator/cluster-clients-thread.ts finds it beside the bundle). */
+const WORKERS = { 'simulator-clients-worker': 'simulator/cluster-clients-worker.ts' };
 /** Files whose declarations each entry's declaration file includes (they import only each other). */
 const SHARED_DECLARATIONS = {
   index: ['simulator/launch/errors.ts', 'simulator/server/security-flags.ts', 'simulator/launch/types.ts', 'simulator/codec/kubeconfig-fields.ts'],
@@ -41,10 +43,12 @@ async function bundle(esbuild) {
     outdir: staging,
     logLevel: 'warning',
     plugins: [metaUrlRelativeTo(dist, PKG_BASE)],
+    // The bundle's own URL, for simulator/cluster-clients-thread.ts to find dist/simulator-clients-worker.mjs.
+    define: { __SIMULATOR_PACKAGE_BASE__: PKG_BASE },
   };
   await esbuild.build({
     ...common,
-    entryPoints: { ...LIBRARY, ...COMMANDS },
+    entryPoints: { ...LIBRARY, ...COMMANDS, ...WORKERS },
     format: 'esm',
     outExtension: { '.js': '.mjs' },
     banner: { js: `import { createRequire as __clusterCreateRequire } from 'node:module'; const require = __clusterCreateRequire(import.meta.url); const ${PKG_BASE} = import.meta.url;` },
