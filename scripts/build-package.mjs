@@ -50,6 +50,11 @@ async function bundle(esbuild) {
     ...common,
     entryPoints: { ...LIBRARY, ...COMMANDS, ...WORKERS },
     format: 'esm',
+    // Split where the sources import the daemon, the nodes, certificates and etcd after start (as the compiled build
+    // of `npx tsx simulator` is), so that the command's first answer loads only the API server's part; the entries
+    // share their chunks (beside them in dist/, where every chunk's import.meta.url base holds).
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     outExtension: { '.js': '.mjs' },
     banner: { js: `import { createRequire as __clusterCreateRequire } from 'node:module'; const require = __clusterCreateRequire(import.meta.url); const ${PKG_BASE} = import.meta.url;` },
   });
