@@ -2,7 +2,7 @@
 // the API server keeps its thread to itself and a second core does the clients' work, as a real cluster's
 // controller manager and kubelets run beside its API server. The worker is started from whichever form this code
 // runs in:
-// - the published package (dist/, scripts/build-package.mjs): its built worker file, dist/simulator-clients-worker.mjs;
+// - the published package (dist/, scripts/build-package.mjs): its built worker file, dist/simulator-clients-worker.cjs;
 // - the compiled build of `npx tsx simulator` (simulator/compiled.ts): the build's clients-worker.js chunk, through
 //   the same chunk loader (scripts/commonjs-chunks.mjs) and V8 code cache, from scripts/thread-entry.mjs;
 // - the sources under tsx (tests, SIMULATOR_COMPILED=0): scripts/thread-entry.mjs registers tsx in the worker, which
@@ -38,7 +38,7 @@ export interface ClientsThread extends ClientsThreadReady {
 type WorkerSpec = { file: URL; threadEntry?: { chunks: { dir: string; file: string } } | { tsx: string } };
 
 function workerSpec(): WorkerSpec | undefined {
-  if (typeof __SIMULATOR_PACKAGE_BASE__ === 'string') return { file: new URL('./simulator-clients-worker.mjs', __SIMULATOR_PACKAGE_BASE__) };
+  if (typeof __SIMULATOR_PACKAGE_BASE__ === 'string') return { file: new URL('./simulator-clients-worker.cjs', __SIMULATOR_PACKAGE_BASE__) };
   const threadEntry = new URL('../scripts/thread-entry.mjs', import.meta.url);
   if (typeof __SIMULATOR_CHUNK_DIR__ === 'string') return { file: threadEntry, threadEntry: { chunks: { dir: __SIMULATOR_CHUNK_DIR__, file: join(__SIMULATOR_CHUNK_DIR__, 'clients-worker.js') } } };
   if (import.meta.url.endsWith('.ts')) return { file: threadEntry, threadEntry: { tsx: new URL('./cluster-clients-worker.ts', import.meta.url).href } };
