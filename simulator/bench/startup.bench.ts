@@ -1,22 +1,17 @@
-// Start time, from process start (spawn) to:
-//   - the first answer of GET /api for `npx tsx simulator` typed as a user does (npx, then tsx's command, then
-//     node with tsx's loader: three processes before a line of the simulator runs), beside a bare Fastify server
-//     answering /api started the same way: the floor any Node HTTP server started with `npx tsx` pays;
-//   - the same two through `node --import tsx` (without npx and tsx's command), to show what the tools cost;
-//   - the first finished check of `npx tsx suites` (one quick check against its embedded simulator);
-//   - `node --import tsx -e ''` and plain `node -e ''`: what registering tsx alone costs (its loader thread),
-//     so the table shows how much of a start is tsx's rather than ours.
-// `npx tsx simulator` runs a compiled build of itself when one matches the sources (simulator/compiled.ts); the
-// bench makes it first, and times a start from the sources too (SIMULATOR_COMPILED=0), as after an edit. So does
-// `npx tsx suites` (suites/harness/compile.ts): the bench runs it once first, as any earlier run would have.
-// The first start of a build writes V8's code cache of its chunks beside them (simulator/compiled.ts), which every
-// later start reads: the bench makes one such start, untimed, before the timed ones.
-// Each timed process (the simulator, the suites, the bare servers) is started with START_TIMING=1 and prints when
-// it started (its performance.timeOrigin, epoch ms): the same events are also timed from the serving node process's
-// own start, leaving out npx and tsx's command before it (on the same wall clock as this process's).
-// Median of 5 each, alternated so that a disturbance of the machine hits every side alike. Goals: the simulator
-// answers within 500 ms on 2 unloaded cores, the suites reach their first check within 1 s.
-
+// Start time, from process start (spawn) to the first answer of GET /api. Goals, each a ratio to a bare Fastify
+// server answering /api started the same way, median of RUNS pairs started back to back, which first alternating:
+//   - the installed command, `node bin/cluster-simulator.mjs` (the package's build, made first), against
+//     `node bare.mjs PORT` under plain node: <= 1.2 x;
+//   - `npx tsx simulator` typed as a user does (npx, then tsx's command, then node with tsx's loader: three processes
+//     before a line of the simulator runs) against `npx tsx bare.mjs PORT`: <= 1.0 x.
+// Each of the two also runs on until its banner, printed once the daemon and nodes are up behind the first answer.
+// Reported beside them: `node --import tsx simulator` and the sources (SIMULATOR_COMPILED=0, the first start after an
+// edit), tsx's own start (`node --import tsx -e ''` and plain `node -e ''`), and `npx tsx suites` → its first finished
+// check. `npx tsx simulator` runs a compiled build of itself when one matches the sources (simulator/compiled.ts): the
+// bench makes it first and starts it once untimed until it has written V8's code cache of its chunks, as the first
+// start of a build does for every later one; so does `npx tsx suites` (suites/harness/compile.ts). Processes started
+// with START_TIMING=1 print when they started (performance.timeOrigin), so that a start is also timed from the
+// serving node process's own start, leaving out npx and tsx's command before it.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
