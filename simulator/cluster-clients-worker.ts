@@ -43,7 +43,12 @@ async function serve(port: MessagePort, init: ClientsThreadInit): Promise<void> 
       (e: Error) => port.postMessage({ failed: { message: e.message, stack: e.stack } }),
     );
   });
-  const ready: ClientsThreadReady = { threadId, daemonUrl: started.daemon?.url, nodeNames: started.nodes?.nodeNames ?? [], scheduler: Boolean(started.nodes?.scheduler) };
+  const ready: ClientsThreadReady = {
+    threadId,
+    daemonUrl: started.daemon?.url,
+    nodeNames: started.nodes?.nodeNames ?? [],
+    scheduler: Boolean(started.nodes?.scheduler),
+  };
   port.postMessage({ ready });
 }
 

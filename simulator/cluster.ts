@@ -202,7 +202,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     const onError = opts.onClientsError ?? ((e: Error) => process.stderr.write(`simulator: the controller daemon and nodes' thread failed: ${e.stack ?? e.message}\n`));
     const [c, t] = await Promise.allSettled([
       wantNodes ? startContainers() : undefined,
-      opts.clientsThread && clientsThreadAvailable() ? startClientsThread(init, logs, onError).then((x) => (thread = x)) : startClients(init, logs).then((x) => (inThread = x)),
+      opts.clientsThread && clientsThreadAvailable()
+        ? startClientsThread(init, logs, onError).then((x) => (thread = x))
+        : startClients(init, logs).then((x) => (inThread = x)),
     ]);
     for (const r of [c, t]) if (r.status === 'rejected') throw r.reason;
     daemon = inThread?.daemon;

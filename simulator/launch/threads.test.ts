@@ -22,7 +22,7 @@ test('the daemon and the nodes run in a worker thread: the daemon answers while 
     assert.equal(typeof sim.clientsThreadId, 'number');
     assert.notEqual(sim.clientsThreadId, threadId, 'not the API server thread');
     assert.deepEqual(sim.nodeNames, ['sim-node-0', 'sim-node-1']);
-    assert.ok(sim.daemonUrl);
+    assert.ok(sim.daemonUrl, 'the daemon runs');
     assert.ok(
       lines.some((l) => l.includes(`run in worker thread ${sim.clientsThreadId}, the API server in thread ${threadId}`)),
       `the log says where they run:\n${lines.slice(0, 20).join('\n')}`,
@@ -41,7 +41,7 @@ test('singleThread: the daemon shares the API server thread, so a blocked thread
   const sim = await startSimulator({ nodes: 0, singleThread: true });
   try {
     assert.equal(sim.clientsThreadId, undefined);
-    assert.ok(sim.daemonUrl);
+    assert.ok(sim.daemonUrl, 'the daemon runs');
     assert.throws(() => healthzWhileBlocked(sim.daemonUrl!, 2_000), /ETIMEDOUT|timed out/i);
   } finally {
     await sim.stop();
@@ -51,7 +51,7 @@ test('singleThread: the daemon shares the API server thread, so a blocked thread
 test("a start that fails in the clients' thread is a SimulatorStartError and leaves nothing running", async () => {
   const started = Date.now();
   await assert.rejects(startSimulator({ nodes: 1, daemonArg: ['--no-such-flag'] }), (e) => e instanceof SimulatorStartError && /no-such-flag/.test(e.message));
-  assert.ok(Date.now() - started < 60_000);
+  assert.ok(Date.now() - started < 60_000, 'the failed start ended in time');
 });
 
 /**
