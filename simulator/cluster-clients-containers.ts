@@ -16,7 +16,8 @@ export interface ContainersBridge {
   flag: Int32Array;
 }
 
-type Ask = { id: number; pod: KubeObject; container: string } & ({ op: 'readFile'; path: string } | { op: 'logFile' });
+type Question = { pod: KubeObject; container: string } & ({ op: 'readFile'; path: string } | { op: 'logFile' });
+type Ask = Question & { id: number };
 
 /** How long a kubelet waits for an answer before it reads as "no file" (the API server's thread busy that long). */
 const WAIT_MS = 5_000;
@@ -43,7 +44,7 @@ export function serveContainers(access: ContainersAccess): { bridge: ContainersB
 /** The worker's side: synchronous reads through the bridge. */
 export function containersThrough({ port, flag }: ContainersBridge): ContainersAccess {
   let next = 0;
-  const ask = (q: Omit<Ask, 'id'>): Buffer | string | undefined => {
+  const ask = (q: Question): Buffer | string | undefined => {
     const id = ++next;
     port.postMessage({ ...q, id });
     const deadline = Date.now() + WAIT_MS;

@@ -54,7 +54,12 @@ export const clientsThreadAvailable = (): boolean => workerSpec() !== undefined;
  * closed); called once. `containers`: the simulated containers, which the kubelets read through a bridge
  * (cluster-clients-containers.ts).
  */
-export async function startClientsThread(init: ClientsInit, logs: ClientsLogs, onError: (e: Error) => void, containers?: ContainersAccess): Promise<ClientsThread> {
+export async function startClientsThread(
+  init: ClientsInit,
+  logs: ClientsLogs,
+  onError: (e: Error) => void,
+  containers?: ContainersAccess,
+): Promise<ClientsThread> {
   const spec = workerSpec();
   if (!spec) throw new Error('the clients thread cannot start from this build (no worker entry)');
   const served = containers && serveContainers(containers);

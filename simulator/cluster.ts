@@ -200,13 +200,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     };
     const logs = { daemon: opts.controllerLog, nodes: nodesLog };
     const onError = opts.onClientsError ?? ((e: Error) => process.stderr.write(`simulator: the controller daemon and nodes' thread failed: ${e.stack ?? e.message}\n`));
-    const [c, t] = await Promise.allSettled([
-      wantNodes ? startContainers() : undefined,
-      opts.clientsThread && clientsThreadAvailable()
-        ? startClientsThread(init, logs, onError).then((x) => (thread = x))
-        : startClients(init, logs).then((x) => (inThread = x)),
-    ]);
-    for (const r of [c, t]) if (r.status === 'rejected') throw r.reason;
+    // The kubelets read ended containers' files through the containers (termination messages): made first.
+    if (wantNodes) await startContainers();
+    const containers = server.ctx.containers;
+    if (opts.clientsThread && clientsThreadAvailable()) thread = await startClientsThread(init, logs, onError, containers);
+    else inThread = await startClients(init, logs, containers);
     daemon = inThread?.daemon;
     nodes = inThread?.nodes;
     // componentstatuses/controller-manager: the daemon's own /healthz, as the 1.9 server probes it.

@@ -47,8 +47,9 @@ const ALLOWED: Record<string, string[]> = {
   ],
   // The cluster's clients (daemon and nodes), started in the calling thread or in a worker thread of their own.
   'simulator/cluster-clients.ts': ['simulator/controllers', 'simulator/nodes'],
-  'simulator/cluster-clients-worker.ts': ['simulator/cluster-clients.ts'],
-  'simulator/cluster-clients-thread.ts': ['simulator/cluster-clients.ts', 'simulator/cluster-clients-worker.ts'],
+  'simulator/cluster-clients-containers.ts': ['simulator/nodes', 'simulator/api'],
+  'simulator/cluster-clients-worker.ts': ['simulator/cluster-clients.ts', 'simulator/cluster-clients-containers.ts'],
+  'simulator/cluster-clients-thread.ts': ['simulator/cluster-clients.ts', 'simulator/cluster-clients-worker.ts', 'simulator/cluster-clients-containers.ts', 'simulator/nodes'],
 };
 /** Entry points and measurement rooms sit on top: they may import any production room. */
 const TOP = new Set(['simulator/index.ts', 'simulator/main.ts', 'simulator/compiled.ts', 'simulator/bench', 'simulator/testing', 'simulator/fuzz']);

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import WebSocket from 'ws';
 import { threadId } from 'node:worker_threads';
 import { SimulatorStartError, startSimulator, type Simulator, type SimulatorOptions } from './index.ts';
 
@@ -43,6 +44,55 @@ test('singleThread: the daemon shares the API server thread, so a blocked thread
     assert.equal(sim.clientsThreadId, undefined);
     assert.ok(sim.daemonUrl, 'the daemon runs');
     assert.throws(() => healthzWhileBlocked(sim.daemonUrl!, 2_000), /ETIMEDOUT|timed out/i);
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('the kubelets in the worker thread read ended containers\' files from the API server thread (termination messages)', async () => {
+  const sim = await startSimulator({ nodes: 1, noControllers: true });
+  const pods = '/api/v1/namespaces/default/pods';
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(sim.url + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    type PodStatus = { phase?: string; containerStatuses?: { state?: { terminated?: { message?: string } } }[] };
+    return { status: res.status, body: (await res.json()) as { status?: PodStatus } };
+  };
+  const until = async <T>(what: string, f: () => Promise<T | undefined>): Promise<T> => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const v = await f();
+      if (v !== undefined) return v;
+      assert.ok(Date.now() < deadline, `${what} within 30 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const message = (name: string) =>
+    until(`${name} terminated`, async () => {
+      const s = (await call('GET', `${pods}/${name}`)).body.status?.containerStatuses?.[0]?.state?.terminated;
+      return s ? (s.message ?? '') : undefined;
+    });
+  try {
+    // A file written by exec (served in the API server's thread) while the container ran.
+    let r = await call('POST', pods, {
+      metadata: { name: 'written', annotations: { 'simulator.cluster.local/run-seconds': '3' } },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] },
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    await until('running', async () => ((await call('GET', `${pods}/written`)).body.status?.phase === 'Running' ? true : undefined));
+    const url = `${sim.url.replace('http', 'ws')}${pods}/written/exec?command=sh&command=-c&command=${encodeURIComponent('echo "written by exec" > /dev/termination-log')}&stdout=true`;
+    await new Promise<void>((resolve, reject) => {
+      const ws = new WebSocket(url, 'v4.channel.k8s.io');
+      ws.on('close', () => resolve());
+      ws.on('error', reject);
+    });
+    assert.equal(await message('written'), 'written by exec\n');
+    // A configured file at a custom path.
+    r = await call('POST', pods, {
+      metadata: { name: 'custom', annotations: { 'simulator.cluster.local/files': JSON.stringify({ '/var/run/msg': 'from the file' }) } },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', terminationMessagePath: '/var/run/msg' }] },
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(await message('custom'), 'from the file');
   } finally {
     await sim.stop();
   }
