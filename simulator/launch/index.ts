@@ -6,7 +6,6 @@
 import { threadId } from 'node:worker_threads';
 import { startSimulator as startCluster, type RunningSimulator } from '../cluster.ts';
 import { renderKubeconfig } from '../client/kubeconfig.ts';
-import { parseKubeconfig } from '../codec/kubeconfig.ts';
 import { buildSecureServing, SecurityOptionsError, type SecureServing } from '../server/secure-serving.ts';
 import { openStore, type StorageChoice } from '../storage/etcd-cli.ts';
 import { MemoryStore } from '../storage/memory.ts';
@@ -158,8 +157,8 @@ export async function launchSimulator(o: SimulatorOptions, defaults: LaunchDefau
       unmerge = mergeClientConfig(mergedInto, kubeconfig, context);
     }
     if (manifests.length > 0) {
-      // The HTTP client (undici, about a hundred modules) loaded only for --load, not with every start.
-      const { ApiClient } = await import('../client/api-client.ts');
+      // The HTTP client (undici, about a hundred modules) and the kubeconfig parser (js-yaml) loaded only for --load.
+      const [{ ApiClient }, { parseKubeconfig }] = await Promise.all([import('../client/api-client.ts'), import('../codec/kubeconfig.ts')]);
       const client = await ApiClient.create(parseKubeconfig(kubeconfig, '<simulator>', process.cwd()), {
         qps: 1000,
         burst: 1000,
