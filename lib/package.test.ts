@@ -202,7 +202,7 @@ test('the packed package installs offline and works from ES modules, CommonJS, T
   const files = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   const tarball = join(work, files[0].filename);
   const shipped = new Set(files[0].files.map((f) => f.path));
-  for (const f of ['dist/index.mjs', 'dist/index.cjs', 'dist/index.d.mts', 'dist/index.d.cts', 'dist/testing.mjs', 'dist/cluster-simulator.mjs', 'bin/cluster-simulator.mjs'])
+  for (const f of ['dist/index.mjs', 'dist/index.cjs', 'dist/index.d.mts', 'dist/index.d.cts', 'dist/testing.mjs', 'dist/cluster-simulator.cjs', 'dist/simulator-clients-worker.cjs', 'bin/cluster-simulator.mjs'])
     assert.ok(shipped.has(f), `${f} is in the tarball`);
   assert.ok(![...shipped].some((f) => f.endsWith('.test.ts')), 'no test file is shipped');
 

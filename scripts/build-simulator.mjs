@@ -28,7 +28,10 @@ async function main() {
   const esbuild = createRequire(createRequire(join(root, 'package.json')).resolve('tsx'))('esbuild');
   const staging = join(cache, `staging-${process.pid}`);
   const out = await esbuild.build({
-    entryPoints: { main: join(root, 'simulator', 'main.ts') },
+    // The daemon and nodes' worker thread (simulator/cluster-clients-thread.ts) loads clients-worker.js from the
+    // same build, found through __SIMULATOR_CHUNK_DIR__: the chunk's own directory (the loader's __dirname).
+    entryPoints: { main: join(root, 'simulator', 'main.ts'), 'clients-worker': join(root, 'simulator', 'cluster-clients-worker.ts') },
+    define: { __SIMULATOR_CHUNK_DIR__: '__dirname' },
     bundle: true,
     splitting: true,
     outdir: staging,
@@ -42,7 +45,7 @@ async function main() {
     plugins: [keepMetaUrl],
   });
   const files = out.outputFiles.map((f) => ({ name: relative(staging, f.path), text: asFunctionBody(esbuild, f.text, f.path) }));
-  if (!files.some((f) => f.name === 'main.js')) throw new Error('no main.js in the build');
+  if (!files.some((f) => f.name === 'main.js') || !files.some((f) => f.name === 'clients-worker.js')) throw new Error('no main.js or clients-worker.js in the build');
   const hash = createHash('sha256');
   for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) hash.update(f.name).update('\0').update(f.text).update('\0');
   const name = hash.digest('hex').slice(0, 16);

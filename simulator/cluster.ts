@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from './server/context.ts';
 import { startApiServer, type ApiServerOptions } from './server/start.ts';
 import type { DaemonHandle } from './controllers/daemon/daemon.ts';
-import type { ControllerPlan } from './controllers/daemon/registry.ts';
 import type { NodesHandle, NodesOptions } from './nodes/index.ts';
+import { startClients, type ClientsInit, type StartedClients } from './cluster-clients.ts';
+import { clientsThreadAvailable, startClientsThread, type ClientsThread } from './cluster-clients-thread.ts';
 import { buildSecureServing, type Credentials, type SecureServing, type SecurityFlags } from './server/secure-serving.ts';
 import { renderKubeconfig } from './client/kubeconfig.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,18 @@ export interface SimulatorOptions extends ApiServerOptions {
   controllerArgs?: string[];
   /** Where the daemon's log lines go (default: nowhere). */
   controllerLog?: (line: string) => void;
+  /**
+   * Run the daemon and the nodes in a worker thread of their own (cluster-clients-thread.ts), so that the API server
+   * keeps its thread and a second core does the clients' work, as `npx tsx simulator` and the package's
+   * startSimulator do. Default false here (one thread: the suites' embedded run and the tests that reach into the
+   * daemon's and nodes' handles); where this form of the code has no worker entry, one thread all the same.
+   */
+  clientsThread?: boolean;
+  /**
+   * The clients' thread failed after the start (an uncaught error in the daemon or a node, or the thread ended):
+   * told once, with the error. Default: written to stderr.
+   */
+  onClientsError?: (error: Error) => void;
   /**
    * Simulated clock skew: the controller daemon's clock runs this many milliseconds ahead of the API server's
    * (as between two hosts whose clocks disagree). Read by the CronJob controller, the one loop that acts on
@@ -76,6 +89,11 @@ export interface RunningSimulator {
   readonly daemon?: DaemonHandle;
   /** The simulated nodes, when started with `nodes` (with `clientsBehind`: once `ready`). */
   readonly nodes?: NodesHandle;
+  /**
+   * With `clientsThread`: the worker thread the daemon and the nodes run in (its id, the daemon's URL, the nodes'
+   * names); `daemon` and `nodes` are then undefined, their objects living in that thread.
+   */
+  readonly clientsThread?: Omit<ClientsThread, 'close'>;
   /** Settles when the daemon and the nodes are up (at once unless `clientsBehind`); rejects when they failed to start. */
   ready: Promise<void>;
   /** TLS material and the credentials of this process's own clients (admin, daemon, nodes), when secured. */
@@ -109,39 +127,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   const { url } = server;
   let daemon: DaemonHandle | undefined;
   let nodes: NodesHandle | undefined;
+  let thread: ClientsThread | undefined;
+  let inThread: StartedClients | undefined;
   // Files of the daemon's credentials (its client config, the CA bundle, the token-signing key), removed on close.
   let credentialDir: string | undefined;
-  // The daemon and the nodes are clients of the server over HTTP, independent of each other: they start side by
-  // side (each loads its own modules), after the server listens.
-  const startDaemonPart = async () => {
-    if (!opts.controllers) return;
+  /** The daemon's options from the serving's credentials (files written here, read by the daemon wherever it runs). */
+  const daemonArgs = (): string[] => {
     const extra: string[] = [];
-    if (serving?.enabled) {
-      extra.push(...serving.daemonArgs);
-      credentialDir = mkdtempSync(join(tmpdir(), 'cluster-simulator-daemon-'));
-      const xconfig = join(credentialDir, 'controller-manager.kubeconfig');
-      writeFileSync(xconfig, renderKubeconfig({ server: url, ca: serving.ca, ...credentialFields(serving.controllerManager), name: 'controller-manager' }), {
-        mode: 0o600,
-      });
-      extra.push(`--xconfig=${xconfig}`);
-      if (serving.ca) {
-        writeFileSync(join(credentialDir, 'ca.crt'), serving.ca);
-        extra.push(`--root-ca-file=${join(credentialDir, 'ca.crt')}`);
-      }
-      if (serving.signingCa) {
-        // CSR signing works out of the box with --secure: the daemon's signer uses the cluster CA (a
-        // --daemon-arg=--cluster-signing-cert-file=... comes later and wins).
-        writeFileSync(join(credentialDir, 'signing-ca.crt'), serving.signingCa.cert);
-        writeFileSync(join(credentialDir, 'signing-ca.key'), serving.signingCa.key, { mode: 0o600 });
-        extra.push(`--cluster-signing-cert-file=${join(credentialDir, 'signing-ca.crt')}`, `--cluster-signing-key-file=${join(credentialDir, 'signing-ca.key')}`);
-      }
-      if (serving.serviceAccountSigningKey) {
-        writeFileSync(join(credentialDir, 'sa.key'), serving.serviceAccountSigningKey, { mode: 0o600 });
-        extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);
-      }
-    }
     const given = (opts.controllerArgs ?? []).some((a) => a.startsWith('--service-account-private-key-file'));
-    if (!serving?.enabled && !given) {
+    if (!serving?.enabled) {
+      if (given) return extra;
       // Without authentication nothing verifies service-account tokens, but the token controller still makes them
       // (only with a signing key) and the ServiceAccount admission plugin refuses pods of accounts that have none:
       // the daemon gets a key of its own, so pods get their token volumes as on a real cluster. (EC: milliseconds.)
@@ -149,44 +144,88 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
       writeFileSync(join(credentialDir, 'sa.key'), pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), { mode: 0o600 });
       extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);
+      return extra;
     }
-    daemon = await startControllers(url, vendor, { ...opts, controllerArgs: [...extra, ...(opts.controllerArgs ?? [])] });
-    // componentstatuses/controller-manager: the daemon's own /healthz, as the 1.9 server probes it.
-    const healthz = `${daemon.url}/healthz`;
-    (server.ctx.components ??= new Map()).set('controller-manager', async () => {
-      const r = await fetch(healthz);
-      const text = await r.text();
-      return r.ok ? { healthy: true, message: text } : { healthy: false, message: text, error: `unhealthy http status code: ${r.status} (${r.statusText})` };
+    extra.push(...serving.daemonArgs);
+    credentialDir = mkdtempSync(join(tmpdir(), 'cluster-simulator-daemon-'));
+    const xconfig = join(credentialDir, 'controller-manager.kubeconfig');
+    writeFileSync(xconfig, renderKubeconfig({ server: url, ca: serving.ca, ...credentialFields(serving.controllerManager), name: 'controller-manager' }), {
+      mode: 0o600,
     });
+    extra.push(`--xconfig=${xconfig}`);
+    if (serving.ca) {
+      writeFileSync(join(credentialDir, 'ca.crt'), serving.ca);
+      extra.push(`--root-ca-file=${join(credentialDir, 'ca.crt')}`);
+    }
+    if (serving.signingCa) {
+      // CSR signing works out of the box with --secure: the daemon's signer uses the cluster CA (a
+      // --daemon-arg=--cluster-signing-cert-file=... comes later and wins).
+      writeFileSync(join(credentialDir, 'signing-ca.crt'), serving.signingCa.cert);
+      writeFileSync(join(credentialDir, 'signing-ca.key'), serving.signingCa.key, { mode: 0o600 });
+      extra.push(`--cluster-signing-cert-file=${join(credentialDir, 'signing-ca.crt')}`, `--cluster-signing-key-file=${join(credentialDir, 'signing-ca.key')}`);
+    }
+    if (serving.serviceAccountSigningKey) {
+      writeFileSync(join(credentialDir, 'sa.key'), serving.serviceAccountSigningKey, { mode: 0o600 });
+      extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);
+    }
+    return extra;
   };
-  const startNodesPart = async () => {
+  // The simulated containers (exec, attach, port-forward) are served by the API server, in its thread.
+  const startContainers = async () => {
+    const [{ SimulatedContainers }, { loadContainerConfig }] = await Promise.all([import('./nodes/containers/runtime.ts'), import('./nodes/containers/config.ts')]);
+    const c = opts.containers ?? {};
+    const config = c.configFile ? loadContainerConfig(c.configFile) : undefined;
+    server.ctx.containers = new SimulatedContainers({ config, localExecDir: c.localExecDir });
+    if (config?.usage) server.ctx.settings.usageDefaults = config.usage;
+  };
+  // The daemon and the nodes are clients of the server over HTTP, independent of each other: they start side by
+  // side (cluster-clients.ts), after the server listens, in this thread or in a worker thread of their own.
+  const startClientsPart = async () => {
     const nodeOpts0 = typeof opts.nodes === 'number' ? { count: opts.nodes } : opts.nodes;
+    const { log: nodesLog, ...nodeOpts1 } = nodeOpts0 ?? {};
     const nodeOpts =
       nodeOpts0 && serving?.enabled
-        ? { ...nodeOpts0, clientConfig: { ca: serving.ca ? Buffer.from(serving.ca) : undefined, ...credentialBuffers(serving.nodes) } }
-        : nodeOpts0;
-    if (nodeOpts && (nodeOpts.count ?? 3) > 0) {
-      // Loaded only when asked for, like the daemon.
-      const [{ startNodes }, { SimulatedContainers }, { loadContainerConfig }] = await Promise.all([
-        import('./nodes/index.ts'),
-        import('./nodes/containers/runtime.ts'),
-        import('./nodes/containers/config.ts'),
-      ]);
-      const c = opts.containers ?? {};
-      const config = c.configFile ? loadContainerConfig(c.configFile) : undefined;
-      server.ctx.containers = new SimulatedContainers({ config, localExecDir: c.localExecDir });
-      if (config?.usage) server.ctx.settings.usageDefaults = config.usage;
-      nodes = await startNodes(url, { log: () => {}, ...nodeOpts, containers: server.ctx.containers });
-      // componentstatuses/scheduler: the simulated scheduler runs in this process while the nodes do.
-      if (nodes.scheduler) (server.ctx.components ??= new Map()).set('scheduler', async () => ({ healthy: true, message: 'ok' }));
+        ? { ...nodeOpts1, clientConfig: { ca: serving.ca ? Buffer.from(serving.ca) : undefined, ...credentialBuffers(serving.nodes) } }
+        : nodeOpts0 && nodeOpts1;
+    const wantNodes = Boolean(nodeOpts && (nodeOpts.count ?? 3) > 0);
+    if (!opts.controllers && !wantNodes) return;
+    const init: ClientsInit = {
+      url,
+      vendor,
+      controllers: opts.controllers,
+      controllerArgs: opts.controllers ? [...daemonArgs(), ...(opts.controllerArgs ?? [])] : undefined,
+      controllerClockSkewMs: opts.controllerClockSkewMs,
+      cronJobCheckIntervalMs: opts.cronJobCheckIntervalMs,
+      nodes: wantNodes ? nodeOpts : undefined,
+    };
+    const logs = { daemon: opts.controllerLog, nodes: nodesLog };
+    const onError = opts.onClientsError ?? ((e: Error) => process.stderr.write(`simulator: the controller daemon and nodes' thread failed: ${e.stack ?? e.message}\n`));
+    // The kubelets read ended containers' files through the containers (termination messages): made first.
+    if (wantNodes) await startContainers();
+    const containers = server.ctx.containers;
+    if (opts.clientsThread && clientsThreadAvailable()) thread = await startClientsThread(init, logs, onError, containers);
+    else inThread = await startClients(init, logs, containers);
+    daemon = inThread?.daemon;
+    nodes = inThread?.nodes;
+    // componentstatuses/controller-manager: the daemon's own /healthz, as the 1.9 server probes it.
+    const daemonUrl = daemon?.url ?? thread?.daemonUrl;
+    if (daemonUrl) {
+      const healthz = `${daemonUrl}/healthz`;
+      (server.ctx.components ??= new Map()).set('controller-manager', async () => {
+        const r = await fetch(healthz);
+        const text = await r.text();
+        return r.ok ? { healthy: true, message: text } : { healthy: false, message: text, error: `unhealthy http status code: ${r.status} (${r.statusText})` };
+      });
     }
+    // componentstatuses/scheduler: the simulated scheduler runs while the nodes do.
+    if (nodes?.scheduler || thread?.scheduler) (server.ctx.components ??= new Map()).set('scheduler', async () => ({ healthy: true, message: 'ok' }));
   };
   const closeAll = async () => {
     // Clients first: their watches would otherwise hold the server open.
     server.ctx.components?.clear();
-    await nodes?.close();
+    await thread?.close();
+    await inThread?.close();
     server.ctx.containers?.close?.();
-    await daemon?.close();
     await server.close();
     serving?.stop();
     if (credentialDir) rmSync(credentialDir, { recursive: true, force: true });
@@ -202,11 +241,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       : Promise.resolve();
   const clients = gate.then(async () => {
     if (closing) return;
-    const [d, n] = await Promise.allSettled([startDaemonPart(), startNodesPart()]);
-    const failed = [d, n].find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) {
+    try {
+      await startClientsPart();
+    } catch (e) {
       await closeAll();
-      throw failed.reason;
+      throw e;
     }
   });
   if (!opts.clientsBehind) await clients;
@@ -222,6 +261,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     get nodes() {
       return nodes;
     },
+    get clientsThread() {
+      if (!thread) return undefined;
+      const { close: _close, ...info } = thread;
+      return info;
+    },
     serving,
     ready: clients,
     async close() {
@@ -233,24 +277,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   };
 }
 
-/** The controller daemon against this server, the way `npx tsx simulator/controllers --master URL` runs it. */
-export async function startControllers(url: string, vendor: string, opts: SimulatorOptions): Promise<DaemonHandle> {
-  // Loaded only when asked for, so that the API server alone does not pay for the daemon's modules.
-  const { startDaemon } = await import('./controllers/daemon/daemon.ts');
-  // A client on the same machine, often in the same process: the spec's 20 qps (meant for a remote API
-  // server) would queue namespace deletions behind each other when a test run deletes dozens at once.
-  const argv = ['--master', url, '--leader-elect=false', '--address=127.0.0.1', '--port=0', '--x-api-qps=300', '--x-api-burst=600'];
-  if (Array.isArray(opts.controllers)) argv.push(`--controllers=${opts.controllers.join(',')}`);
-  argv.push(...(opts.controllerArgs ?? []));
-  let plans: Record<string, ControllerPlan> | undefined;
-  if (opts.controllerClockSkewMs || opts.cronJobCheckIntervalMs) {
-    const [{ CONTROLLER_PLANS }, { cronJobController }] = await Promise.all([import('./controllers/daemon/registry.ts'), import('./controllers/cronjob.ts')]);
-    const skew = opts.controllerClockSkewMs ?? 0;
-    const cronjob = { checkIntervalMs: opts.cronJobCheckIntervalMs, now: () => new Date(Date.now() + skew) };
-    plans = { cronjob: { ...CONTROLLER_PLANS.cronjob, create: () => cronJobController(cronjob) } };
-  }
-  return startDaemon(argv, { vendor, log: opts.controllerLog ?? (() => {}), plans });
-}
+export { startControllers } from './cluster-clients.ts';
 
 function credentialBuffers(c: Credentials | undefined): { cert?: Buffer; key?: Buffer; token?: string } {
   const f = credentialFields(c);

@@ -33,7 +33,23 @@ const ALLOWED: Record<string, string[]> = {
   // startSimulator with the command line's options (what main.ts and the package's entry run): the composition
   // plus its client config, manifests and snapshots.
   'simulator/launch': ['simulator/cluster.ts', 'simulator/server', 'simulator/storage', 'simulator/client', 'simulator/codec', 'simulator/api', 'spec-tables'],
-  'simulator/cluster.ts': ['simulator/server', 'simulator/controllers', 'simulator/nodes', 'simulator/client', 'simulator/storage', 'simulator/api', 'simulator/codec', 'spec-tables'],
+  'simulator/cluster.ts': [
+    'simulator/cluster-clients.ts',
+    'simulator/cluster-clients-thread.ts',
+    'simulator/server',
+    'simulator/controllers',
+    'simulator/nodes',
+    'simulator/client',
+    'simulator/storage',
+    'simulator/api',
+    'simulator/codec',
+    'spec-tables',
+  ],
+  // The cluster's clients (daemon and nodes), started in the calling thread or in a worker thread of their own.
+  'simulator/cluster-clients.ts': ['simulator/controllers', 'simulator/nodes'],
+  'simulator/cluster-clients-containers.ts': ['simulator/nodes', 'simulator/api'],
+  'simulator/cluster-clients-worker.ts': ['simulator/cluster-clients.ts', 'simulator/cluster-clients-containers.ts'],
+  'simulator/cluster-clients-thread.ts': ['simulator/cluster-clients.ts', 'simulator/cluster-clients-worker.ts', 'simulator/cluster-clients-containers.ts', 'simulator/nodes'],
 };
 /** Entry points and measurement rooms sit on top: they may import any production room. */
 const TOP = new Set(['simulator/index.ts', 'simulator/main.ts', 'simulator/compiled.ts', 'simulator/bench', 'simulator/testing', 'simulator/fuzz']);

@@ -43,6 +43,14 @@ ${STORAGE_HELP}  --no-controllers            run the API server alone, without t
                               --node-monitor-grace-period given to the daemon, so that healthy nodes never look
                               unresponsive); fail a node with
                               kubectl annotate node NAME simulator.cluster.local/node-state=stopped --overwrite
+  --scheduler-api-qps QPS     the simulated scheduler's client limits toward the API, as kube-scheduler's
+  --scheduler-api-burst N     --kube-api-qps/--kube-api-burst (default 50 and 100, 1.9's; a negative qps: no limit)
+  --kubelet-api-qps QPS       each simulated kubelet's client limits, as the kubelet's --kube-api-qps/
+  --kubelet-api-burst N       --kube-api-burst (default 5 and 10, 1.9's; a negative qps: no limit). Scale tests
+                              (hundreds of nodes, thousands of pods): --scheduler-api-qps=-1 --kubelet-api-qps=-1
+                              --daemon-arg=--x-api-qps=100000 --daemon-arg=--x-api-burst=100000
+  --single-thread             run the controller daemon and the nodes in the API server's thread (default: a
+                              worker thread of their own, so that a second core does their work)
   --container-config FILE     what the simulated containers do (YAML/JSON: scripted exec answers, files, port
                               forwards, log files, usage; simulator/nodes/README.md "Containers"); annotations win
   --local-exec DIR            exec runs the command as a REAL PROCESS ON THIS HOST (your user, your files), in
@@ -80,7 +88,8 @@ Security options (none given: plain HTTP without authentication or authorization
 Commands:
   proxy --kubeconfig FILE [--port N] [--api-prefix /]   a client-side proxy (like kubectl proxy)
 
-Exit status: 0 after SIGINT or SIGTERM, 2 for a bad option or a failed start.
+Exit status: 0 after SIGINT or SIGTERM, 2 for a bad option or a failed start, 1 when the controller daemon and
+nodes fail after the start (their thread ends).
 `;
 
 function fail(msg: string): never {
@@ -104,6 +113,12 @@ function parseBool(flag: string, v: string | undefined): boolean | undefined {
   if (/^(1|t|true|TRUE|True)$/.test(v)) return true;
   if (/^(0|f|false|FALSE|False)$/.test(v)) return false;
   fail(`invalid ${flag} ${JSON.stringify(v)}: expected true or false`);
+}
+
+function parseNumber(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(v)) fail(`invalid ${flag} ${JSON.stringify(v)}: expected a number`);
+  return Number(v);
 }
 
 function parseCount(flag: string, v: string | undefined): number | undefined {
@@ -135,6 +150,11 @@ function optionsOf(values: Record<string, string | boolean | string[] | undefine
     nodes: parseCount('--nodes', str('nodes')),
     zones: parseCount('--zones', str('zones')),
     nodeStatusUpdateFrequency: str('node-status-update-frequency'),
+    schedulerApiQps: parseNumber('--scheduler-api-qps', str('scheduler-api-qps')),
+    schedulerApiBurst: parseCount('--scheduler-api-burst', str('scheduler-api-burst')),
+    kubeletApiQps: parseNumber('--kubelet-api-qps', str('kubelet-api-qps')),
+    kubeletApiBurst: parseCount('--kubelet-api-burst', str('kubelet-api-burst')),
+    singleThread: values['single-thread'] === true,
     daemonArg: values['daemon-arg'] as string[] | undefined,
     containerConfig: str('container-config'),
     localExec: str('local-exec'),
@@ -182,6 +202,11 @@ async function main(): Promise<void> {
         nodes: { type: 'string' },
         zones: { type: 'string' },
         'node-status-update-frequency': { type: 'string' },
+        'scheduler-api-qps': { type: 'string' },
+        'scheduler-api-burst': { type: 'string' },
+        'kubelet-api-qps': { type: 'string' },
+        'kubelet-api-burst': { type: 'string' },
+        'single-thread': { type: 'boolean' },
         'daemon-arg': { type: 'string', multiple: true },
         'container-config': { type: 'string' },
         'local-exec': { type: 'string' },
@@ -218,9 +243,15 @@ async function main(): Promise<void> {
     process.stdout.write(versionText('cluster-simulator'));
     return;
   }
+  // The daemon's and nodes' thread failing after the start ends the command (status 1) rather than leaving an API
+  // server without its controllers; set to a clean stop once the simulator is up.
+  let clientsFailed = (e: Error): void => {
+    process.stderr.write(`simulator: the controller daemon and nodes failed: ${e.stack ?? e.message}\n`);
+    process.exit(1);
+  };
   let sim: LaunchedSimulator;
   try {
-    sim = await launchSimulator(optionsOf(values), {
+    sim = await launchSimulator({ ...optionsOf(values), onError: (e) => clientsFailed(e) }, {
       port: DEFAULT_CLI_PORT,
       // The daemon and the nodes start a moment after the API server listens: a client already waiting for it (a
       // harness polling /api, kubectl) is answered first, not after the 150-200 ms of event loop their start takes.
@@ -231,21 +262,25 @@ async function main(): Promise<void> {
   }
   // Every stop path removes the client config (launch/index.ts), also on SIGINT and SIGTERM (below) and on exit.
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`${signal}: shutting down\n`);
     // Closing waits for open requests; a watch held by an outside client (a daemon, kubectl get -w) would
     // keep it waiting for minutes, so the process ends after a short grace period regardless (the exit handler
     // still removes the client config).
-    setTimeout(() => process.exit(0), 3_000).unref();
+    setTimeout(() => process.exit(code), 3_000).unref();
     try {
       await sim.stop();
     } catch (e) {
       process.stderr.write(`simulator: ${(e as Error).message}\n`);
       process.exit(1);
     }
-    process.exit(0);
+    process.exit(code);
+  };
+  clientsFailed = (e) => {
+    process.stderr.write(`simulator: the controller daemon and nodes failed: ${e.stack ?? e.message}\n`);
+    void stop('error', 1);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));

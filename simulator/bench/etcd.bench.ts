@@ -2,7 +2,8 @@
 // against the store's size (plain and through a selective filter), and how fast a write reaches another store's
 // watch (the path of a write through one simulator to a watcher of another), and creates per second through the
 // whole API server on etcd (HTTP creates, 64 in flight) against the etcd client's own puts of the same bytes with
-// as many in flight, in the same run (goal: >= 0.5 of the client's rate).
+// as many in flight, in the same run (goal: >= 0.6 of the client's rate), and a list of 500 ConfigMaps through the API
+// server against the etcd client's range read of the same keys (goal: within 1.5 x its time), both paired.
 //
 // Run: node --import tsx simulator/bench/etcd.bench.ts (also `run()` for npm run bench). Without etcd: skipped.
 
@@ -15,7 +16,7 @@ import { findEtcd, startEtcd } from '../testing/etcd-test-server.ts';
 import { Etcd3 } from 'etcd3';
 import { Pool } from 'undici';
 import { startSimulator } from '../cluster.ts';
-import { pairedRatio, type Measurement } from './measurement.ts';
+import { pairedRatio, ratioMeasurement, type Measurement } from './measurement.ts';
 
 
 const CHUNK = 500;
@@ -88,6 +89,8 @@ async function rate(n: number, parallel: number, op: (i: number) => Promise<unkn
 
 /** Pairs of creates and puts measured back to back (the median pair's ratio is the figure). */
 const ROUNDS = 5;
+/** The objects of the list compared with the etcd client's range read. */
+const LIST = 500;
 
 /**
  * HTTP creates of ConfigMaps through a simulator whose store is etcd, against etcd3's own puts of the bytes the
@@ -95,7 +98,7 @@ const ROUNDS = 5;
  * simulator runs in a worker thread (as in api.bench.ts), so the HTTP load generator does not share its event loop:
  * the creates measure the API server, the puts the etcd client, each on its own thread.
  */
-async function createsAgainstPuts(etcdUrl: string, log: (s: string) => void): Promise<Measurement> {
+async function createsAgainstPuts(etcdUrl: string, log: (s: string) => void): Promise<Measurement[]> {
   const N = Number(process.env.BENCH_ETCD_CREATES ?? 2000);
   const PARALLEL = 64;
   // Loader hooks (tsx) are per thread: a small JS entry registers tsx in the worker, then loads this module.
@@ -145,13 +148,44 @@ async function createsAgainstPuts(etcdUrl: string, log: (s: string) => void): Pr
     const per = (k: keyof EtcdCallCounts) => ((after[k] - before[k]) / (ROUNDS * N)).toFixed(2);
     log(`through etcd: ${creates.toFixed(0)} HTTP creates/s vs etcd3 client ${puts.toFixed(0)} puts/s of the same ${stored.length} bytes (${PARALLEL} in flight each)`);
     log(`etcd calls per HTTP create: ${per('txn')} txn, ${per('range')} range, ${per('compact')} compact (one put per etcd3 put)`);
-    return {
-      name: `creates/s through the API server on etcd vs the etcd client's own puts of the same bytes (${creates.toFixed(0)} vs ${puts.toFixed(0)}/s, median of ${ROUNDS} pairs)`,
-      value: creates / puts,
-      unit: 'x etcd puts',
-      target: '>= 0.5',
-      ok: creates / puts >= 0.5,
+    // A list of 500 through the API server (GET of a namespace's 500 ConfigMaps, JSON) against the etcd client's own
+    // range read of the same 500 keys, one after another, each side timed per call (ms): the ratio is the list's time
+    // over the range read's.
+    await post('/api/v1/namespaces', { metadata: { name: 'list' } });
+    await rate(LIST, PARALLEL, (i) => post('/api/v1/namespaces/list/configmaps', { metadata: { name: `cm-${i}` }, data: configMap(i).data }));
+    const listOnce = async () => {
+      const res = await pool.request({ method: 'GET', path: '/api/v1/namespaces/list/configmaps', headers: { accept: 'application/json' } });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`list: ${res.statusCode} ${text.slice(0, 200)}`);
+      return text;
     };
+    const listed = (JSON.parse(await listOnce()) as { items: unknown[] }).items.length;
+    if (listed !== LIST) throw new Error(`bench: the list has ${listed} items, not ${LIST}`);
+    const rangeOnce = () => client.getAll().prefix('/registry/configmaps/list/').buffers();
+    if (Object.keys(await rangeOnce()).length !== LIST) throw new Error(`bench: the range read has not ${LIST} keys`);
+    const perCall = async (n: number, op: () => Promise<unknown>) => {
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) await op();
+      return (performance.now() - t0) / n;
+    };
+    await perCall(10, listOnce);
+    await perCall(10, rangeOnce);
+    const lists = await pairedRatio(ROUNDS, () => perCall(40, listOnce), () => perCall(40, rangeOnce));
+    log(`list of ${LIST} through the API server vs the etcd client's range read, ms per call: ${lists.pairs.map((x) => `${x.measured.toFixed(2)} vs ${x.reference.toFixed(2)}`).join(', ')}`);
+    return [
+      ratioMeasurement(
+        `creates/s through the API server on etcd vs the etcd client's own puts of the same bytes (${PARALLEL} in flight; median of ${ROUNDS} pairs)`,
+        median,
+        { atLeast: 0.6 },
+        { unit: '/s', referenceLabel: 'etcd3 puts' },
+      ),
+      ratioMeasurement(
+        `a list of ${LIST} ConfigMaps through the API server on etcd (JSON) vs the etcd client's range read of the same keys, time per call (median of ${ROUNDS} pairs)`,
+        lists.median,
+        { atMost: 1.5 },
+        { unit: 'ms', referenceLabel: 'etcd3 range read' },
+      ),
+    ];
   } finally {
     await pool.close();
     client.close();
@@ -230,7 +264,7 @@ export async function run(log: (s: string) => void = console.log): Promise<Measu
     delays.sort((x, y) => x - y);
     const p50 = percentile(delays, 0.5);
     const p99 = percentile(delays, 0.99);
-    report(await createsAgainstPuts(etcd.url, log));
+    for (const m of await createsAgainstPuts(etcd.url, log)) report(m);
     log(`write through A -> event at B's watch: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${delays.length}/${N} seen)`);
     report({ name: 'write-to-watch latency across stores, p99', value: p99, unit: 'ms', target: '<= 50', ok: delays.length === N && p99 <= 50 });
   } finally {

@@ -6,7 +6,7 @@
 //   npm run bench [-- name-filter ...]      e.g. npm run bench -- api storage
 
 import { readdirSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -30,6 +30,7 @@ export async function main(filters: string[] = process.argv.slice(2)): Promise<n
   const report: BenchReport = {
     startedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, node: process.version, platform: process.platform },
+    load: { start: loadavg(), end: [] },
     rows: [],
     errors: [],
   };
@@ -56,7 +57,9 @@ export async function main(filters: string[] = process.argv.slice(2)): Promise<n
     }
     console.log(`   (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   }
+  report.load!.end = loadavg();
   console.log(`\n${table(report)}`);
+  console.log(`\nload average (1, 5, 15 min): ${report.load!.start.map((x) => x.toFixed(1)).join(' ')} at the start, ${report.load!.end.map((x) => x.toFixed(1)).join(' ')} at the end`);
   // BENCH_REPORT names the files (npm run bench:scale writes bench-scale.*, leaving the full table's files alone).
   const base = process.env.BENCH_REPORT ?? 'bench';
   writeReport(report, join(REPORTS, `${base}.json`), join(REPORTS, `${base}.html`));

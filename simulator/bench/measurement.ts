@@ -18,8 +18,28 @@ export interface Measurement {
   /** The goal as text ("<= 2x", ">= 0.8 of bare Fastify", "report only"). */
   target: string;
   ok: boolean;
-  /** Cost over the size of the work, for the chart: x = store size, watcher count..., y = the figure. */
-  series?: { xLabel: string; yLabel: string; points: Point[] };
+  /**
+   * For a ratio: its two sides (the median pair's, when paired), printed beside it in the table: what was measured
+   * and the reference it is divided by, in `unit`, with what the reference is.
+   */
+  sides?: { measured: number; reference: number; unit: string; referenceLabel: string };
+  /**
+   * Cost over the size of the work, for the chart: x = store size, watcher count..., y = the figure; `reference`,
+   * when there is one, the same cost of the reference (a bare server, the etcd client) at the same sizes, drawn beside.
+   */
+  series?: { xLabel: string; yLabel: string; points: Point[]; reference?: Point[]; referenceLabel?: string };
+}
+
+/** A paired ratio as a measurement: its goal a bound on measured/reference, the median pair's sides kept. */
+export function ratioMeasurement(
+  name: string,
+  pair: Pair,
+  goal: { atLeast?: number; atMost?: number },
+  sides: { unit: string; referenceLabel: string },
+): Measurement {
+  const ok = (goal.atLeast === undefined || pair.ratio >= goal.atLeast) && (goal.atMost === undefined || pair.ratio <= goal.atMost);
+  const target = [goal.atLeast !== undefined ? `>= ${goal.atLeast}` : '', goal.atMost !== undefined ? `<= ${goal.atMost}` : ''].filter(Boolean).join(', ');
+  return { name, value: pair.ratio, unit: 'x', target, ok, sides: { measured: pair.measured, reference: pair.reference, ...sides } };
 }
 
 export const isMeasurement = (x: unknown): x is Measurement =>

@@ -3,10 +3,9 @@
 // --load created and, on stop, a snapshot saved and the client config removed. The CLI (simulator/main.ts) is a
 // thin shell over this; the package's entry (lib/index.ts) exports it. The composition itself is cluster.ts.
 
+import { threadId } from 'node:worker_threads';
 import { startSimulator as startCluster, type RunningSimulator } from '../cluster.ts';
 import { renderKubeconfig } from '../client/kubeconfig.ts';
-import { ApiClient } from '../client/api-client.ts';
-import { parseKubeconfig } from '../codec/kubeconfig.ts';
 import { buildSecureServing, SecurityOptionsError, type SecureServing } from '../server/secure-serving.ts';
 import { openStore, type StorageChoice } from '../storage/etcd-cli.ts';
 import { MemoryStore } from '../storage/memory.ts';
@@ -96,7 +95,19 @@ export async function launchSimulator(o: SimulatorOptions, defaults: LaunchDefau
       watchHistoryEvents: plan.historyEvents,
       watchHistoryAgeMs: plan.historyAgeMs,
       controllers: plan.controllers,
-      nodes: { count: plan.nodes, zones: plan.zones, heartbeatMs: plan.heartbeatMs, log: component('nodes') ?? (() => {}) },
+      nodes: {
+        count: plan.nodes,
+        zones: plan.zones,
+        heartbeatMs: plan.heartbeatMs,
+        schedulerQps: plan.clientLimits.schedulerQps,
+        schedulerBurst: plan.clientLimits.schedulerBurst,
+        kubeletQps: plan.clientLimits.kubeletQps,
+        kubeletBurst: plan.clientLimits.kubeletBurst,
+        log: component('nodes'),
+      },
+      // The daemon and the nodes in a worker thread of their own (cluster-clients-thread.ts) unless --single-thread.
+      clientsThread: !plan.singleThread,
+      onClientsError: o.onError,
       // Node IPAM on, as kubeadm-made clusters have it (pod IPs from each node's range); daemonArg wins.
       containers: { configFile: o.containerConfig, localExecDir: o.localExec },
       controllerArgs: ['--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', ...plan.daemonArgs],
@@ -138,12 +149,16 @@ export async function launchSimulator(o: SimulatorOptions, defaults: LaunchDefau
   let loaded = 0;
   try {
     await cluster.ready;
+    const thread = cluster.clientsThread;
+    if (thread) log?.(`simulator] the controller daemon and ${thread.nodeNames.length} nodes run in worker thread ${thread.threadId}, the API server in thread ${threadId}`);
     written = writeClientConfig(kubeconfig, o.kubeconfigOut);
     if (o.kubeconfigMerge) {
       mergedInto = typeof o.kubeconfigMerge === 'string' ? o.kubeconfigMerge : userKubeconfigPath();
       unmerge = mergeClientConfig(mergedInto, kubeconfig, context);
     }
     if (manifests.length > 0) {
+      // The HTTP client (undici, about a hundred modules) and the kubeconfig parser (js-yaml) loaded only for --load.
+      const [{ ApiClient }, { parseKubeconfig }] = await Promise.all([import('../client/api-client.ts'), import('../codec/kubeconfig.ts')]);
       const client = await ApiClient.create(parseKubeconfig(kubeconfig, '<simulator>', process.cwd()), {
         qps: 1000,
         burst: 1000,
@@ -169,8 +184,9 @@ export async function launchSimulator(o: SimulatorOptions, defaults: LaunchDefau
     kubeconfigPath: written.path,
     context,
     mergedInto,
-    nodeNames: cluster.nodes?.nodeNames ?? [],
-    daemonUrl: cluster.daemon?.url,
+    nodeNames: cluster.nodes?.nodeNames ?? cluster.clientsThread?.nodeNames ?? [],
+    daemonUrl: cluster.daemon?.url ?? cluster.clientsThread?.daemonUrl,
+    clientsThreadId: cluster.clientsThread?.threadId,
     loaded,
     stop,
     cluster,

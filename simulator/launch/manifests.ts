@@ -8,8 +8,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { loadAllYaml } from '../codec/yaml.ts';
 import { parseApiVersion, type KubeObject } from '../api/meta.ts';
-import { ApiError, resourcePath, type ApiClient } from '../client/api-client.ts';
-import { discoverApiResources, resourceForKind, type ApiResource } from '../client/api-resources.ts';
+import type { ApiClient } from '../client/api-client.ts';
+import type { ApiResource } from '../client/api-resources.ts';
 import { ManifestLoadError } from './errors.ts';
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -77,6 +77,8 @@ function isList(d: unknown): d is { items: unknown[] } {
 
 /** Creates the manifests through `client`; resolves with how many objects were created or replaced. */
 export async function applyManifests(client: ApiClient, manifests: readonly Manifest[], timeoutMs = 30_000): Promise<number> {
+  // The client's module (and undici under it) only here: reading manifests is part of every start, applying them not.
+  const [{ ApiError, resourcePath }, { discoverApiResources, resourceForKind }] = await Promise.all([import('../client/api-client.ts'), import('../client/api-resources.ts')]);
   let resources: ApiResource[] | undefined;
   let crdsPending: string[] = [];
   for (const m of manifests) {

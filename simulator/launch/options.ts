@@ -31,6 +31,9 @@ export interface LaunchPlan {
   zones: number;
   heartbeatMs: number;
   daemonArgs: string[];
+  /** The scheduler's and each kubelet's client limits (nodes/index.ts NodesOptions). */
+  clientLimits: { schedulerQps: number; schedulerBurst: number; kubeletQps: number; kubeletBurst: number };
+  singleThread: boolean;
   verbosity: number;
   load: string[];
 }
@@ -41,6 +44,13 @@ function duration(option: string, text: string | undefined, dflt: string): numbe
   } catch (e) {
     throw new SimulatorOptionError(option, `invalid ${option} ${JSON.stringify(text)}: ${(e as Error).message}`);
   }
+}
+
+/** A client's qps as client-go takes it (float32; 0: its default; negative: no limit). */
+function qps(option: string, v: number | undefined, dflt: number): number {
+  const n = v ?? dflt;
+  if (typeof n !== 'number' || !Number.isFinite(n) || Math.abs(n) > 3.4e38) throw new SimulatorOptionError(option, `invalid ${option} ${JSON.stringify(v)}: expected a number (negative: no limit)`);
+  return n;
 }
 
 function integer(option: string, v: number | undefined, dflt: number, min: number, max: number): number {
@@ -87,6 +97,13 @@ export function planLaunch(o: SimulatorOptions, defaults: { port: number }): Lau
     zones: integer('--zones', o.zones, 0, 0, 26),
     heartbeatMs,
     daemonArgs,
+    clientLimits: {
+      schedulerQps: qps('--scheduler-api-qps', o.schedulerApiQps, 50),
+      schedulerBurst: integer('--scheduler-api-burst', o.schedulerApiBurst, 100, 0, 2 ** 31 - 1),
+      kubeletQps: qps('--kubelet-api-qps', o.kubeletApiQps, 5),
+      kubeletBurst: integer('--kubelet-api-burst', o.kubeletApiBurst, 10, 0, 2 ** 31 - 1),
+    },
+    singleThread: o.singleThread === true,
     verbosity: integer('--v', o.v, 0, 0, 100),
     load,
   };

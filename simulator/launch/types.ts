@@ -45,6 +45,29 @@ export interface SimulatorOptions extends SecurityOptions {
   zones?: number;
   /** The simulated kubelets' heartbeat, Go duration (default 10s). */
   nodeStatusUpdateFrequency?: string;
+  /**
+   * The simulated scheduler's client limits toward the API, as kube-scheduler's --kube-api-qps/--kube-api-burst
+   * (default 50 and 100, 1.9's; qps 0: client-go's default 5 and 10; a negative qps: no limit).
+   */
+  schedulerApiQps?: number;
+  schedulerApiBurst?: number;
+  /**
+   * Each simulated kubelet's client limits toward the API, as the kubelet's --kube-api-qps/--kube-api-burst (default
+   * 5 and 10, 1.9's; a negative qps: no limit, its events' client too). For scale tests raise both and the daemon's:
+   * kubeletApiQps -1, schedulerApiQps -1, daemonArg ['--x-api-qps=100000', '--x-api-burst=100000'].
+   */
+  kubeletApiQps?: number;
+  kubeletApiBurst?: number;
+  /**
+   * Run the controller daemon and the nodes in the API server's thread (default false: they run in a worker thread
+   * of their own, so that the API server keeps its thread and a second core does their work).
+   */
+  singleThread?: boolean;
+  /**
+   * The daemon's and nodes' thread failed after the start (an uncaught error there, or it ended): told once. Default:
+   * the error written to stderr. The API server keeps serving.
+   */
+  onError?: (error: Error) => void;
   /** Options for the in-process controller daemon, e.g. ['--concurrent-gc-syncs=5']. */
   daemonArg?: string[];
   /** --container-config: what the simulated containers do, cluster-wide (nodes/containers/config.ts). */
@@ -80,6 +103,8 @@ export interface Simulator {
   nodeNames: string[];
   /** Base URL of the in-process controller daemon's HTTP service (/configz, /healthz, /metrics), unless noControllers. */
   daemonUrl?: string;
+  /** The id of the worker thread the daemon and the nodes run in (node:worker_threads threadId); undefined with singleThread or when neither runs. */
+  clientsThreadId?: number;
   /** How many objects --load created. */
   loaded: number;
   /** Stops everything, saves the snapshot (snapshotSave) and removes the client config; safe to call twice. */

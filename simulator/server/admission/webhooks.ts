@@ -8,7 +8,7 @@
 // webhook") and is skipped under Ignore (1.9's default).
 
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'undici';
+import type { Agent as UndiciAgent } from 'undici';
 import type { KubeObject } from '../../api/meta.ts';
 import { apiVersionOf } from '../../api/meta.ts';
 import { fromStorageVersion, toStorageVersion } from '../../api/conversion.ts';
@@ -94,7 +94,9 @@ async function call(ctx: ServerContext, hook: Webhook, review: Record<string, un
   const url = await endpointUrl(ctx, hook);
   if (!url.startsWith('https://')) throw new Error(`webhook url ${url} must use https`);
   const ca = hook.clientConfig?.caBundle ? Buffer.from(hook.clientConfig.caBundle, 'base64').toString('utf8') : undefined;
-  const dispatcher = new Agent({ connect: { ...(ca ? { ca } : {}), timeout: CALL_TIMEOUT_MS } });
+  // undici (about a hundred modules) loaded at the first webhook call, not with the API server's start.
+  const { Agent, request } = await import('undici');
+  const dispatcher: UndiciAgent = new Agent({ connect: { ...(ca ? { ca } : {}), timeout: CALL_TIMEOUT_MS } });
   try {
     const res = await request(url, {
       method: 'POST',

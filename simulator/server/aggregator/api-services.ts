@@ -6,7 +6,8 @@
 // under /apis/<group>/<version> is proxied to it (proxy.ts), an unavailable one answers 503. Checked again when
 // the APIService, its Service or its Endpoints change, and every `checkIntervalMs`.
 
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from './undici-on-use.ts';
 import type { KubeObject } from '../../api/meta.ts';
 import { apiGroups, STORAGE_REFS } from '../../api/registry.ts';
 import { StoreError, type StoreEvent, type WatchHandle } from '../../storage/store.ts';
@@ -238,7 +239,7 @@ export class ApiServiceController implements AggregatedApis {
       name, group: spec.group ?? '', version: spec.version ?? '', service, caBundle: spec.caBundle, insecureSkipTLSVerify: Boolean(spec.insecureSkipTLSVerify),
       groupPriorityMinimum: spec.groupPriorityMinimum ?? 0, versionPriority: spec.versionPriority ?? 0, available: false,
       // The backend's certificate must name the Service (<name>.<namespace>.svc), as 1.9's proxy asks for.
-      dispatcher: new Agent({
+      dispatcher: new (undici().Agent)({
         connect: { servername: `${service.name}.${service.namespace}.svc`, ...(spec.insecureSkipTLSVerify ? { rejectUnauthorized: false } : ca ? { ca } : {}) },
       }),
       resolve: async () => {
@@ -253,7 +254,8 @@ export class ApiServiceController implements AggregatedApis {
     if (!at.ok) return { status: 'False', reason: at.reason, message: at.message };
     const url = `https://${hostOfUrl(at.host)}:${at.port}/apis/${b.group}/${b.version}`;
     // 1.9's check skips certificate verification and takes any answer: it asks whether discovery can be reached.
-    const insecure = new Agent({ connect: { rejectUnauthorized: false, timeout: CHECK_TIMEOUT_MS } });
+    const { Agent: Insecure, request } = undici();
+    const insecure: Agent = new Insecure({ connect: { rejectUnauthorized: false, timeout: CHECK_TIMEOUT_MS } });
     try {
       const limits = { headersTimeout: CHECK_TIMEOUT_MS, bodyTimeout: CHECK_TIMEOUT_MS, signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) };
       const res = await request(url, { dispatcher: insecure, ...limits });

@@ -6,7 +6,8 @@
 // check failed answers 503 "service unavailable"; a backend that cannot be reached, 503 with the error.
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { request as send } from 'undici';
+import type { request as Send } from 'undici';
+import { undici } from './undici-on-use.ts';
 import type { AggregatedBackend } from '../context.ts';
 import { userOf } from '../authorization/filter.ts';
 
@@ -42,7 +43,8 @@ export async function proxyToApiService(backend: AggregatedBackend, request: Fas
     return;
   }
   const body = Buffer.isBuffer(request.body) && request.body.length ? request.body : undefined;
-  let res: Awaited<ReturnType<typeof send>>;
+  let res: Awaited<ReturnType<typeof Send>>;
+  const send = undici().request;
   try {
     res = await send(base + request.url, {
       method: request.method as 'GET',
