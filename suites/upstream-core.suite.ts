@@ -14,7 +14,7 @@ import { NEEDS_NAMESPACES, needs } from './harness/objects.ts';
 import { Observer, targetScaled } from './harness/observe.ts';
 import { read } from './harness/progress.ts';
 import { replaceWithRetry } from './harness/retry.ts';
-import { describePods, finishBound, isReady, live, moveBound, mustCreate, mustDelete, mustPatch, podsCanBeCreated, runningTemplate, statusOf, usableNodes, podNamespace } from './harness/upstream-kit.ts';
+import { describePods, finishBound, isReady, live, moveBound, mustCreate, mustDelete, mustPatch, runningTemplate, statusOf, usableNodes, podNamespace } from './harness/upstream-kit.ts';
 
 const PODS: KindRef = { group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true };
 const QUOTAS: KindRef = { group: '', version: 'v1', kind: 'ResourceQuota', resource: 'resourcequotas', namespaced: true };
@@ -197,10 +197,8 @@ check(
   },
   async (ctx) => {
     const ns = await ctx.namespace();
-    await podsCanBeCreated(ctx, ns);
     // The scoped quotas in a namespace of their own: a quota on requests.cpu refuses pods that do not set it.
     const scopedNs = await ctx.namespace();
-    await podsCanBeCreated(ctx, scopedNs);
     const quotas = await quota(ctx, ns, 'compute', { hard: { pods: '5', 'requests.cpu': '500m', 'requests.memory': '500Mi' } });
     const scoped = await Observer.open(ctx, `/api/v1/namespaces/${scopedNs}/resourcequotas`);
     try {
@@ -344,7 +342,6 @@ check(
     if (nodes.length === 0) ctx.skip('the target has no Ready, schedulable node (needs 1 node)');
     const node = nodes[0].metadata.name!;
     const ns = await ctx.namespace();
-    await podsCanBeCreated(ctx, ns);
     const key = `conformance.example.com/${ns.slice(-20)}`;
     const pods = await Observer.open(ctx, `/api/v1/namespaces/${ns}/pods`);
     const tol = (seconds?: number) => [{ key, operator: 'Equal', value: 'evict', effect: 'NoExecute', ...(seconds !== undefined ? { tolerationSeconds: seconds } : {}) }];
@@ -396,7 +393,6 @@ check(
   },
   async (ctx) => {
     const ns = await ctx.namespace();
-    await podsCanBeCreated(ctx, ns);
     const sas = `/api/v1/namespaces/${ns}/serviceaccounts`;
     // ServiceAccount admission sets spec.serviceAccountName of a pod that names none; without it nothing mounts tokens.
     const probe = await ctx.client.create(`/api/v1/namespaces/${ns}/pods`, podBody('probe', { sa: 'probe' }, {}, { schedulerName: 'conformance-no-scheduler' }));

@@ -23,7 +23,6 @@ import {
   mustPatch,
   setTemplate,
   nodeOf,
-  podsCanBeCreated,
   runningTemplate,
   usableNodes,
 } from './harness/upstream-kit.ts';
@@ -81,7 +80,6 @@ check(
   async (ctx) => {
     const nodes = await nodesOrSkip(ctx);
     const ns = await ctx.namespace();
-    await podsCanBeCreated(ctx, ns);
     const pods = await Observer.open(ctx, `/api/v1/namespaces/${ns}/pods`, 'app=daemon');
     try {
       await daemonSet(ctx, DAEMONSETS, ns, 'daemon', { selector: { matchLabels: { app: 'daemon' } }, template: runningTemplate({ app: 'daemon' }) });
@@ -127,7 +125,6 @@ check(
     const nodes = await nodesOrSkip(ctx);
     const node = nodes[0];
     const ns = await ctx.namespace();
-    await podsCanBeCreated(ctx, ns);
     const key = `conformance.example.com/${ns.slice(-20)}`;
     const pods = await Observer.open(ctx, `/api/v1/namespaces/${ns}/pods`, 'app=picky');
     const elsewhere: string[] = [];
@@ -173,7 +170,6 @@ check(
   async (ctx) => {
     const nodes = await nodesOrSkip(ctx);
     const ns = await ctx.namespace();
-    await podsCanBeCreated(ctx, ns);
     const pods = await Observer.open(ctx, `/api/v1/namespaces/${ns}/pods`, 'app=roll');
     const revisions = async () => (await listItems(ctx, `/apis/apps/v1/namespaces/${ns}/controllerrevisions`)).filter((r) => r.metadata.ownerReferences?.some((o) => o.kind === 'DaemonSet'));
     try {
