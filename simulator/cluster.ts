@@ -9,10 +9,9 @@ import type { DaemonHandle } from './controllers/daemon/daemon.ts';
 import type { NodesHandle, NodesOptions } from './nodes/index.ts';
 import { startClients, type ClientsInit, type StartedClients } from './cluster-clients.ts';
 import { clientsThreadAvailable, startClientsThread, type ClientsThread } from './cluster-clients-thread.ts';
-import { buildSecureServing, type Credentials, type SecureServing, type SecurityFlags } from './server/secure-serving.ts';
+import { buildSecureServing, newServiceAccountSigningKey, type Credentials, type SecureServing, type SecurityFlags } from './server/secure-serving.ts';
 import { renderKubeconfig } from './client/kubeconfig.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -141,8 +140,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
       // (only with a signing key) and the ServiceAccount admission plugin refuses pods of accounts that have none:
       // the daemon gets a key of its own, so pods get their token volumes as on a real cluster. (EC: milliseconds.)
       credentialDir = mkdtempSync(join(tmpdir(), 'cluster-simulator-daemon-'));
-      const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-      writeFileSync(join(credentialDir, 'sa.key'), pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), { mode: 0o600 });
+      writeFileSync(join(credentialDir, 'sa.key'), newServiceAccountSigningKey(), { mode: 0o600 });
       extra.push(`--service-account-private-key-file=${join(credentialDir, 'sa.key')}`);
       return extra;
     }

@@ -81,6 +81,11 @@ export function parseAuthorizationModes(text: string): string[] {
   return modes;
 }
 
+/** A key for the daemon to sign service-account tokens with (PEM, PKCS#8): EC P-256, made in milliseconds. */
+export function newServiceAccountSigningKey(): string {
+  return generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+}
+
 export async function buildSecureServing(f: SecurityFlags): Promise<SecureServing> {
   const modes = parseAuthorizationModes(f.authorizationMode ?? 'AlwaysAllow');
   if (Boolean(f.tlsCertFile) !== Boolean(f.tlsPrivateKeyFile)) throw new SecurityOptionsError('--tls-cert-file and --tls-private-key-file go together');
@@ -119,8 +124,7 @@ export async function buildSecureServing(f: SecurityFlags): Promise<SecureServin
   let serviceAccountSigningKey: string | undefined;
   if (!saKeys) {
     // The daemon signs service-account tokens with the private half; the server verifies with the public half.
-    const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-    serviceAccountSigningKey = pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    serviceAccountSigningKey = newServiceAccountSigningKey();
     saKeys = parsePemKeys(serviceAccountSigningKey);
   }
 
