@@ -2,17 +2,13 @@
 // each container started, so the Deployment is scaled up and back down with no write to the pods or the template.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { Api, eventually, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
+import { Api, eventually, startHpaEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 
 let env: WorkloadEnv;
 let api: Api;
 const DOWNSCALE_DELAY_S = 6;
 before(async () => {
-  env = await startWorkloadEnv({
-    controllers: ['horizontalpodautoscaling', 'deployment', 'replicaset'],
-    nodes: { count: 2 },
-    flags: ['--horizontal-pod-autoscaler-sync-period=1s', '--horizontal-pod-autoscaler-upscale-delay=0s', `--horizontal-pod-autoscaler-downscale-delay=${DOWNSCALE_DELAY_S}s`],
-  });
+  env = await startHpaEnv(DOWNSCALE_DELAY_S);
   api = new Api(env.url);
 });
 after(() => env.close());

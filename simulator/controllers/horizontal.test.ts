@@ -3,7 +3,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { desiredReplicas } from './horizontal.ts';
-import { Api, eventually, startWorkloadEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
+import { Api, eventually, startHpaEnv, type WorkloadEnv } from '../testing/workload-test-env.ts';
 
 test('tolerance: a ratio within it keeps the count, outside it scales by the ratio', () => {
   assert.equal(desiredReplicas(2, 2, 54, 50, 0.1), 2); // ratio 1.08, within 0.1
@@ -15,11 +15,7 @@ let env: WorkloadEnv;
 let api: Api;
 const DOWNSCALE_DELAY_S = 8;
 before(async () => {
-  env = await startWorkloadEnv({
-    controllers: ['horizontalpodautoscaling', 'deployment', 'replicaset'],
-    nodes: { count: 2 },
-    flags: ['--horizontal-pod-autoscaler-sync-period=1s', '--horizontal-pod-autoscaler-upscale-delay=0s', `--horizontal-pod-autoscaler-downscale-delay=${DOWNSCALE_DELAY_S}s`],
-  });
+  env = await startHpaEnv(DOWNSCALE_DELAY_S);
   api = new Api(env.url);
 });
 after(() => env.close());

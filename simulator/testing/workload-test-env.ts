@@ -105,6 +105,18 @@ export async function startWorkloadEnv(opts: WorkloadEnvOptions): Promise<Worklo
   };
 }
 
+/**
+ * The HPA tests' cluster: the autoscaler syncing every second with no upscale delay and the given downscale delay,
+ * over Deployments and ReplicaSets on 2 nodes.
+ */
+export function startHpaEnv(downscaleDelaySeconds: number): Promise<WorkloadEnv> {
+  return startWorkloadEnv({
+    controllers: ['horizontalpodautoscaling', 'deployment', 'replicaset'],
+    nodes: { count: 2 },
+    flags: ['--horizontal-pod-autoscaler-sync-period=1s', '--horizontal-pod-autoscaler-upscale-delay=0s', `--horizontal-pod-autoscaler-downscale-delay=${downscaleDelaySeconds}s`],
+  });
+}
+
 export class Api {
   constructor(readonly url: string) {}
 
